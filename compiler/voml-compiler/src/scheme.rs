@@ -1,0 +1,390 @@
+//! Scheme code inside the XML: finding formal parameters (`$n`, `%n`, `^n`, `^n/m`) without
+//! touching strings or comments, splitting attribute values into expressions, and checking
+//! code with steel's own reader so that the compiler and the runtime agree on what parses.
+
+use std::ops::Range;
+
+use voml_ir::{Program as Frag, Span};
+
+use crate::diag::{Code, Diagnostic};
+
+/// A token of Scheme source that matters here.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Token {
+    /// An atom (identifier, number, boolean, character...).
+    Atom(Range<usize>),
+    Open(Range<usize>),
+    Close(Range<usize>),
+    /// A quote-like prefix: `'`, `` ` ``, `,`, `,@`, `#`.
+    Prefix(Range<usize>),
+    String(Range<usize>),
+}
+
+fn is_delimiter(b: u8) -> bool {
+    b.is_ascii_whitespace()
+        || matches!(
+            b,
+            b'(' | b')' | b'[' | b']' | b'{' | b'}' | b'"' | b';' | b'\'' | b'`' | b','
+        )
+}
+
+/// Splits Scheme text into tokens, skipping whitespace and comments. Never fails: whatever is
+/// unterminated simply runs to the end (steel's reader reports it properly).
+pub fn tokens(text: &str) -> Vec<Token> {
+    let b = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        match c {
+            _ if c.is_ascii_whitespace() => i += 1,
+            b';' => {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            b'#' if b.get(i + 1) == Some(&b'|') => {
+                let mut depth = 1;
+                i += 2;
+                while i < b.len() && depth > 0 {
+                    if b[i] == b'|' && b.get(i + 1) == Some(&b'#') {
+                        depth -= 1;
+                        i += 2;
+                    } else if b[i] == b'#' && b.get(i + 1) == Some(&b'|') {
+                        depth += 1;
+                        i += 2;
+                    } else {
+                        i += 1;
+                    }
+                }
+            }
+            b'#' if b.get(i + 1) == Some(&b';') => {
+                out.push(Token::Prefix(i..i + 2));
+                i += 2;
+            }
+            b'#' if b.get(i + 1) == Some(&b'\\') => {
+                // A character literal: `#\x`, `#\(`, `#\space`.
+                let start = i;
+                i += 2;
+                if i < b.len() {
+                    i += utf8_len(b[i]);
+                    while i < b.len() && !is_delimiter(b[i]) {
+                        i += 1;
+                    }
+                }
+                out.push(Token::Atom(start..i.min(b.len())));
+            }
+            b'#' if matches!(b.get(i + 1), Some(b'(' | b'[')) => {
+                out.push(Token::Prefix(i..i + 1));
+                i += 1;
+            }
+            b'"' => {
+                let start = i;
+                i += 1;
+                while i < b.len() && b[i] != b'"' {
+                    if b[i] == b'\\' {
+                        i += 1;
+                    }
+                    i += 1;
+                }
+                i = (i + 1).min(b.len());
+                out.push(Token::String(start..i));
+            }
+            b'(' | b'[' | b'{' => {
+                out.push(Token::Open(i..i + 1));
+                i += 1;
+            }
+            b')' | b']' | b'}' => {
+                out.push(Token::Close(i..i + 1));
+                i += 1;
+            }
+            b'\'' | b'`' => {
+                out.push(Token::Prefix(i..i + 1));
+                i += 1;
+            }
+            b',' => {
+                let len = if b.get(i + 1) == Some(&b'@') { 2 } else { 1 };
+                out.push(Token::Prefix(i..i + len));
+                i += len;
+            }
+            _ => {
+                let start = i;
+                while i < b.len() && !is_delimiter(b[i]) {
+                    i += 1;
+                }
+                out.push(Token::Atom(start..i));
+            }
+        }
+    }
+    out
+}
+
+fn utf8_len(first: u8) -> usize {
+    match first {
+        0xF0..=0xFF => 4,
+        0xE0..=0xEF => 3,
+        0xC0..=0xDF => 2,
+        _ => 1,
+    }
+}
+
+/// The byte ranges of the top-level expressions in `text`, or `None` when parentheses do not
+/// balance (steel's reader then says where).
+pub fn split_exprs(text: &str) -> Option<Vec<Range<usize>>> {
+    let mut out = Vec::new();
+    let mut depth = 0usize;
+    let mut start: Option<usize> = None;
+    for tok in tokens(text) {
+        match tok {
+            Token::Prefix(r) => {
+                if start.is_none() {
+                    start = Some(r.start);
+                }
+            }
+            Token::Open(r) => {
+                if start.is_none() {
+                    start = Some(r.start);
+                }
+                depth += 1;
+            }
+            Token::Close(r) => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    out.push(start.take()?..r.end);
+                }
+            }
+            Token::Atom(r) | Token::String(r) => {
+                if depth == 0 {
+                    out.push(start.take().unwrap_or(r.start)..r.end);
+                } else if start.is_none() {
+                    start = Some(r.start);
+                }
+            }
+        }
+    }
+    if depth != 0 || start.is_some() {
+        return None;
+    }
+    Some(out)
+}
+
+/// A formal parameter found in code.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Param {
+    Info(usize),
+    Control(usize),
+    /// `^n`: an event (EP) or a view (IR).
+    Caret(usize),
+    /// `^n/m`.
+    Field(usize, usize),
+}
+
+/// Parses a token as a formal parameter.
+pub fn parse_param(token: &str) -> Option<Param> {
+    let (sigil, rest) = token.split_at_checked(1)?;
+    let number = |s: &str| -> Option<usize> {
+        if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) || s.len() > 6 {
+            None
+        } else {
+            s.parse().ok()
+        }
+    };
+    match sigil {
+        "$" => number(rest).map(Param::Info),
+        "%" => number(rest).map(Param::Control),
+        "^" => match rest.split_once('/') {
+            Some((n, m)) => Some(Param::Field(number(n)?, number(m)?)),
+            None => number(rest).map(Param::Caret),
+        },
+        _ => None,
+    }
+}
+
+/// Replaces every formal parameter in `code` by what `resolve` says it stands for; `resolve`
+/// reports problems itself and returns `None` to leave the token as it is.
+pub fn substitute(code: &Frag, mut resolve: impl FnMut(&Param, Span) -> Option<String>) -> Frag {
+    let mut out = Frag::default();
+    let mut copied = 0;
+    for tok in tokens(&code.text) {
+        let Token::Atom(r) = tok else { continue };
+        let Some(param) = parse_param(&code.text[r.clone()]) else {
+            continue;
+        };
+        let span = code.source_of_range(r.start, r.end).unwrap_or_default();
+        if let Some(replacement) = resolve(&param, span) {
+            out.push_range(code, copied..r.start);
+            out.push(&replacement, span, false);
+            copied = r.end;
+        }
+    }
+    out.push_range(code, copied..code.text.len());
+    out
+}
+
+/// Formal parameters in a text, with their byte ranges (for analyses that only look).
+pub fn params_in(text: &str) -> Vec<(Param, Range<usize>)> {
+    tokens(text)
+        .into_iter()
+        .filter_map(|t| match t {
+            Token::Atom(r) => parse_param(&text[r.clone()]).map(|p| (p, r)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Reads `code` with steel's reader; reports the first problem at its place in the XML.
+/// Returns true when the code reads.
+pub fn check_syntax(code: &Frag, what: &str, fallback: Span, diags: &mut Vec<Diagnostic>) -> bool {
+    match read_error(&code.text) {
+        None => true,
+        Some((message, mut range)) => {
+            if message.contains("EOF") {
+                // Point at the parenthesis that is never closed, not at the end of the code.
+                if let Some(open) = unclosed_open(&code.text) {
+                    range = open;
+                }
+            }
+            let span = code
+                .source_of_range(range.start, range.end.max(range.start + 1))
+                .or_else(|| code.source_of(code.text.len().saturating_sub(1)))
+                .unwrap_or(fallback);
+            let mut d = Diagnostic::new(Code::SchemeSyntax, span, format!("{what}: {message}"))
+                .label(if message.contains("EOF") {
+                    "this is never closed"
+                } else {
+                    "the Scheme reader stopped here"
+                });
+            if message.contains("EOF") || message.contains("end of") {
+                d = d.hint("an expression is not closed: count the parentheses");
+            } else if message.contains("arenthes") {
+                d = d.hint("parentheses do not balance here");
+            }
+            diags.push(d);
+            false
+        }
+    }
+}
+
+/// The outermost `(` that is never closed, if any.
+fn unclosed_open(text: &str) -> Option<Range<usize>> {
+    let mut stack = Vec::new();
+    for tok in tokens(text) {
+        match tok {
+            Token::Open(r) => stack.push(r),
+            Token::Close(_) => {
+                stack.pop();
+            }
+            _ => {}
+        }
+    }
+    stack.into_iter().next()
+}
+
+/// The first error steel's reader finds in `text`, with its byte range.
+pub fn read_error(text: &str) -> Option<(String, Range<usize>)> {
+    // The reader is third-party code: a panic in it must become a diagnostic, not a crash.
+    let text_owned = text.to_string();
+    let result = std::panic::catch_unwind(move || {
+        let parser = steel_parser::parser::Parser::new(&text_owned, None);
+        for expr in parser {
+            if let Err(e) = expr {
+                let span = e.span();
+                return Some((
+                    describe_parse_error(&e),
+                    span.start as usize..span.end as usize,
+                ));
+            }
+        }
+        None
+    });
+    match result {
+        Ok(r) => r.map(|(m, r)| (m, r.start.min(text.len())..r.end.min(text.len()))),
+        Err(_) => Some((
+            "the Scheme reader failed on this code".to_string(),
+            0..text.len(),
+        )),
+    }
+}
+
+fn describe_parse_error(e: &steel_parser::parser::ParseError) -> String {
+    use steel_parser::parser::ParseError as P;
+    match e {
+        P::MismatchedParen(paren, ..) => {
+            format!("mismatched parenthesis, expected `{}`", paren.close())
+        }
+        P::UnexpectedEOF(..) => {
+            "unexpected end of code (EOF): a `(` or a string is not closed".to_string()
+        }
+        P::UnexpectedChar(c, ..) => format!("unexpected character `{c}`"),
+        P::SyntaxError(m, ..) => format!("syntax error: {m}"),
+        P::ArityMismatch(m, ..) => format!("bad special form: {m}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn params_skip_strings_comments_and_characters() {
+        let code = r#"(set! $0 (+ ^0/1 %2)) "$1" ; $3
+#| $4 |# #\$ ^2 foo$5"#;
+        let found: Vec<Param> = params_in(code).into_iter().map(|(p, _)| p).collect();
+        assert_eq!(
+            found,
+            vec![
+                Param::Info(0),
+                Param::Field(0, 1),
+                Param::Control(2),
+                Param::Caret(2)
+            ]
+        );
+    }
+
+    #[test]
+    fn split_finds_top_level_expressions() {
+        let text = "(vector-ref scalar 0) (vector-ref scalar 1)";
+        let parts: Vec<&str> = split_exprs(text)
+            .unwrap()
+            .into_iter()
+            .map(|r| &text[r])
+            .collect();
+        assert_eq!(
+            parts,
+            vec!["(vector-ref scalar 0)", "(vector-ref scalar 1)"]
+        );
+        let text = "'(1 2) x #(3) \"s t\"";
+        let parts: Vec<&str> = split_exprs(text)
+            .unwrap()
+            .into_iter()
+            .map(|r| &text[r])
+            .collect();
+        assert_eq!(parts, vec!["'(1 2)", "x", "#(3)", "\"s t\""]);
+        assert_eq!(split_exprs("(a b"), None);
+        assert_eq!(split_exprs("a)"), None);
+    }
+
+    #[test]
+    fn steel_reader_reports_unbalanced_code() {
+        assert!(read_error("(define (f x) (+ x 1))").is_none());
+        let (msg, range) = read_error("(define (f x) (+ x 1)").unwrap();
+        assert!(msg.contains("EOF"), "{msg}");
+        assert!(range.start <= 21, "{range:?}");
+        assert!(read_error("(f))").is_some());
+    }
+
+    #[test]
+    fn substitution_keeps_the_map() {
+        let mut code = Frag::default();
+        code.push("(set! $0 1)", Span::new(0, 100, 111), true);
+        let out = substitute(&code, |p, _| match p {
+            Param::Info(0) => Some("info/x".into()),
+            _ => None,
+        });
+        assert_eq!(out.text, "(set! info/x 1)");
+        // The closing `1)` still maps to its source bytes.
+        assert_eq!(out.source_of(13), Some(Span::new(0, 109, 110)));
+        // The substituted name maps to the `$0`.
+        assert_eq!(out.source_of(7), Some(Span::new(0, 106, 108)));
+    }
+}

@@ -1,0 +1,320 @@
+//! Source files and how the compiler reaches them: the file database every span points into,
+//! and the entity manager's file access (search path, remote pins, component cache).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use codespan_reporting::files::{self, Files};
+use voml_ir::{SourceFile, Span};
+
+/// Every file read during one compilation; a [`Span`]'s `file` indexes it.
+#[derive(Debug, Default)]
+pub struct SourceDb {
+    files: Vec<DbFile>,
+}
+
+#[derive(Debug)]
+struct DbFile {
+    name: String,
+    path: PathBuf,
+    text: String,
+    line_starts: Vec<usize>,
+}
+
+impl SourceDb {
+    pub fn new() -> SourceDb {
+        SourceDb::default()
+    }
+
+    /// Adds a file; `name` is what messages show, `path` where it was read from.
+    pub fn add(&mut self, name: String, path: PathBuf, text: String) -> u32 {
+        let line_starts = files::line_starts(&text).collect();
+        self.files.push(DbFile {
+            name,
+            path,
+            text,
+            line_starts,
+        });
+        (self.files.len() - 1) as u32
+    }
+
+    pub fn text(&self, file: u32) -> &str {
+        &self.files[file as usize].text
+    }
+
+    pub fn name(&self, file: u32) -> &str {
+        &self.files[file as usize].name
+    }
+
+    pub fn path(&self, file: u32) -> &Path {
+        &self.files[file as usize].path
+    }
+
+    pub fn find_path(&self, path: &Path) -> Option<u32> {
+        self.files
+            .iter()
+            .position(|f| f.path == path)
+            .map(|i| i as u32)
+    }
+
+    pub fn len(&self) -> usize {
+        self.files.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty()
+    }
+
+    /// The text a span covers.
+    pub fn slice(&self, span: Span) -> &str {
+        let text = self.text(span.file);
+        text.get(span.start as usize..span.end as usize)
+            .unwrap_or("")
+    }
+
+    /// 1-based (line, column) of a byte offset, columns counted in characters.
+    pub fn line_col(&self, file: u32, offset: u32) -> (usize, usize) {
+        voml_ir::line_col(self.text(file), offset as usize)
+    }
+
+    /// File name, start and end (line, column) of a span.
+    pub fn locate_range(&self, span: Span) -> (&str, (usize, usize), (usize, usize)) {
+        (
+            self.name(span.file),
+            self.line_col(span.file, span.start),
+            self.line_col(span.file, span.end),
+        )
+    }
+
+    /// `file:line:col` of a span's start.
+    pub fn locate(&self, span: Span) -> String {
+        let (line, col) = self.line_col(span.file, span.start);
+        format!("{}:{line}:{col}", self.name(span.file))
+    }
+
+    /// The sources as they travel in a compiled visual object.
+    pub fn to_ir(&self) -> Vec<SourceFile> {
+        self.files
+            .iter()
+            .map(|f| SourceFile {
+                path: f.name.clone(),
+                text: f.text.clone(),
+            })
+            .collect()
+    }
+}
+
+impl<'a> Files<'a> for SourceDb {
+    type FileId = u32;
+    type Name = &'a str;
+    type Source = &'a str;
+
+    fn name(&'a self, id: u32) -> Result<&'a str, files::Error> {
+        self.files
+            .get(id as usize)
+            .map(|f| f.name.as_str())
+            .ok_or(files::Error::FileMissing)
+    }
+
+    fn source(&'a self, id: u32) -> Result<&'a str, files::Error> {
+        self.files
+            .get(id as usize)
+            .map(|f| f.text.as_str())
+            .ok_or(files::Error::FileMissing)
+    }
+
+    fn line_index(&'a self, id: u32, byte_index: usize) -> Result<usize, files::Error> {
+        let file = self
+            .files
+            .get(id as usize)
+            .ok_or(files::Error::FileMissing)?;
+        Ok(file
+            .line_starts
+            .binary_search(&byte_index)
+            .unwrap_or_else(|next| next - 1))
+    }
+
+    fn line_range(
+        &'a self,
+        id: u32,
+        line_index: usize,
+    ) -> Result<std::ops::Range<usize>, files::Error> {
+        let file = self
+            .files
+            .get(id as usize)
+            .ok_or(files::Error::FileMissing)?;
+        let start = *file
+            .line_starts
+            .get(line_index)
+            .ok_or(files::Error::LineTooLarge {
+                given: line_index,
+                max: file.line_starts.len() - 1,
+            })?;
+        let end = file
+            .line_starts
+            .get(line_index + 1)
+            .copied()
+            .unwrap_or(file.text.len());
+        Ok(start..end)
+    }
+}
+
+/// How the compiler reads files. The CLI uses the file system; tests and the fuzzer use a map
+/// in memory, so that the compiler core does no I/O of its own.
+pub trait FileSystem {
+    fn read(&self, path: &Path) -> std::io::Result<Vec<u8>>;
+    fn exists(&self, path: &Path) -> bool;
+}
+
+/// The real file system.
+pub struct RealFs;
+
+impl FileSystem for RealFs {
+    fn read(&self, path: &Path) -> std::io::Result<Vec<u8>> {
+        std::fs::read(path)
+    }
+
+    fn exists(&self, path: &Path) -> bool {
+        path.is_file()
+    }
+}
+
+/// Files in memory, keyed by path.
+#[derive(Default)]
+pub struct MemoryFs {
+    pub files: HashMap<PathBuf, Vec<u8>>,
+}
+
+impl MemoryFs {
+    pub fn new() -> MemoryFs {
+        MemoryFs::default()
+    }
+
+    pub fn with(mut self, path: impl Into<PathBuf>, text: impl Into<Vec<u8>>) -> MemoryFs {
+        self.files.insert(path.into(), text.into());
+        self
+    }
+}
+
+impl FileSystem for MemoryFs {
+    fn read(&self, path: &Path) -> std::io::Result<Vec<u8>> {
+        self.files
+            .get(path)
+            .cloned()
+            .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"))
+    }
+
+    fn exists(&self, path: &Path) -> bool {
+        self.files.contains_key(path)
+    }
+}
+
+/// Where a reference (entity system identifier or import href) points.
+#[derive(Debug, PartialEq)]
+pub enum Reference {
+    Local(String),
+    /// An `http(s)` URL with its pin, if any.
+    Remote {
+        url: String,
+        sha256: Option<String>,
+    },
+}
+
+/// Splits `https://host/x.voml#sha256=abc` into URL and pin; anything without a scheme is local.
+pub fn parse_reference(text: &str) -> Reference {
+    let lower = text.to_ascii_lowercase();
+    if lower.starts_with("http://") || lower.starts_with("https://") {
+        let (url, sha256) = match text.split_once("#sha256=") {
+            Some((url, hash)) => (url.to_string(), Some(hash.to_ascii_lowercase())),
+            None => (text.to_string(), None),
+        };
+        Reference::Remote { url, sha256 }
+    } else {
+        Reference::Local(text.strip_prefix("file://").unwrap_or(text).to_string())
+    }
+}
+
+pub fn is_sha256_hex(text: &str) -> bool {
+    text.len() == 64 && text.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// Finds a local reference: relative to the referring file's directory, then on the search
+/// path. Absolute paths are taken as they are.
+pub fn resolve_local(
+    fs: &dyn FileSystem,
+    referrer: &Path,
+    name: &str,
+    search_path: &[PathBuf],
+) -> Result<PathBuf, Vec<PathBuf>> {
+    let wanted = Path::new(name);
+    let mut tried = Vec::new();
+    if wanted.is_absolute() {
+        if fs.exists(wanted) {
+            return Ok(wanted.to_path_buf());
+        }
+        tried.push(wanted.to_path_buf());
+        return Err(tried);
+    }
+    let base = referrer.parent().unwrap_or(Path::new(""));
+    let candidates =
+        std::iter::once(base.join(wanted)).chain(search_path.iter().map(|d| d.join(wanted)));
+    for candidate in candidates {
+        if fs.exists(&candidate) {
+            return Ok(candidate);
+        }
+        tried.push(candidate);
+    }
+    Err(tried)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn references_split_scheme_and_pin() {
+        assert_eq!(
+            parse_reference("lib/x.voml"),
+            Reference::Local("lib/x.voml".into())
+        );
+        assert_eq!(
+            parse_reference("https://vendor.com/x.voml#sha256=ABCD"),
+            Reference::Remote {
+                url: "https://vendor.com/x.voml".into(),
+                sha256: Some("abcd".into())
+            }
+        );
+        assert_eq!(
+            parse_reference("http://vendor.com/x.voml"),
+            Reference::Remote {
+                url: "http://vendor.com/x.voml".into(),
+                sha256: None
+            }
+        );
+    }
+
+    #[test]
+    fn local_references_try_the_referrer_then_the_search_path() {
+        let fs = MemoryFs::new()
+            .with("spec/lib/a.voml", "a")
+            .with("include/b.voml", "b");
+        let search = vec![PathBuf::from("include")];
+        let spec = Path::new("spec/main.voml");
+        assert_eq!(
+            resolve_local(&fs, spec, "lib/a.voml", &search),
+            Ok(PathBuf::from("spec/lib/a.voml"))
+        );
+        assert_eq!(
+            resolve_local(&fs, spec, "b.voml", &search),
+            Ok(PathBuf::from("include/b.voml"))
+        );
+        let tried = resolve_local(&fs, spec, "c.voml", &search).unwrap_err();
+        assert_eq!(
+            tried,
+            vec![
+                PathBuf::from("spec/c.voml"),
+                PathBuf::from("include/c.voml")
+            ]
+        );
+    }
+}

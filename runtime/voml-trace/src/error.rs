@@ -1,0 +1,72 @@
+//! Errors of trace reading: which line was bad, where, and why.
+
+use std::fmt;
+
+/// How a line failed; lets callers react without matching on message text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum TraceErrorKind {
+    /// The first token is not an integer.
+    RecordType,
+    /// The second token is not an integer.
+    EventType,
+    /// Fewer than three tokens (record type, event type, timestamp).
+    MissingFields,
+    /// A `"` with no closing `"` on the same line.
+    UnterminatedString,
+    /// The line is not valid UTF-8.
+    InvalidUtf8,
+    /// The line exceeds the reader's length limit; the rest of it was skipped.
+    LineTooLong,
+    /// The underlying reader failed; reading stops.
+    Io,
+}
+
+/// A line that could not be read as a record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TraceError {
+    /// The name the reader was given for its input (a file name, `-` for stdin, …).
+    pub source_name: String,
+    /// 1-based line number.
+    pub line: u64,
+    /// 1-based byte column of the offending token (just past the last token when one is
+    /// missing).
+    pub column: usize,
+    pub kind: TraceErrorKind,
+    /// What was expected and what was found.
+    pub message: String,
+    /// The line, without its line terminator, truncated to [`TraceError::TEXT_LIMIT`] chars.
+    pub text: String,
+}
+
+impl TraceError {
+    pub const TEXT_LIMIT: usize = 200;
+}
+
+impl fmt::Display for TraceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}:{}:{}: {}",
+            self.source_name, self.line, self.column, self.message
+        )
+    }
+}
+
+impl std::error::Error for TraceError {}
+
+/// A parse failure before it is placed in a source; the reader adds name, line and text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct LineError {
+    pub column: usize,
+    pub kind: TraceErrorKind,
+    pub message: String,
+}
+
+/// `text` cut to at most `limit` chars, so huge lines do not flood diagnostics.
+pub(crate) fn excerpt(text: &str, limit: usize) -> String {
+    match text.char_indices().nth(limit) {
+        Some((cut, _)) => text[..cut].to_owned(),
+        None => text.to_owned(),
+    }
+}

@@ -1,0 +1,472 @@
+//! Parsing of one trace line into a [`Record`], by hand from the bytes so that numbers never
+//! allocate.
+
+use crate::error::{excerpt, LineError, TraceErrorKind};
+use crate::record::{Record, Value};
+
+/// Separators between tokens. `\r` is one so that CRLF files need no special case; `\n` is one
+/// so that lines handed over by other readers may keep their terminator.
+#[inline]
+fn is_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\r' | b'\n' | 0x0b | 0x0c)
+}
+
+/// Whether the line carries no record: only whitespace, or a first non-blank character of `#`
+/// or `%` (comments). Such lines are skipped by the reader and should be skipped by any other
+/// caller of [`parse_line`].
+pub fn is_comment_or_blank(line: &str) -> bool {
+    is_comment_or_blank_bytes(line.as_bytes())
+}
+
+/// Byte version, so that comments need not be valid UTF-8.
+pub(crate) fn is_comment_or_blank_bytes(line: &[u8]) -> bool {
+    match line.iter().find(|&&b| !is_space(b)) {
+        None => true,
+        Some(&b) => b == b'#' || b == b'%',
+    }
+}
+
+/// Parses one line (with or without its terminator) into a record numbered `line_no`.
+///
+/// On failure returns the 1-based byte column of the offending token and a message saying what
+/// was expected. Comment and blank lines are failures here (there is no record in them); test
+/// them first with [`is_comment_or_blank`].
+pub fn parse_line(line: &str, line_no: u64) -> Result<Record, (usize, String)> {
+    parse_record(line, line_no, &mut Vec::new()).map_err(|e| (e.column, e.message))
+}
+
+/// The reader's entry point: `scratch` is reused across lines so that each record costs a
+/// single exact-size allocation for its fields.
+pub(crate) fn parse_record(
+    line: &str,
+    line_no: u64,
+    scratch: &mut Vec<Value>,
+) -> Result<Record, LineError> {
+    scratch.clear();
+    let mut pos = 0;
+    let rtype = type_code(line, &mut pos, 0)?;
+    let etype = type_code(line, &mut pos, 1)?;
+    while let Some(tok) = next_token(line, &mut pos)? {
+        scratch.push(value_of(&tok));
+    }
+    if scratch.is_empty() {
+        return Err(missing_fields(line, 2));
+    }
+    // Moving out (rather than `mem::take`) sizes the record exactly and keeps the scratch
+    // capacity for the next line.
+    let mut fields = Vec::with_capacity(scratch.len());
+    fields.append(scratch);
+    Ok(Record {
+        line: line_no,
+        rtype,
+        etype,
+        fields,
+    })
+}
+
+struct Token<'a> {
+    /// Byte offset of the first character (the opening quote for strings).
+    start: usize,
+    /// The token as written, quotes included.
+    text: &'a str,
+    quoted: bool,
+}
+
+/// A quoted string runs from `"` to the next `"`, whatever lies between, because PICL writers
+/// print strings with a bare `"%s"`: there are no escapes to undo. A closing quote ends the
+/// token even if no space follows.
+fn next_token<'a>(line: &'a str, pos: &mut usize) -> Result<Option<Token<'a>>, LineError> {
+    let b = line.as_bytes();
+    let mut i = *pos;
+    while i < b.len() && is_space(b[i]) {
+        i += 1;
+    }
+    if i == b.len() {
+        *pos = i;
+        return Ok(None);
+    }
+    let start = i;
+    let quoted = b[i] == b'"';
+    if quoted {
+        match b[i + 1..].iter().position(|&c| c == b'"') {
+            Some(n) => i += n + 2,
+            None => return Err(LineError {
+                column: start + 1,
+                kind: TraceErrorKind::UnterminatedString,
+                message:
+                    "unterminated quoted string: expected a closing `\"` before the end of the line"
+                        .to_owned(),
+            }),
+        }
+    } else {
+        while i < b.len() && !is_space(b[i]) {
+            i += 1;
+        }
+    }
+    *pos = i;
+    // Token bounds are ASCII bytes (space, quote) or the ends of the line, hence char
+    // boundaries.
+    Ok(Some(Token {
+        start,
+        text: &line[start..i],
+        quoted,
+    }))
+}
+
+fn type_code(line: &str, pos: &mut usize, index: usize) -> Result<i64, LineError> {
+    let tok = next_token(line, pos)?.ok_or_else(|| missing_fields(line, index))?;
+    parse_int(tok.text.as_bytes()).ok_or_else(|| {
+        let (kind, what) = if index == 0 {
+            (TraceErrorKind::RecordType, "record type")
+        } else {
+            (TraceErrorKind::EventType, "event type")
+        };
+        LineError {
+            column: tok.start + 1,
+            kind,
+            message: format!("expected an integer {what}, found `{}`", shorten(tok.text)),
+        }
+    })
+}
+
+fn missing_fields(line: &str, found: usize) -> LineError {
+    LineError {
+        column: line
+            .trim_end_matches(|c: char| c.is_ascii() && is_space(c as u8))
+            .len()
+            + 1,
+        kind: TraceErrorKind::MissingFields,
+        message: format!(
+            "expected at least 3 fields (record type, event type, timestamp), found {found}"
+        ),
+    }
+}
+
+/// Keeps messages readable when a line holds one enormous token.
+fn shorten(token: &str) -> String {
+    const LIMIT: usize = 40;
+    let mut s = excerpt(token, LIMIT);
+    if s.len() < token.len() {
+        s.push('…');
+    }
+    s
+}
+
+fn value_of(tok: &Token<'_>) -> Value {
+    if tok.quoted {
+        return Value::Str(tok.text[1..tok.text.len() - 1].to_owned());
+    }
+    let bytes = tok.text.as_bytes();
+    if let Some(i) = parse_int(bytes) {
+        Value::Int(i)
+    } else if let Some(r) = parse_real(tok.text) {
+        Value::Real(r)
+    } else {
+        Value::Str(tok.text.to_owned())
+    }
+}
+
+/// `[+-]digits` that fits in an `i64`.
+#[inline]
+pub(crate) fn parse_int(b: &[u8]) -> Option<i64> {
+    let (neg, digits) = match b.split_first()? {
+        (b'-', rest) => (true, rest),
+        (b'+', rest) => (false, rest),
+        _ => (false, b),
+    };
+    if digits.is_empty() {
+        return None;
+    }
+    let mut v: u64 = 0;
+    for &c in digits {
+        let d = c.wrapping_sub(b'0');
+        if d > 9 {
+            return None;
+        }
+        v = v.checked_mul(10)?.checked_add(u64::from(d))?;
+    }
+    if neg {
+        0i64.checked_sub_unsigned(v)
+    } else {
+        i64::try_from(v).ok()
+    }
+}
+
+/// Exact powers of ten representable in an `f64`.
+const POW10: [f64; 23] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+    1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+];
+
+/// `[+-](digits[.digits*] | .digits)([eE][+-]digits)`, correctly rounded.
+///
+/// The syntax is checked here because `str::parse` also accepts `inf` and `nan`, which trace
+/// writers never print as numbers. Trace timestamps (`0.000057`) have few significant digits,
+/// so they take the exact fast path: an integer mantissa below 2^53 scaled by an exact power of
+/// ten is correctly rounded by one IEEE operation (Clinger). Anything else goes to the standard
+/// library's parser.
+pub(crate) fn parse_real(s: &str) -> Option<f64> {
+    let b = s.as_bytes();
+    let mut i = 0;
+    let neg = match b.first()? {
+        b'-' => {
+            i = 1;
+            true
+        }
+        b'+' => {
+            i = 1;
+            false
+        }
+        _ => false,
+    };
+    let mut mantissa: u64 = 0;
+    let mut significant = 0u32;
+    let mut digits = 0usize;
+    let mut exp: i64 = 0;
+    let mut take_digit = |d: u8, mantissa: &mut u64| {
+        if *mantissa == 0 && d == 0 {
+            return;
+        }
+        significant += 1;
+        if significant <= 19 {
+            *mantissa = *mantissa * 10 + u64::from(d);
+        }
+    };
+    while i < b.len() && b[i].is_ascii_digit() {
+        take_digit(b[i] - b'0', &mut mantissa);
+        digits += 1;
+        i += 1;
+    }
+    if i < b.len() && b[i] == b'.' {
+        i += 1;
+        while i < b.len() && b[i].is_ascii_digit() {
+            take_digit(b[i] - b'0', &mut mantissa);
+            digits += 1;
+            exp -= 1;
+            i += 1;
+        }
+    }
+    if digits == 0 {
+        return None;
+    }
+    if i < b.len() && (b[i] | 0x20) == b'e' {
+        i += 1;
+        let exp_neg = match b.get(i) {
+            Some(b'-') => {
+                i += 1;
+                true
+            }
+            Some(b'+') => {
+                i += 1;
+                false
+            }
+            _ => false,
+        };
+        let start = i;
+        let mut e: i64 = 0;
+        while i < b.len() && b[i].is_ascii_digit() {
+            e = (e * 10 + i64::from(b[i] - b'0')).min(1 << 20);
+            i += 1;
+        }
+        if i == start {
+            return None;
+        }
+        exp += if exp_neg { -e } else { e };
+    }
+    if i != b.len() {
+        return None;
+    }
+    if significant <= 19 && mantissa < (1 << 53) && (-22..=22).contains(&exp) {
+        let m = mantissa as f64;
+        let v = if exp >= 0 {
+            m * POW10[exp as usize]
+        } else {
+            m / POW10[(-exp) as usize]
+        };
+        return Some(if neg { -v } else { v });
+    }
+    s.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fields(line: &str) -> Vec<Value> {
+        parse_line(line, 1).unwrap().fields
+    }
+
+    #[test]
+    fn whole_record_after_type_codes() {
+        let r = parse_line("-3 -27 0.000068 0 0 3 2 400 100 7", 9).unwrap();
+        assert_eq!((r.line, r.rtype, r.etype), (9, -3, -27));
+        assert_eq!(r.fields.len(), 8);
+        assert_eq!(r.timestamp(), Some(0.000068));
+        assert_eq!(r.processor(), Some(0));
+        assert_eq!(r.get(9), Some(&Value::Int(7)));
+    }
+
+    #[test]
+    fn statistics_descriptor_is_a_string() {
+        let f = fields("-101 -1 0.115758 0 0 2 \"%d%lf\" -22 0.000060 -27 0.000330 ");
+        assert_eq!(f[4], Value::Str("%d%lf".into()));
+        assert_eq!(f[5], Value::Int(-22));
+        assert_eq!(f[6], Value::Real(0.00006));
+        assert_eq!(f.len(), 9);
+    }
+
+    #[test]
+    fn number_classification() {
+        let f = fields("1 2 -0.000001 1e-3 -0.000000 +5 -0 .5 1. 1E+2 99999999999999999999 inf nan 0x10 - . e5 1e 1.5e- abc 1_0");
+        assert_eq!(f[0], Value::Real(-0.000001));
+        assert_eq!(f[1], Value::Real(0.001));
+        assert!(matches!(f[2], Value::Real(z) if z == 0.0 && z.is_sign_negative()));
+        assert_eq!(f[3], Value::Int(5));
+        assert_eq!(f[4], Value::Int(0));
+        assert_eq!(f[5], Value::Real(0.5));
+        assert_eq!(f[6], Value::Real(1.0));
+        assert_eq!(f[7], Value::Real(100.0));
+        assert_eq!(f[8], Value::Real(1e20));
+        for (i, s) in [
+            "inf", "nan", "0x10", "-", ".", "e5", "1e", "1.5e-", "abc", "1_0",
+        ]
+        .iter()
+        .enumerate()
+        {
+            assert_eq!(f[9 + i], Value::Str((*s).into()));
+        }
+    }
+
+    #[test]
+    fn integer_limits() {
+        assert_eq!(parse_int(b"9223372036854775807"), Some(i64::MAX));
+        assert_eq!(parse_int(b"-9223372036854775808"), Some(i64::MIN));
+        assert_eq!(parse_int(b"9223372036854775808"), None);
+        assert_eq!(parse_int(b"-9223372036854775809"), None);
+        assert_eq!(parse_int(b"000000000000000000000042"), Some(42));
+        assert_eq!(parse_int(b"+"), None);
+        assert_eq!(parse_int(b""), None);
+    }
+
+    #[test]
+    fn reals_match_the_standard_parser() {
+        let samples = [
+            "0.000057",
+            "11.582554",
+            "-0.000001",
+            "123456789.123456789",
+            "0.1",
+            "0.30000000000000004",
+            "9007199254740993",
+            "9007199254740993.0",
+            "1e22",
+            "1e23",
+            "1.7976931348623157e308",
+            "2e308",
+            "4.9e-324",
+            "1e-400",
+            "00000000000000000000000000.5",
+            "0.00000000000000000000000000000000001",
+            "123456789012345678901234567890e-10",
+            "1e1048577",
+        ];
+        for s in samples {
+            let want: f64 = s.parse().unwrap();
+            assert_eq!(parse_real(s).map(f64::to_bits), Some(want.to_bits()), "{s}");
+        }
+    }
+
+    #[test]
+    fn quoted_strings() {
+        let f = fields("-5 7 0.1 0 0 1 \"two words\" \"\" \"a\"b x\"y");
+        assert_eq!(f[4], Value::Str("two words".into()));
+        assert_eq!(f[5], Value::Str(String::new()));
+        assert_eq!(f[6], Value::Str("a".into()));
+        assert_eq!(f[7], Value::Str("b".into()));
+        assert_eq!(f[8], Value::Str("x\"y".into()));
+    }
+
+    #[test]
+    fn separators_and_terminators() {
+        let r = parse_line("\t-3  1\t0.5 \r\n", 1).unwrap();
+        assert_eq!((r.rtype, r.etype), (-3, 1));
+        assert_eq!(r.fields, vec![Value::Real(0.5)]);
+    }
+
+    #[test]
+    fn error_record_type() {
+        assert_eq!(
+            parse_line("abc -901 0.1", 1),
+            Err((1, "expected an integer record type, found `abc`".into()))
+        );
+        assert_eq!(
+            parse_line("  -3.0 -901 0.1", 1),
+            Err((3, "expected an integer record type, found `-3.0`".into()))
+        );
+        assert_eq!(
+            parse_line("\"-3\" -901 0.1", 1),
+            Err((1, "expected an integer record type, found `\"-3\"`".into()))
+        );
+        let long = format!("{} 1 2", "x".repeat(100));
+        let (col, msg) = parse_line(&long, 1).unwrap_err();
+        assert_eq!(col, 1);
+        assert_eq!(
+            msg,
+            format!(
+                "expected an integer record type, found `{}…`",
+                "x".repeat(40)
+            )
+        );
+    }
+
+    #[test]
+    fn error_event_type() {
+        assert_eq!(
+            parse_line("-3 tracekey 0.1", 1),
+            Err((4, "expected an integer event type, found `tracekey`".into()))
+        );
+    }
+
+    #[test]
+    fn error_missing_fields() {
+        let msg = |n: usize| {
+            format!("expected at least 3 fields (record type, event type, timestamp), found {n}")
+        };
+        assert_eq!(parse_line("-3 -901", 1), Err((8, msg(2))));
+        assert_eq!(parse_line("-3 -901   \r\n", 1), Err((8, msg(2))));
+        assert_eq!(parse_line(" -3", 1), Err((4, msg(1))));
+        assert_eq!(parse_line("", 1), Err((1, msg(0))));
+        assert_eq!(parse_line("   ", 1), Err((1, msg(0))));
+    }
+
+    #[test]
+    fn error_unterminated_string() {
+        let msg = "unterminated quoted string: expected a closing `\"` before the end of the line";
+        assert_eq!(
+            parse_line("-102 -1 0.1 0 0 5 \"%d%d -12 1", 1),
+            Err((19, msg.into()))
+        );
+        assert_eq!(parse_line("\"-3 1 2", 1), Err((1, msg.into())));
+    }
+
+    #[test]
+    fn comments_and_blanks() {
+        for s in ["", "  \t", "\r\n", "# note", "  % matlab style", "#"] {
+            assert!(is_comment_or_blank(s), "{s:?}");
+        }
+        for s in ["-3 1 0", " x", "1#"] {
+            assert!(!is_comment_or_blank(s), "{s:?}");
+        }
+    }
+
+    #[test]
+    fn display_round_trips() {
+        for line in [
+            "-101 -1 0.115758 0 0 4 \"%d%lf\" -22 0.000060 -27 1e-3",
+            "-3 3141 -0.000000 3 0 7 100.5 2 3 hello \"two words\" 99999999999999999999",
+        ] {
+            let r = parse_line(line, 1).unwrap();
+            assert_eq!(parse_line(&r.to_string(), 1).unwrap(), r, "{line}");
+        }
+    }
+}

@@ -1,0 +1,472 @@
+//! Streaming reader of trace files: one record at a time from any `BufRead`, with bad lines
+//! reported in place rather than aborting the whole trace.
+
+use std::fs::File;
+use std::io::{self, BufRead, BufReader};
+use std::path::Path;
+
+use crate::error::{excerpt, LineError, TraceError, TraceErrorKind};
+use crate::parse::{is_comment_or_blank_bytes, parse_record};
+use crate::record::{Record, Value};
+
+/// Longest line accepted by default. Real trace lines are under 100 bytes; the cap keeps a
+/// corrupt or binary input from growing the line buffer without bound.
+pub const MAX_LINE_LEN: usize = 1 << 20;
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ReadOptions {
+    /// Stop after the first bad line (it is still yielded). When false, bad lines are yielded
+    /// as errors and reading goes on.
+    pub strict: bool,
+}
+
+/// What the reader has seen so far.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TraceStats {
+    pub records: u64,
+    pub bad_lines: u64,
+    pub comment_or_blank: u64,
+}
+
+/// Iterator over the records of a PICL trace.
+///
+/// Lines are read into one reused buffer, so memory stays bounded by the longest line (at most
+/// the length limit) whatever the size of the input. Lines are separated by `\n`; a `\r` before
+/// it is whitespace. A final line without `\n` is read like any other.
+///
+/// Truncated input: PICL has no end-of-record marker and `ndata` is unreliable, so a record cut
+/// short cannot be told from a short record. A partial last line is parsed as it is: if it still
+/// has three tokens, integer type codes and no open quote it is returned as a (shorter, possibly
+/// with a cut number) record, otherwise it is a bad line. Callers that care, such as one
+/// following a file being written, can check [`TraceReader::missing_final_newline`].
+///
+/// A read error from the underlying reader is yielded as a [`TraceErrorKind::Io`] error and
+/// ends the iteration, strict or not.
+pub struct TraceReader<R> {
+    inner: R,
+    source_name: String,
+    options: ReadOptions,
+    max_line_len: usize,
+    buf: Vec<u8>,
+    scratch: Vec<Value>,
+    line_no: u64,
+    stats: TraceStats,
+    done: bool,
+    missing_final_newline: bool,
+}
+
+struct RawLine {
+    /// Bytes beyond the length limit were dropped.
+    overflow: bool,
+    terminated: bool,
+}
+
+impl TraceReader<BufReader<File>> {
+    /// Opens a file, naming it by its path in diagnostics.
+    pub fn open(path: impl AsRef<Path>, options: ReadOptions) -> io::Result<Self> {
+        let path = path.as_ref();
+        let file = File::open(path)?;
+        Ok(Self::new(
+            BufReader::with_capacity(64 * 1024, file),
+            path.display().to_string(),
+            options,
+        ))
+    }
+}
+
+impl<R: BufRead> TraceReader<R> {
+    pub fn new(reader: R, source_name: String, options: ReadOptions) -> Self {
+        Self {
+            inner: reader,
+            source_name,
+            options,
+            max_line_len: MAX_LINE_LEN,
+            buf: Vec::with_capacity(256),
+            scratch: Vec::with_capacity(32),
+            line_no: 0,
+            stats: TraceStats::default(),
+            done: false,
+            missing_final_newline: false,
+        }
+    }
+
+    /// Replaces the [`MAX_LINE_LEN`] limit (in bytes, terminator excluded).
+    pub fn with_max_line_len(mut self, max_line_len: usize) -> Self {
+        self.max_line_len = max_line_len;
+        self
+    }
+
+    pub fn stats(&self) -> TraceStats {
+        self.stats
+    }
+
+    pub fn source_name(&self) -> &str {
+        &self.source_name
+    }
+
+    /// Number of the last line read (0 before the first).
+    pub fn line(&self) -> u64 {
+        self.line_no
+    }
+
+    /// Whether the input ended without a final `\n`, i.e. its last line may be cut short.
+    pub fn missing_final_newline(&self) -> bool {
+        self.missing_final_newline
+    }
+
+    pub fn into_inner(self) -> R {
+        self.inner
+    }
+
+    /// Reads up to the next `\n` into `buf`, keeping at most `max_line_len` bytes so that a
+    /// line without end cannot exhaust memory; `None` at end of input.
+    fn read_raw_line(&mut self) -> io::Result<Option<RawLine>> {
+        self.buf.clear();
+        let mut overflow = false;
+        let mut any = false;
+        loop {
+            let avail = match self.inner.fill_buf() {
+                Ok(b) => b,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if avail.is_empty() {
+                return Ok(any.then_some(RawLine {
+                    overflow,
+                    terminated: false,
+                }));
+            }
+            any = true;
+            let newline = find_newline(avail);
+            let chunk = &avail[..newline.unwrap_or(avail.len())];
+            let room = self.max_line_len.saturating_sub(self.buf.len());
+            if chunk.len() > room {
+                overflow = true;
+                self.buf.extend_from_slice(&chunk[..room]);
+            } else {
+                self.buf.extend_from_slice(chunk);
+            }
+            let used = newline.map_or(avail.len(), |n| n + 1);
+            self.inner.consume(used);
+            if newline.is_some() {
+                return Ok(Some(RawLine {
+                    overflow,
+                    terminated: true,
+                }));
+            }
+        }
+    }
+
+    fn bad_line(&mut self, e: LineError) -> TraceError {
+        self.stats.bad_lines += 1;
+        if self.options.strict {
+            self.done = true;
+        }
+        let line = String::from_utf8_lossy(&self.buf);
+        TraceError {
+            source_name: self.source_name.clone(),
+            line: self.line_no,
+            column: e.column,
+            kind: e.kind,
+            message: e.message,
+            text: excerpt(line.trim_end_matches('\r'), TraceError::TEXT_LIMIT),
+        }
+    }
+}
+
+impl<R: BufRead> Iterator for TraceReader<R> {
+    type Item = Result<Record, TraceError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        while !self.done {
+            let raw = match self.read_raw_line() {
+                Ok(Some(raw)) => raw,
+                Ok(None) => {
+                    self.done = true;
+                    return None;
+                }
+                Err(e) => {
+                    self.done = true;
+                    return Some(Err(TraceError {
+                        source_name: self.source_name.clone(),
+                        line: self.line_no + 1,
+                        column: 1,
+                        kind: TraceErrorKind::Io,
+                        message: format!("read error: {e}"),
+                        text: String::new(),
+                    }));
+                }
+            };
+            self.line_no += 1;
+            if !raw.terminated {
+                self.missing_final_newline = true;
+            }
+            // Comments are recognised on bytes first so that a comment in another encoding is
+            // still only a comment.
+            if is_comment_or_blank_bytes(&self.buf) {
+                self.stats.comment_or_blank += 1;
+                continue;
+            }
+            if raw.overflow {
+                let e = LineError {
+                    column: self.max_line_len + 1,
+                    kind: TraceErrorKind::LineTooLong,
+                    message: format!(
+                        "line longer than {} bytes; the rest of it is skipped",
+                        self.max_line_len
+                    ),
+                };
+                return Some(Err(self.bad_line(e)));
+            }
+            let text = match std::str::from_utf8(&self.buf) {
+                Ok(text) => text,
+                Err(err) => {
+                    let at = err.valid_up_to();
+                    let e = LineError {
+                        column: at + 1,
+                        kind: TraceErrorKind::InvalidUtf8,
+                        message: format!("invalid UTF-8: unexpected byte 0x{:02X}", self.buf[at]),
+                    };
+                    return Some(Err(self.bad_line(e)));
+                }
+            };
+            return match parse_record(text, self.line_no, &mut self.scratch) {
+                Ok(record) => {
+                    self.stats.records += 1;
+                    Some(Ok(record))
+                }
+                Err(e) => Some(Err(self.bad_line(e))),
+            };
+        }
+        None
+    }
+}
+
+/// Position of the first `\n`, a word at a time: lines are short, but this runs on every byte
+/// of the input.
+#[inline]
+fn find_newline(hay: &[u8]) -> Option<usize> {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    const NL: u64 = LO * b'\n' as u64;
+    let mut chunks = hay.chunks_exact(8);
+    let mut offset = 0;
+    for chunk in &mut chunks {
+        let word = u64::from_le_bytes(chunk.try_into().expect("chunk of 8"));
+        let x = word ^ NL;
+        let found = x.wrapping_sub(LO) & !x & HI;
+        if found != 0 {
+            return Some(offset + (found.trailing_zeros() / 8) as usize);
+        }
+        offset += 8;
+    }
+    chunks
+        .remainder()
+        .iter()
+        .position(|&b| b == b'\n')
+        .map(|i| offset + i)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{Cursor, Read};
+
+    fn read(input: &[u8], strict: bool) -> (Vec<Result<Record, TraceError>>, TraceStats) {
+        let mut r = TraceReader::new(input, "t.trf".to_owned(), ReadOptions { strict });
+        let items: Vec<_> = r.by_ref().collect();
+        (items, r.stats())
+    }
+
+    #[test]
+    fn find_newline_agrees_with_naive_search() {
+        let mut hay = vec![b'a'; 40];
+        assert_eq!(find_newline(&hay), None);
+        for pos in 0..40 {
+            hay[pos] = b'\n';
+            for start in 0..=pos {
+                assert_eq!(find_newline(&hay[start..]), Some(pos - start));
+            }
+            hay[pos] = 0x8a;
+        }
+    }
+
+    #[test]
+    fn comments_blanks_and_counts() {
+        let (items, stats) = read(
+            b"# head\n\n-3 -901 0.1 0 0 0\n  % x\n   \n-4 -901 0.2 0 0 0\n",
+            false,
+        );
+        let lines: Vec<u64> = items.iter().map(|r| r.as_ref().unwrap().line).collect();
+        assert_eq!(lines, vec![3, 6]);
+        assert_eq!(
+            stats,
+            TraceStats {
+                records: 2,
+                bad_lines: 0,
+                comment_or_blank: 4
+            }
+        );
+    }
+
+    #[test]
+    fn tolerant_continues_after_bad_line() {
+        let input = b"-3 -901 0.1 0 0 0\nfoo 1 2\n-4 -901 0.2 0 0 0\n";
+        let (items, stats) = read(input, false);
+        assert_eq!(items.len(), 3);
+        let e = items[1].as_ref().unwrap_err();
+        assert_eq!(
+            (e.line, e.column, e.kind),
+            (2, 1, TraceErrorKind::RecordType)
+        );
+        assert_eq!(e.text, "foo 1 2");
+        assert_eq!(
+            e.to_string(),
+            "t.trf:2:1: expected an integer record type, found `foo`"
+        );
+        assert_eq!(items[2].as_ref().unwrap().line, 3);
+        assert_eq!((stats.records, stats.bad_lines), (2, 1));
+    }
+
+    #[test]
+    fn strict_stops_after_bad_line() {
+        let input = b"-3 -901 0.1 0 0 0\nfoo 1 2\n-4 -901 0.2 0 0 0\n";
+        let mut r = TraceReader::new(&input[..], "t".into(), ReadOptions { strict: true });
+        assert!(r.next().unwrap().is_ok());
+        assert!(r.next().unwrap().is_err());
+        assert!(r.next().is_none());
+        assert!(r.next().is_none());
+        assert_eq!((r.stats().records, r.stats().bad_lines), (1, 1));
+    }
+
+    #[test]
+    fn crlf_and_missing_final_newline() {
+        let mut r = TraceReader::new(
+            &b"-3 -901 0.1 0 0 0\r\n\r\n-4 -901 0.2 0 0 0"[..],
+            "t".into(),
+            ReadOptions::default(),
+        );
+        let recs: Vec<Record> = r.by_ref().map(Result::unwrap).collect();
+        assert_eq!(recs.len(), 2);
+        assert_eq!(recs[0].fields.len(), 4);
+        assert_eq!(recs[1].line, 3);
+        assert!(r.missing_final_newline());
+        assert_eq!(r.stats().comment_or_blank, 1);
+    }
+
+    #[test]
+    fn crlf_error_text_has_no_carriage_return() {
+        let (items, _) = read(b"-3 x 1\r\n", false);
+        let e = items[0].as_ref().unwrap_err();
+        assert_eq!(e.text, "-3 x 1");
+        assert_eq!(e.column, 4);
+    }
+
+    #[test]
+    fn invalid_utf8_is_a_bad_line() {
+        let (items, stats) = read(
+            b"-5 1 0.1 0 0 1 \"caf\xe9\"\n# caf\xe9\n-4 1 0.2 0 0 0\n",
+            false,
+        );
+        assert_eq!(items.len(), 2);
+        let e = items[0].as_ref().unwrap_err();
+        assert_eq!(
+            (e.line, e.column, e.kind),
+            (1, 20, TraceErrorKind::InvalidUtf8)
+        );
+        assert_eq!(e.message, "invalid UTF-8: unexpected byte 0xE9");
+        assert_eq!(e.text, "-5 1 0.1 0 0 1 \"caf\u{fffd}\"");
+        assert_eq!(stats.comment_or_blank, 1);
+        assert_eq!(items[1].as_ref().unwrap().line, 3);
+    }
+
+    #[test]
+    fn long_line_is_skipped_to_its_end() {
+        let mut input = b"-3 1 0.1 ".to_vec();
+        input.extend(std::iter::repeat_n(b'7', 100));
+        input.extend_from_slice(b" 8\n-4 1 0.2 0 0 0\n");
+        // A tiny buffer makes the long line span many refills.
+        let reader = io::BufReader::with_capacity(16, Cursor::new(input));
+        let mut r =
+            TraceReader::new(reader, "t".into(), ReadOptions::default()).with_max_line_len(50);
+        let e = r.next().unwrap().unwrap_err();
+        assert_eq!(
+            (e.line, e.column, e.kind),
+            (1, 51, TraceErrorKind::LineTooLong)
+        );
+        assert_eq!(
+            e.message,
+            "line longer than 50 bytes; the rest of it is skipped"
+        );
+        assert_eq!(e.text.len(), 50);
+        let rec = r.next().unwrap().unwrap();
+        assert_eq!((rec.line, rec.rtype), (2, -4));
+        assert!(r.next().is_none());
+        assert!(!r.missing_final_newline());
+    }
+
+    #[test]
+    fn line_at_the_limit_is_accepted() {
+        let line = b"-3 1 0.25 0 0 0";
+        let mut r = TraceReader::new(&line[..], "t".into(), ReadOptions::default())
+            .with_max_line_len(line.len());
+        assert!(r.next().unwrap().is_ok());
+    }
+
+    #[test]
+    fn error_text_is_truncated() {
+        let input = format!("-3 x {}\n", "é".repeat(300));
+        let (items, _) = read(input.as_bytes(), false);
+        let e = items[0].as_ref().unwrap_err();
+        assert_eq!(e.text.chars().count(), TraceError::TEXT_LIMIT);
+    }
+
+    #[test]
+    fn truncated_last_line() {
+        // Cut inside a number: still a valid, shorter record.
+        let (items, _) = read(
+            b"-3 -901 0.1 0 0 0\n-101 -1 0.115758 0 0 4 \"%d%lf\" -22 0.00",
+            false,
+        );
+        let last = items[1].as_ref().unwrap();
+        assert_eq!(last.fields.last(), Some(&Value::Real(0.0)));
+        // Cut inside the descriptor, or before the timestamp: a bad line.
+        let (items, _) = read(b"-102 -1 0.1 0 0 5 \"%d", false);
+        assert_eq!(
+            items[0].as_ref().unwrap_err().kind,
+            TraceErrorKind::UnterminatedString
+        );
+        let (items, _) = read(b"-3 -9", false);
+        assert_eq!(
+            items[0].as_ref().unwrap_err().kind,
+            TraceErrorKind::MissingFields
+        );
+    }
+
+    struct FailAfter<'a> {
+        data: &'a [u8],
+    }
+
+    impl Read for FailAfter<'_> {
+        fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+            if self.data.is_empty() {
+                return Err(io::Error::other("device gone"));
+            }
+            let n = self.data.read(out)?;
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn io_error_ends_reading() {
+        let src = io::BufReader::new(FailAfter {
+            data: b"-3 1 0.1 0 0 0\n-4 1",
+        });
+        let mut r = TraceReader::new(src, "t".into(), ReadOptions::default());
+        assert!(r.next().unwrap().is_ok());
+        let e = r.next().unwrap().unwrap_err();
+        assert_eq!((e.line, e.kind), (2, TraceErrorKind::Io));
+        assert_eq!(e.to_string(), "t:2:1: read error: device gone");
+        assert!(r.next().is_none());
+    }
+}

@@ -1,0 +1,266 @@
+//! `voml`: the command line of the VOML compiler and runtime.
+//!
+//! Exit status: 0 success, 1 when a spec has errors (or a run failed), 2 on usage errors.
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use voml_compiler::{diag, Code, Options, RealFs};
+
+#[derive(Parser)]
+#[command(
+    name = "voml",
+    version,
+    about = "Compile and run visual objects (VOML) over performance event traces"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Check specs and report every problem; exit 1 if any has errors.
+    Check {
+        /// The .voml files to check.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        #[command(flatten)]
+        common: CommonArgs,
+        /// Treat warnings as errors.
+        #[arg(long)]
+        deny_warnings: bool,
+    },
+    /// Compile a spec into a self-contained visual object (.vo), or print its IR or Scheme.
+    Compile {
+        file: PathBuf,
+        /// Where to write the compiled visual object (default: FILE with extension .vo).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+        /// Print the IR (JSON) or the tangled Scheme program instead of writing a .vo file.
+        #[arg(long, value_enum)]
+        emit: Option<Emit>,
+        #[command(flatten)]
+        common: CommonArgs,
+    },
+    /// Explain a diagnostic code (e.g. `voml explain E0021`), or print the whole catalogue.
+    Explain {
+        /// A code such as E0021 or a name such as unknown-event.
+        code: Option<String>,
+        /// Print every code (Markdown).
+        #[arg(long)]
+        all: bool,
+    },
+}
+
+#[derive(clap::Args)]
+struct CommonArgs {
+    /// Add a directory to the component search path (after the spec's own directory).
+    #[arg(short = 'I', long = "include", value_name = "DIR")]
+    include: Vec<PathBuf>,
+    /// How to print diagnostics.
+    #[arg(long, value_enum, default_value = "human")]
+    message_format: MessageFormat,
+    /// Colour in human diagnostics.
+    #[arg(long, value_enum, default_value = "auto")]
+    color: ColorChoice,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Emit {
+    /// The compiled visual object as JSON (what a .vo file holds).
+    Ir,
+    /// The tangled Scheme program.
+    Scheme,
+}
+
+#[derive(Clone, Copy, PartialEq, ValueEnum)]
+enum MessageFormat {
+    Human,
+    /// One JSON object per diagnostic, one per line.
+    Json,
+}
+
+#[derive(Clone, Copy, PartialEq, ValueEnum)]
+enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() {
+                ExitCode::from(2)
+            } else {
+                ExitCode::SUCCESS
+            };
+        }
+    };
+    match cli.command {
+        Command::Check {
+            files,
+            common,
+            deny_warnings,
+        } => check(&files, &common, deny_warnings),
+        Command::Compile {
+            file,
+            output,
+            emit,
+            common,
+        } => compile(&file, output, emit, &common),
+        Command::Explain { code, all } => explain(code.as_deref(), all),
+    }
+}
+
+fn options(common: &CommonArgs) -> Options {
+    let mut search_path = common.include.clone();
+    if let Some(path) = std::env::var_os("VOML_PATH") {
+        search_path.extend(std::env::split_paths(&path).filter(|p| !p.as_os_str().is_empty()));
+    }
+    let cache_dir = std::env::var_os("VOML_CACHE")
+        .map(PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("HOME").map(|h| {
+                PathBuf::from(h)
+                    .join(".cache")
+                    .join("voml")
+                    .join("components")
+            })
+        });
+    Options {
+        search_path,
+        cache_dir,
+    }
+}
+
+fn use_color(choice: ColorChoice) -> bool {
+    match choice {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => {
+            std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none()
+        }
+    }
+}
+
+/// Prints diagnostics; returns (errors, warnings).
+fn report(out: &voml_compiler::Output, common: &CommonArgs) -> (usize, usize) {
+    let errors = out.diagnostics.iter().filter(|d| d.is_error()).count();
+    let warnings = out.diagnostics.len() - errors;
+    match common.message_format {
+        MessageFormat::Human => {
+            let text = diag::render(&out.db, &out.diagnostics, use_color(common.color));
+            eprint!("{text}");
+        }
+        MessageFormat::Json => {
+            let stdout = std::io::stdout();
+            let mut lock = stdout.lock();
+            for d in &out.diagnostics {
+                let _ = writeln!(lock, "{}", diag::to_json(&out.db, d));
+            }
+        }
+    }
+    (errors, warnings)
+}
+
+fn check(files: &[PathBuf], common: &CommonArgs, deny_warnings: bool) -> ExitCode {
+    let opts = options(common);
+    let mut failed = false;
+    for file in files {
+        let out = voml_compiler::compile(file, &RealFs, &opts);
+        let (errors, warnings) = report(&out, common);
+        if common.message_format == MessageFormat::Human {
+            eprintln!("{}: {}", file.display(), summary(errors, warnings));
+        }
+        failed |= errors > 0 || (deny_warnings && warnings > 0);
+    }
+    if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+fn summary(errors: usize, warnings: usize) -> String {
+    let plural = |n: usize, w: &str| format!("{n} {w}{}", if n == 1 { "" } else { "s" });
+    match (errors, warnings) {
+        (0, 0) => "ok".to_string(),
+        (0, w) => format!("ok, {}", plural(w, "warning")),
+        (e, 0) => plural(e, "error"),
+        (e, w) => format!("{}, {}", plural(e, "error"), plural(w, "warning")),
+    }
+}
+
+fn compile(
+    file: &Path,
+    output: Option<PathBuf>,
+    emit: Option<Emit>,
+    common: &CommonArgs,
+) -> ExitCode {
+    let out = voml_compiler::compile(file, &RealFs, &options(common));
+    let (errors, warnings) = report(&out, common);
+    let Some(vo) = out.vo.as_ref().filter(|_| errors == 0) else {
+        if common.message_format == MessageFormat::Human {
+            eprintln!(
+                "{}: {}; nothing written",
+                file.display(),
+                summary(errors, warnings)
+            );
+        }
+        return ExitCode::from(1);
+    };
+    match emit {
+        Some(Emit::Ir) => println!("{}", vo.to_json()),
+        Some(Emit::Scheme) => print!("{}", vo.program.text),
+        None => {
+            let path = output.unwrap_or_else(|| file.with_extension("vo"));
+            if let Err(e) = std::fs::write(&path, vo.to_json()) {
+                eprintln!("error: cannot write `{}`: {e}", path.display());
+                return ExitCode::from(1);
+            }
+            if common.message_format == MessageFormat::Human {
+                eprintln!(
+                    "{}: {}; wrote {}",
+                    file.display(),
+                    summary(errors, warnings),
+                    path.display()
+                );
+            }
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+fn explain(code: Option<&str>, all: bool) -> ExitCode {
+    if all {
+        print!("{}", diag::catalogue_markdown());
+        return ExitCode::SUCCESS;
+    }
+    let Some(text) = code else {
+        eprintln!("error: name a code (e.g. `voml explain E0021`) or pass --all");
+        return ExitCode::from(2);
+    };
+    match Code::parse(text) {
+        Some(code) => {
+            println!("{} `{}`\n", code.as_str(), code.slug());
+            for line in code.explanation().lines() {
+                println!("{}", line.trim());
+            }
+            ExitCode::SUCCESS
+        }
+        None => {
+            let names: Vec<&str> = Code::ALL.iter().map(|c| c.slug()).collect();
+            let hint = diag::closest(text, names.iter().copied())
+                .map(|b| format!(" (did you mean `{b}`?)"))
+                .unwrap_or_default();
+            eprintln!("error: no diagnostic code `{text}`{hint}; `voml explain --all` lists them");
+            ExitCode::from(2)
+        }
+    }
+}
