@@ -1,0 +1,453 @@
+//! The back-end interface: drawing commands in pixel space, surfaces, snapshots.
+//!
+//! Everything that depends on the world (mapping, clipping rules, text
+//! alignment, undraw records, scrolling arithmetic) is done once in the LLVO
+//! core; a back end only executes pixel-space commands on one surface per
+//! view. That keeps the commands simple enough to render into a pixmap
+//! (headless, or presented in a native window) or to serialise to a web page
+//! that replays them on a canvas.
+
+use crate::color::Color;
+use crate::error::LlvoError;
+use crate::font::FontSpec;
+use crate::geom::PxRect;
+use crate::primitive::{LineCap, LineJoin};
+use crate::{ImageId, ViewId};
+
+/// One step of a pixel-space path (x rightwards, y downwards).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum PathSeg {
+    /// Start a new subpath.
+    MoveTo(f32, f32),
+    /// Straight line to a point.
+    LineTo(f32, f32),
+    /// Cubic Bézier curve: two control points, then the end point.
+    CubicTo(f32, f32, f32, f32, f32, f32),
+    /// Close the current subpath.
+    Close,
+}
+
+/// A path in pixel space.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct PxPath {
+    /// The segments, starting with a `MoveTo`.
+    pub segs: Vec<PathSeg>,
+}
+
+impl PxPath {
+    /// The control-point box (x0, y0, x1, y1), `None` when empty.
+    pub fn bounds(&self) -> Option<(f32, f32, f32, f32)> {
+        let mut b: Option<(f32, f32, f32, f32)> = None;
+        let mut add = |x: f32, y: f32| {
+            b = Some(match b {
+                None => (x, y, x, y),
+                Some((x0, y0, x1, y1)) => (x0.min(x), y0.min(y), x1.max(x), y1.max(y)),
+            });
+        };
+        for s in &self.segs {
+            match *s {
+                PathSeg::MoveTo(x, y) | PathSeg::LineTo(x, y) => add(x, y),
+                PathSeg::CubicTo(a, b, c, d, e, f) => {
+                    add(a, b);
+                    add(c, d);
+                    add(e, f);
+                }
+                PathSeg::Close => {}
+            }
+        }
+        b
+    }
+
+    fn translate(&mut self, dx: f32, dy: f32) {
+        for s in &mut self.segs {
+            match s {
+                PathSeg::MoveTo(x, y) | PathSeg::LineTo(x, y) => {
+                    *x += dx;
+                    *y += dy;
+                }
+                PathSeg::CubicTo(a, b, c, d, e, f) => {
+                    *a += dx;
+                    *b += dy;
+                    *c += dx;
+                    *d += dy;
+                    *e += dx;
+                    *f += dy;
+                }
+                PathSeg::Close => {}
+            }
+        }
+    }
+}
+
+/// How a stroke is drawn, in pixels.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StrokeStyle {
+    /// Width in pixels (> 0).
+    pub width: f32,
+    /// Line ends.
+    pub cap: LineCap,
+    /// Corners.
+    pub join: LineJoin,
+    /// On/off lengths (even count, all >= 0, positive sum); empty = solid.
+    pub dash: Vec<f32>,
+    /// How far into the dash pattern the path starts.
+    pub dash_offset: f32,
+}
+
+/// How paint meets the pixels already there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum PaintMode {
+    /// Anti-aliased, blended over what is there.
+    #[default]
+    Blend,
+    /// Hard-edged (no anti-aliasing), replacing what is there: used to erase
+    /// with the background colour so that no blended fringe survives.
+    Erase,
+}
+
+/// One drawing command for one surface. Coordinates are pixels from the
+/// surface's top-left corner; `clip` limits the pixels the command may
+/// change.
+#[derive(Debug, Clone, PartialEq)]
+pub enum DrawCmd {
+    /// Set every pixel of `rect` to `color` exactly (no blending).
+    Clear {
+        /// The pixels.
+        rect: PxRect,
+        /// The new value.
+        color: Color,
+    },
+    /// Stroke a path.
+    Stroke {
+        /// The path.
+        path: PxPath,
+        /// Width, caps, joins, dashes.
+        style: StrokeStyle,
+        /// Colour, alpha included.
+        color: Color,
+        /// Paintable pixels.
+        clip: PxRect,
+        /// Blending.
+        mode: PaintMode,
+    },
+    /// Fill a path (non-zero winding).
+    Fill {
+        /// The path; open subpaths are closed implicitly.
+        path: PxPath,
+        /// Colour, alpha included.
+        color: Color,
+        /// Paintable pixels.
+        clip: PxRect,
+        /// Blending.
+        mode: PaintMode,
+    },
+    /// One line of text, already aligned: the pen starts at (x, baseline).
+    /// Glyph positions follow [`FontSpec::positioned_glyphs`].
+    Text {
+        /// Pen start.
+        x: f32,
+        /// Baseline.
+        baseline: f32,
+        /// The text (no line breaks).
+        text: String,
+        /// The font.
+        font: FontSpec,
+        /// Colour, alpha included.
+        color: Color,
+        /// Paintable pixels.
+        clip: PxRect,
+    },
+    /// Draw part of an image scaled onto a pixel box.
+    Image {
+        /// The image, as given to [`Backend::add_image`].
+        image: ImageId,
+        /// Image coordinates (u0, v0, u1, v1) that land on the box's
+        /// top-left and bottom-right corners; u0 > u1 mirrors, and so on.
+        src: [f32; 4],
+        /// The box (x0, y0, x1, y1) with x0 < x1, y0 < y1.
+        dst: [f32; 4],
+        /// Opacity 0..=1.
+        alpha: f32,
+        /// Paintable pixels.
+        clip: PxRect,
+    },
+    /// Move the pixels of `area` by whole pixels; pixels moved in from
+    /// outside the area become `fill`. Scrolling uses it.
+    Shift {
+        /// The moving part of the surface (the scrollable area).
+        area: PxRect,
+        /// Pixels rightwards.
+        dx: i32,
+        /// Pixels downwards.
+        dy: i32,
+        /// Colour of the exposed pixels.
+        fill: Color,
+    },
+}
+
+impl DrawCmd {
+    /// A conservative box of the pixels the command can change.
+    pub fn bounds(&self) -> PxRect {
+        match self {
+            DrawCmd::Clear { rect, .. } => *rect,
+            DrawCmd::Shift { area, .. } => *area,
+            DrawCmd::Stroke {
+                path, style, clip, ..
+            } => {
+                // Miter joins reach up to miter_limit/2 = 2 widths out.
+                let pad = f64::from(style.width) * 2.0 + 2.0;
+                path_box(path, pad).intersect(clip)
+            }
+            DrawCmd::Fill { path, clip, .. } => path_box(path, 1.0).intersect(clip),
+            DrawCmd::Text {
+                x,
+                baseline,
+                text,
+                font,
+                clip,
+                ..
+            } => match font.ink_bounds(text, *x, *baseline) {
+                Some((x0, y0, x1, y1)) => {
+                    PxRect::covering(f64::from(x0), f64::from(y0), f64::from(x1), f64::from(y1))
+                        .inflate(1)
+                        .intersect(clip)
+                }
+                None => PxRect::default(),
+            },
+            DrawCmd::Image { dst, clip, .. } => PxRect::covering(
+                f64::from(dst[0]),
+                f64::from(dst[1]),
+                f64::from(dst[2]),
+                f64::from(dst[3]),
+            )
+            .intersect(clip),
+        }
+    }
+
+    /// The same command moved by whole pixels; the clip stays where it is,
+    /// since it is the (fixed) scrollable area or window.
+    pub(crate) fn translate(&mut self, dx: i64, dy: i64) {
+        let (fx, fy) = (dx as f32, dy as f32);
+        match self {
+            DrawCmd::Clear { rect, .. } => *rect = rect.translate(dx, dy),
+            DrawCmd::Stroke { path, .. } | DrawCmd::Fill { path, .. } => path.translate(fx, fy),
+            DrawCmd::Text { x, baseline, .. } => {
+                *x += fx;
+                *baseline += fy;
+            }
+            DrawCmd::Image { dst, .. } => {
+                dst[0] += fx;
+                dst[1] += fy;
+                dst[2] += fx;
+                dst[3] += fy;
+            }
+            DrawCmd::Shift { .. } => {}
+        }
+    }
+
+    /// The command's clip rectangle, if it has one.
+    pub(crate) fn clip_mut(&mut self) -> Option<&mut PxRect> {
+        match self {
+            DrawCmd::Stroke { clip, .. }
+            | DrawCmd::Fill { clip, .. }
+            | DrawCmd::Text { clip, .. }
+            | DrawCmd::Image { clip, .. } => Some(clip),
+            DrawCmd::Clear { .. } | DrawCmd::Shift { .. } => None,
+        }
+    }
+}
+
+fn path_box(path: &PxPath, pad: f64) -> PxRect {
+    match path.bounds() {
+        Some((x0, y0, x1, y1)) => PxRect::covering(
+            f64::from(x0) - pad,
+            f64::from(y0) - pad,
+            f64::from(x1) + pad,
+            f64::from(y1) + pad,
+        ),
+        None => PxRect::default(),
+    }
+}
+
+/// An image in memory: 8-bit RGBA, straight alpha, rows top to bottom.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RgbaPixels {
+    /// Width in pixels.
+    pub width: u32,
+    /// Height in pixels.
+    pub height: u32,
+    /// `width * height * 4` bytes.
+    pub data: Vec<u8>,
+}
+
+impl RgbaPixels {
+    /// The pixel at (x, y), or `None` outside.
+    pub fn pixel(&self, x: u32, y: u32) -> Option<[u8; 4]> {
+        if x >= self.width || y >= self.height {
+            return None;
+        }
+        let i = (y as usize * self.width as usize + x as usize) * 4;
+        self.data.get(i..i + 4).map(|p| [p[0], p[1], p[2], p[3]])
+    }
+}
+
+/// Something that happened on the device side (a window resized or closed
+/// by its user). Headless back ends never report any.
+#[derive(Debug, Clone, PartialEq)]
+pub enum BackendEvent {
+    /// The user resized the view's window.
+    Resized {
+        /// The view.
+        view: ViewId,
+        /// New width in pixels.
+        width: u32,
+        /// New height in pixels.
+        height: u32,
+    },
+    /// The user closed the view's window.
+    Closed {
+        /// The view.
+        view: ViewId,
+    },
+}
+
+/// A device the LLVO core draws through: one surface per view.
+///
+/// Calls for a surface that does not exist return
+/// [`LlvoError::UnknownView`]; the core never makes them, but a back end
+/// must not panic on them either.
+pub trait Backend {
+    /// Creates a surface of `width` x `height` pixels filled with `background`.
+    fn create_surface(
+        &mut self,
+        view: ViewId,
+        title: &str,
+        width: u32,
+        height: u32,
+        background: Color,
+    ) -> Result<(), LlvoError>;
+
+    /// Gives the surface a new size; its content is lost (filled with
+    /// `background`), the core asks the visual object to redraw.
+    fn resize_surface(
+        &mut self,
+        view: ViewId,
+        width: u32,
+        height: u32,
+        background: Color,
+    ) -> Result<(), LlvoError>;
+
+    /// Removes a surface (closes its window).
+    fn destroy_surface(&mut self, view: ViewId);
+
+    /// Makes an image available to [`DrawCmd::Image`].
+    fn add_image(&mut self, image: ImageId, pixels: &RgbaPixels) -> Result<(), LlvoError>;
+
+    /// Executes one drawing command.
+    fn draw(&mut self, view: ViewId, cmd: &DrawCmd) -> Result<(), LlvoError>;
+
+    /// From now on, what is drawn need not be visible until [`Backend::flush`].
+    fn begin_buffer(&mut self, view: ViewId) -> Result<(), LlvoError>;
+
+    /// Makes everything drawn since [`Backend::begin_buffer`] visible at once.
+    fn flush(&mut self, view: ViewId) -> Result<(), LlvoError>;
+
+    /// Shows what has been drawn (a window repaint, a frame sent to a
+    /// page); headless back ends have nothing to do.
+    fn present(&mut self, view: ViewId) -> Result<(), LlvoError>;
+
+    /// The pixels the surface shows now (while buffering: as of the buffer's
+    /// start).
+    fn snapshot(&mut self, view: ViewId) -> Result<RgbaPixels, LlvoError>;
+
+    /// Bits per pixel of the device, for `view-info`.
+    fn depth(&self) -> u32 {
+        24
+    }
+
+    /// The surface's window position on the screen, for `view-info`.
+    fn position(&self, _view: ViewId) -> (i32, i32) {
+        (0, 0)
+    }
+
+    /// What happened on the device since the last call.
+    fn poll_events(&mut self) -> Vec<BackendEvent> {
+        Vec::new()
+    }
+
+    /// A short sound or bell (the markup's `beep`).
+    fn beep(&mut self) {}
+}
+
+/// A back end that draws nothing and only counts: for runs whose pictures
+/// nobody looks at, and for measuring the core alone.
+#[derive(Debug, Default)]
+pub struct NullBackend {
+    /// Drawing commands received.
+    pub commands: u64,
+    surfaces: std::collections::HashSet<ViewId>,
+}
+
+impl NullBackend {
+    /// A fresh counter.
+    pub fn new() -> NullBackend {
+        NullBackend::default()
+    }
+
+    fn known(&self, view: ViewId) -> Result<(), LlvoError> {
+        if self.surfaces.contains(&view) {
+            Ok(())
+        } else {
+            Err(LlvoError::UnknownView(view))
+        }
+    }
+}
+
+impl Backend for NullBackend {
+    fn create_surface(
+        &mut self,
+        view: ViewId,
+        _: &str,
+        _: u32,
+        _: u32,
+        _: Color,
+    ) -> Result<(), LlvoError> {
+        self.surfaces.insert(view);
+        Ok(())
+    }
+
+    fn resize_surface(&mut self, view: ViewId, _: u32, _: u32, _: Color) -> Result<(), LlvoError> {
+        self.known(view)
+    }
+
+    fn destroy_surface(&mut self, view: ViewId) {
+        self.surfaces.remove(&view);
+    }
+
+    fn add_image(&mut self, _: ImageId, _: &RgbaPixels) -> Result<(), LlvoError> {
+        Ok(())
+    }
+
+    fn draw(&mut self, view: ViewId, _: &DrawCmd) -> Result<(), LlvoError> {
+        self.known(view)?;
+        self.commands += 1;
+        Ok(())
+    }
+
+    fn begin_buffer(&mut self, view: ViewId) -> Result<(), LlvoError> {
+        self.known(view)
+    }
+
+    fn flush(&mut self, view: ViewId) -> Result<(), LlvoError> {
+        self.known(view)
+    }
+
+    fn present(&mut self, view: ViewId) -> Result<(), LlvoError> {
+        self.known(view)
+    }
+
+    fn snapshot(&mut self, view: ViewId) -> Result<RgbaPixels, LlvoError> {
+        self.known(view)?;
+        Err(LlvoError::Unsupported("take snapshots (it draws nothing)"))
+    }
+}

@@ -1,0 +1,255 @@
+//! Fonts bundled with the runtime and the text metrics every back end shares.
+//!
+//! The fonts are embedded so that a visual object renders the same on every
+//! machine, with or without fonts installed; the layout (advance, ascent,
+//! alignment) is computed here once so that back ends that draw text
+//! themselves (a web page) place it where the raster back end would.
+
+use std::sync::OnceLock;
+
+use ab_glyph::{point, Font, FontRef, Glyph, GlyphId, PxScale, ScaleFont};
+
+static SANS: &[u8] = include_bytes!("../fonts/DejaVuSans.ttf");
+static SANS_BOLD: &[u8] = include_bytes!("../fonts/DejaVuSans-Bold.ttf");
+static MONO: &[u8] = include_bytes!("../fonts/DejaVuSansMono.ttf");
+static MONO_BOLD: &[u8] = include_bytes!("../fonts/DejaVuSansMono-Bold.ttf");
+
+/// Largest text size we rasterise; beyond it glyph bitmaps would cost
+/// hundreds of megabytes for no visible gain.
+pub const MAX_FONT_SIZE: f32 = 2048.0;
+
+/// A family of type faces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum FontFamily {
+    /// Proportional sans serif (DejaVu Sans).
+    #[default]
+    Sans,
+    /// Proportional serif. No serif face is bundled: drawn with Sans.
+    Serif,
+    /// Monospaced (DejaVu Sans Mono).
+    Mono,
+}
+
+/// A font request: family, weight and size.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FontSpec {
+    /// The family.
+    pub family: FontFamily,
+    /// Bold weight.
+    pub bold: bool,
+    /// The em size in pixels (as CSS `font-size: Npx`).
+    pub size_px: f32,
+}
+
+impl Default for FontSpec {
+    fn default() -> Self {
+        FontSpec {
+            family: FontFamily::Sans,
+            bold: false,
+            size_px: 12.0,
+        }
+    }
+}
+
+impl FontSpec {
+    /// A font from the paper's `getfontname` hints: a family name as X11
+    /// programs knew them ("courier", "helvetica", "times", ...), a size in
+    /// pixels and a weight ("bold", "medium", ...). Unknown families give
+    /// Sans; any weight containing "bold" or "black" or "heavy" is bold.
+    pub fn from_hints(family_hint: &str, size_px: f32, weight_hint: &str) -> FontSpec {
+        let family = family_hint.to_ascii_lowercase();
+        let family = if ["courier", "mono", "fixed", "typewriter", "consol"]
+            .iter()
+            .any(|k| family.contains(k))
+        {
+            FontFamily::Mono
+        } else if [
+            "times",
+            "serif",
+            "roman",
+            "georgia",
+            "schoolbook",
+            "palatino",
+        ]
+        .iter()
+        .any(|k| family.contains(k))
+            && !family.contains("sans")
+        {
+            FontFamily::Serif
+        } else {
+            FontFamily::Sans
+        };
+        let weight = weight_hint.to_ascii_lowercase();
+        let bold = ["bold", "black", "heavy"]
+            .iter()
+            .any(|k| weight.contains(k));
+        FontSpec {
+            family,
+            bold,
+            size_px,
+        }
+    }
+
+    /// The bundled face that draws this spec.
+    pub fn face(&self) -> &'static FontRef<'static> {
+        let faces = faces();
+        match (self.family, self.bold) {
+            (FontFamily::Mono, false) => &faces[2],
+            (FontFamily::Mono, true) => &faces[3],
+            // No serif face is bundled (size); Sans keeps the metrics sane.
+            (FontFamily::Sans | FontFamily::Serif, false) => &faces[0],
+            (FontFamily::Sans | FontFamily::Serif, true) => &faces[1],
+        }
+    }
+
+    /// The size as ab_glyph wants it: ab_glyph scales by ascent-descent
+    /// height, while our size (like CSS) is the em size.
+    pub fn px_scale(&self) -> PxScale {
+        let face = self.face();
+        let upem = face.units_per_em().unwrap_or(2048.0);
+        PxScale::from(self.size_px * face.height_unscaled() / upem)
+    }
+
+    /// Vertical metrics in pixels.
+    pub fn metrics(&self) -> LineMetrics {
+        let scaled = self.face().as_scaled(self.px_scale());
+        LineMetrics {
+            ascent: scaled.ascent(),
+            descent: scaled.descent(),
+            line_height: scaled.ascent() - scaled.descent() + scaled.line_gap(),
+        }
+    }
+
+    /// The glyphs of one line of text, placed from a pen at (0, 0) on the
+    /// baseline, with kerning.
+    pub fn layout_line(&self, text: &str) -> (Vec<(GlyphId, f32)>, f32) {
+        let scaled = self.face().as_scaled(self.px_scale());
+        let mut glyphs = Vec::with_capacity(text.len());
+        let mut pen = 0.0f32;
+        let mut prev: Option<GlyphId> = None;
+        for ch in text.chars() {
+            if ch.is_control() {
+                continue;
+            }
+            let id = scaled.glyph_id(ch);
+            if let Some(p) = prev {
+                pen += scaled.kern(p, id);
+            }
+            glyphs.push((id, pen));
+            pen += scaled.h_advance(id);
+            prev = Some(id);
+        }
+        (glyphs, pen)
+    }
+
+    /// The advance width of one line of text in pixels.
+    pub fn line_width(&self, text: &str) -> f32 {
+        self.layout_line(text).1
+    }
+
+    /// The glyphs of one line whose baseline starts at (x, baseline), in
+    /// pixels; what a raster back end draws.
+    pub fn positioned_glyphs(&self, text: &str, x: f32, baseline: f32) -> Vec<Glyph> {
+        let scale = self.px_scale();
+        self.layout_line(text)
+            .0
+            .into_iter()
+            .map(|(id, pen)| id.with_scale_and_position(scale, point(x + pen, baseline)))
+            .collect()
+    }
+
+    /// The pixels the glyphs of one line can touch (x0, y0, x1, y1), or
+    /// `None` for text without ink (spaces). Used to erase text.
+    pub fn ink_bounds(&self, text: &str, x: f32, baseline: f32) -> Option<(f32, f32, f32, f32)> {
+        let face = self.face();
+        self.positioned_glyphs(text, x, baseline)
+            .into_iter()
+            .filter_map(|g| face.outline_glyph(g))
+            .map(|o| o.px_bounds())
+            .map(|r| (r.min.x, r.min.y, r.max.x, r.max.y))
+            .reduce(|a, b| (a.0.min(b.0), a.1.min(b.1), a.2.max(b.2), a.3.max(b.3)))
+    }
+}
+
+/// Vertical metrics of a font in pixels; `descent` is negative (below the
+/// baseline), as in the font tables.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LineMetrics {
+    /// Height above the baseline.
+    pub ascent: f32,
+    /// Depth below the baseline, negative.
+    pub descent: f32,
+    /// Baseline-to-baseline distance.
+    pub line_height: f32,
+}
+
+fn faces() -> &'static [FontRef<'static>; 4] {
+    static FACES: OnceLock<[FontRef<'static>; 4]> = OnceLock::new();
+    FACES.get_or_init(|| {
+        // The bytes are ours and tested: failing to parse them is a build
+        // defect, not a run-time condition.
+        let parse = |bytes: &'static [u8]| FontRef::try_from_slice(bytes).expect("bundled font");
+        [parse(SANS), parse(SANS_BOLD), parse(MONO), parse(MONO_BOLD)]
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hints_map_to_families() {
+        let f = FontSpec::from_hints("courier", 17.0, "bold");
+        assert_eq!(
+            (f.family, f.bold, f.size_px),
+            (FontFamily::Mono, true, 17.0)
+        );
+        assert_eq!(
+            FontSpec::from_hints("Helvetica", 12.0, "medium").family,
+            FontFamily::Sans
+        );
+        assert_eq!(
+            FontSpec::from_hints("arial", 12.0, "").family,
+            FontFamily::Sans
+        );
+        assert_eq!(
+            FontSpec::from_hints("times", 12.0, "").family,
+            FontFamily::Serif
+        );
+        assert_eq!(
+            FontSpec::from_hints("DejaVu Sans", 12.0, "").family,
+            FontFamily::Sans
+        );
+        assert!(!FontSpec::from_hints("times", 12.0, "normal").bold);
+    }
+
+    #[test]
+    fn all_faces_load_and_have_latin() {
+        for family in [FontFamily::Sans, FontFamily::Serif, FontFamily::Mono] {
+            for bold in [false, true] {
+                let f = FontSpec {
+                    family,
+                    bold,
+                    size_px: 20.0,
+                };
+                assert_ne!(f.face().glyph_id('A'), GlyphId(0));
+                let m = f.metrics();
+                assert!(m.ascent > 10.0 && m.ascent < 25.0, "{m:?}");
+                assert!(m.descent < 0.0);
+            }
+        }
+    }
+
+    #[test]
+    fn mono_advances_are_equal_and_size_is_em() {
+        let f = FontSpec {
+            family: FontFamily::Mono,
+            bold: false,
+            size_px: 20.0,
+        };
+        let (a, b) = (f.line_width("iiii"), f.line_width("MMMM"));
+        assert!((a - b).abs() < 0.01);
+        // DejaVu Sans Mono advances are 1233/2048 em.
+        assert!((a / 4.0 - 20.0 * 1233.0 / 2048.0).abs() < 0.05, "{a}");
+    }
+}

@@ -1,0 +1,750 @@
+//! The LLVO core: views and their world mapping, control methods, owners'
+//! undraw records, images and snapshots, on top of any [`Backend`].
+
+use std::collections::HashMap;
+use std::io::Cursor;
+use std::path::Path;
+
+use crate::backend::{Backend, BackendEvent, DrawCmd, RgbaPixels};
+use crate::error::LlvoError;
+use crate::geom::{PxRect, WorldMap};
+use crate::lower::{lower, Ctx};
+use crate::primitive::{ClipMode, Primitive, Style};
+use crate::raster::RasterBackend;
+use crate::view::{ViewInfo, ViewSpec};
+use crate::{ImageId, OwnerId, ViewId};
+
+/// Largest window side in pixels; larger requests are clamped.
+pub const MAX_WINDOW: u32 = 16384;
+/// Default bound on one owner's frame record, in path segments (about 30
+/// bytes each); past it the record is folded into erase rectangles.
+pub const DEFAULT_RECORD_CAP: usize = 250_000;
+/// Warnings kept until [`Llvo::take_warnings`]; the rest are only counted.
+const MAX_WARNINGS: usize = 256;
+/// Largest image side accepted by [`Llvo::load_image`].
+const MAX_IMAGE_SIDE: u32 = 16384;
+
+/// The device-independent layer the runtime draws through.
+pub struct Llvo<B: Backend = RasterBackend> {
+    backend: B,
+    views: Vec<Option<View>>,
+    images: Vec<(u32, u32)>,
+    owners: Vec<OwnerState>,
+    record_cap: usize,
+    warnings: Vec<LlvoError>,
+    warnings_dropped: u64,
+}
+
+struct View {
+    spec: ViewSpec,
+    map: WorldMap,
+    /// Scrolling not yet applied to the raster, in (sub-)pixels: the raster
+    /// moves by whole pixels, the world by exact amounts.
+    residual: (f64, f64),
+    /// Whole pixels the area's content has moved since the view opened.
+    shift: (i64, i64),
+    /// Bumped whenever the scrollable area is cleared (rescale, resize).
+    area_epoch: u64,
+    /// Bumped whenever the whole window is cleared (resize).
+    window_epoch: u64,
+    needs_redraw: bool,
+    buffering: bool,
+}
+
+impl View {
+    fn window_rect(&self) -> PxRect {
+        PxRect::new(0, 0, self.spec.window.0, self.spec.window.1)
+    }
+
+    /// The window minus the scrollable area, as up to four strips.
+    fn margin_strips(&self) -> Vec<PxRect> {
+        let w = self.window_rect();
+        let a = self.map.area;
+        let (ax1, ay1) = (a.right(), a.bottom());
+        let strips = [
+            PxRect::new(0, 0, w.w, a.y.max(0) as u32),
+            PxRect::new(0, ay1 as i32, w.w, (w.bottom() - ay1).max(0) as u32),
+            PxRect::new(0, a.y, a.x.max(0) as u32, a.h),
+            PxRect::new(ax1 as i32, a.y, (w.right() - ax1).max(0) as u32, a.h),
+        ];
+        strips
+            .into_iter()
+            .map(|s| s.intersect(&w))
+            .filter(|s| !s.is_empty())
+            .collect()
+    }
+}
+
+/// One erase command of an owner's frame.
+struct Record {
+    view: ViewId,
+    cmd: DrawCmd,
+    /// The pixels the command is limited to: the scrollable area (content
+    /// that scrolls) or one margin strip (content that stays).
+    region: PxRect,
+    scrolls: bool,
+    shift: (i64, i64),
+    area_epoch: u64,
+    window_epoch: u64,
+}
+
+impl Record {
+    fn weight(&self) -> usize {
+        match &self.cmd {
+            DrawCmd::Stroke { path, .. } | DrawCmd::Fill { path, .. } => path.segs.len() + 1,
+            _ => 1,
+        }
+    }
+}
+
+#[derive(Default)]
+struct Frame {
+    items: Vec<Record>,
+    weight: usize,
+}
+
+#[derive(Default)]
+struct OwnerState {
+    undrawable: bool,
+    current: Frame,
+    last: Frame,
+}
+
+impl Llvo<RasterBackend> {
+    /// An LLVO drawing into in-memory pixmaps.
+    pub fn headless() -> Self {
+        Llvo::new(RasterBackend::new())
+    }
+}
+
+impl<B: Backend> Llvo<B> {
+    /// An LLVO drawing through `backend`.
+    pub fn new(backend: B) -> Self {
+        Llvo {
+            backend,
+            views: Vec::new(),
+            images: Vec::new(),
+            owners: Vec::new(),
+            record_cap: DEFAULT_RECORD_CAP,
+            warnings: Vec::new(),
+            warnings_dropped: 0,
+        }
+    }
+
+    /// The back end.
+    pub fn backend(&self) -> &B {
+        &self.backend
+    }
+
+    /// The back end, mutably.
+    pub fn backend_mut(&mut self) -> &mut B {
+        &mut self.backend
+    }
+
+    fn warn(&mut self, w: LlvoError) {
+        if self.warnings.len() < MAX_WARNINGS {
+            self.warnings.push(w);
+        } else {
+            self.warnings_dropped += 1;
+        }
+    }
+
+    /// The values clamped since the last call (thickness, alpha, window
+    /// size, ...), oldest first; the drawing went ahead with the clamped
+    /// value. Past 256 only a count is kept, reported as a last entry.
+    pub fn take_warnings(&mut self) -> Vec<LlvoError> {
+        let mut w = std::mem::take(&mut self.warnings);
+        if self.warnings_dropped > 0 {
+            w.push(LlvoError::WarningsDropped(self.warnings_dropped));
+            self.warnings_dropped = 0;
+        }
+        w
+    }
+
+    fn view(&self, id: ViewId) -> Result<&View, LlvoError> {
+        self.views
+            .get(id.0 as usize)
+            .and_then(|v| v.as_ref())
+            .ok_or(LlvoError::UnknownView(id))
+    }
+
+    fn view_mut(&mut self, id: ViewId) -> Result<&mut View, LlvoError> {
+        self.views
+            .get_mut(id.0 as usize)
+            .and_then(|v| v.as_mut())
+            .ok_or(LlvoError::UnknownView(id))
+    }
+
+    fn check_world(world: [f64; 4]) -> Result<(), LlvoError> {
+        let [x0, x1, y0, y1] = world;
+        let ok = world.iter().all(|v| v.is_finite())
+            && x0 != x1
+            && y0 != y1
+            && (x1 - x0).is_finite()
+            && (y1 - y0).is_finite();
+        if ok {
+            Ok(())
+        } else {
+            Err(LlvoError::BadWorld(world))
+        }
+    }
+
+    fn clamp_window(&mut self, w: u32, h: u32) -> (u32, u32) {
+        let c = |v: u32| v.clamp(1, MAX_WINDOW);
+        for v in [w, h] {
+            if c(v) != v {
+                self.warn(LlvoError::BadNumber {
+                    what: "window size",
+                    value: f64::from(v),
+                    action: "clamped to 1..16384",
+                });
+            }
+        }
+        (c(w), c(h))
+    }
+
+    /// Opens a view. Its world must be finite and non-empty, its name
+    /// unique; a window size outside 1..=16384 is clamped (with a warning).
+    pub fn create_view(&mut self, spec: ViewSpec) -> Result<ViewId, LlvoError> {
+        Self::check_world(spec.world)?;
+        if self.view_by_name(&spec.name).is_some() {
+            return Err(LlvoError::DuplicateView(spec.name));
+        }
+        let mut spec = spec;
+        spec.window = self.clamp_window(spec.window.0, spec.window.1);
+        let id = ViewId(self.views.len() as u32);
+        self.backend.create_surface(
+            id,
+            &spec.title,
+            spec.window.0,
+            spec.window.1,
+            spec.background,
+        )?;
+        self.views.push(Some(View {
+            map: WorldMap::new(spec.window, spec.margins, spec.world),
+            spec,
+            residual: (0.0, 0.0),
+            shift: (0, 0),
+            area_epoch: 0,
+            window_epoch: 0,
+            needs_redraw: false,
+            buffering: false,
+        }));
+        Ok(id)
+    }
+
+    /// Closes a view; its id becomes invalid.
+    pub fn close_view(&mut self, view: ViewId) -> Result<(), LlvoError> {
+        self.view(view)?;
+        self.backend.destroy_surface(view);
+        self.views[view.0 as usize] = None;
+        Ok(())
+    }
+
+    /// The live view with this name.
+    pub fn view_by_name(&self, name: &str) -> Option<ViewId> {
+        self.views.iter().enumerate().find_map(|(i, v)| {
+            v.as_ref()
+                .filter(|v| v.spec.name == name)
+                .map(|_| ViewId(i as u32))
+        })
+    }
+
+    /// The view's current specification (world and window as they are now).
+    pub fn view_spec(&self, view: ViewId) -> Result<&ViewSpec, LlvoError> {
+        Ok(&self.view(view)?.spec)
+    }
+
+    /// The view's current world-to-pixel mapping.
+    pub fn mapping(&self, view: ViewId) -> Result<WorldMap, LlvoError> {
+        Ok(self.view(view)?.map)
+    }
+
+    /// The markup's `view-info`; see [`ViewInfo::as_list`] for the list.
+    pub fn view_info(&self, view: ViewId) -> Result<ViewInfo, LlvoError> {
+        let v = self.view(view)?;
+        let (x, y) = self.backend.position(view);
+        Ok(ViewInfo {
+            name: v.spec.name.clone(),
+            title: v.spec.title.clone(),
+            x,
+            y,
+            depth: self.backend.depth(),
+            width: v.spec.window.0,
+            height: v.spec.window.1,
+            world: v.spec.world,
+        })
+    }
+
+    /// True when the view's content was lost (rescale, resize) since the
+    /// last [`Llvo::take_redraw`]: components with `refresh="rescale"` or
+    /// `"resize"` should draw again.
+    pub fn needs_redraw(&self, view: ViewId) -> Result<bool, LlvoError> {
+        Ok(self.view(view)?.needs_redraw)
+    }
+
+    /// Like [`Llvo::needs_redraw`], and clears the mark.
+    pub fn take_redraw(&mut self, view: ViewId) -> Result<bool, LlvoError> {
+        let v = self.view_mut(view)?;
+        Ok(std::mem::take(&mut v.needs_redraw))
+    }
+
+    /// Moves the view's world rectangle by (dx, dy) world units: the
+    /// content of the scrollable area moves the opposite way (scrolling
+    /// right by dx moves the picture left), margins stay. The raster moves
+    /// by whole pixels; the fraction is carried to the next scroll.
+    pub fn scroll(&mut self, view: ViewId, dx: f64, dy: f64) -> Result<(), LlvoError> {
+        let v = self.view(view)?;
+        if !(dx.is_finite() && dy.is_finite()) {
+            let value = if dx.is_finite() { dy } else { dx };
+            return Err(LlvoError::BadNumber {
+                what: "scroll distance",
+                value,
+                action: "view not scrolled",
+            });
+        }
+        let [x0, x1, y0, y1] = v.spec.world;
+        let world = [x0 + dx, x1 + dx, y0 + dy, y1 + dy];
+        Self::check_world(world)?;
+        let (sx, sy) = v.map.scale();
+        let (rx, ry) = (v.residual.0 - dx * sx, v.residual.1 + dy * sy);
+        let (ix, iy) = (rx.round(), ry.round());
+        let (area, bg) = (v.map.area, v.spec.background);
+        let v = self.view_mut(view)?;
+        v.spec.world = world;
+        v.map.world = world;
+        v.residual = (rx - ix, ry - iy);
+        let (ix, iy) = (ix as i64, iy as i64);
+        v.shift = (v.shift.0.saturating_add(ix), v.shift.1.saturating_add(iy));
+        if ix != 0 || iy != 0 {
+            // Beyond the area's size everything is exposed anyway.
+            let lim = |d: i64, size: u32| d.clamp(-i64::from(size), i64::from(size)) as i32;
+            let cmd = DrawCmd::Shift {
+                area,
+                dx: lim(ix, area.w),
+                dy: lim(iy, area.h),
+                fill: bg,
+            };
+            self.backend.draw(view, &cmd)?;
+        }
+        Ok(())
+    }
+
+    /// Shows another world rectangle in the view. The scrollable area is
+    /// cleared and the view marked for redraw; margins keep their pixels.
+    pub fn rescale(&mut self, view: ViewId, world: [f64; 4]) -> Result<(), LlvoError> {
+        self.view(view)?;
+        Self::check_world(world)?;
+        let v = self.view_mut(view)?;
+        v.spec.world = world;
+        v.map.world = world;
+        v.residual = (0.0, 0.0);
+        v.area_epoch += 1;
+        v.needs_redraw = true;
+        let cmd = DrawCmd::Clear {
+            rect: v.map.area,
+            color: v.spec.background,
+        };
+        self.backend.draw(view, &cmd)
+    }
+
+    /// Gives the view's window a new size in pixels (clamped to 1..=16384).
+    /// Margins keep their widths, the world rectangle fills the new area;
+    /// the window is cleared and marked for redraw.
+    pub fn resize(&mut self, view: ViewId, width: u32, height: u32) -> Result<(), LlvoError> {
+        self.view(view)?;
+        let (w, h) = self.clamp_window(width, height);
+        let v = self.view_mut(view)?;
+        v.spec.window = (w, h);
+        v.map = WorldMap::new((w, h), v.spec.margins, v.spec.world);
+        v.residual = (0.0, 0.0);
+        v.area_epoch += 1;
+        v.window_epoch += 1;
+        v.needs_redraw = true;
+        let bg = v.spec.background;
+        self.backend.resize_surface(view, w, h, bg)
+    }
+
+    /// Fills the whole window with the background, as if nothing had been
+    /// drawn (records of earlier drawings are forgotten).
+    pub fn clear(&mut self, view: ViewId) -> Result<(), LlvoError> {
+        let v = self.view_mut(view)?;
+        v.area_epoch += 1;
+        v.window_epoch += 1;
+        let cmd = DrawCmd::Clear {
+            rect: v.window_rect(),
+            color: v.spec.background,
+        };
+        self.backend.draw(view, &cmd)
+    }
+
+    /// A new owner. Only `undrawable` owners keep records (their last
+    /// frame), so that drawing with the others costs no memory at all.
+    pub fn new_owner(&mut self, undrawable: bool) -> OwnerId {
+        self.owners.push(OwnerState {
+            undrawable,
+            ..OwnerState::default()
+        });
+        OwnerId(self.owners.len() as u32)
+    }
+
+    fn owner_mut(&mut self, owner: OwnerId) -> Result<Option<&mut OwnerState>, LlvoError> {
+        if owner == OwnerId::NONE {
+            return Ok(None);
+        }
+        self.owners
+            .get_mut(owner.0 as usize - 1)
+            .map(Some)
+            .ok_or(LlvoError::UnknownOwner(owner))
+    }
+
+    /// Switches recording on or off; switching off forgets the records.
+    pub fn set_undrawable(&mut self, owner: OwnerId, undrawable: bool) -> Result<(), LlvoError> {
+        if let Some(o) = self.owner_mut(owner)? {
+            o.undrawable = undrawable;
+            if !undrawable {
+                o.current = Frame::default();
+                o.last = Frame::default();
+            }
+        }
+        Ok(())
+    }
+
+    /// Bounds the record of one frame of one owner, in path segments
+    /// (default [`DEFAULT_RECORD_CAP`]). A frame that grows past it is
+    /// folded into one erase rectangle per view and region: undraw then
+    /// clears boxes instead of exact shapes, but memory stays bounded.
+    pub fn set_record_cap(&mut self, cap: usize) {
+        self.record_cap = cap.max(1);
+    }
+
+    /// Ends the owner's frame in progress: it becomes the "last frame"
+    /// that [`Llvo::undraw`] erases, and a new, empty record starts. An
+    /// older last frame that was never undrawn is forgotten.
+    pub fn begin_frame(&mut self, owner: OwnerId) -> Result<(), LlvoError> {
+        if let Some(o) = self.owner_mut(owner)? {
+            o.last = std::mem::take(&mut o.current);
+        }
+        Ok(())
+    }
+
+    /// Erases the owner's last frame: repaints each recorded primitive in
+    /// its view's background colour, hard-edged and a pixel larger so that
+    /// no anti-aliased fringe survives. Like the paper's raster LLVO, this
+    /// also erases whatever else was drawn on the same pixels. Content
+    /// that scrolled since is erased where it now is; content whose pixels
+    /// were cleared (rescale, resize) is skipped.
+    pub fn undraw(&mut self, owner: OwnerId) -> Result<(), LlvoError> {
+        let records = match self.owner_mut(owner)? {
+            Some(o) => std::mem::take(&mut o.last).items,
+            None => return Ok(()),
+        };
+        for mut r in records {
+            let Ok(v) = self.view(r.view) else { continue };
+            if r.window_epoch != v.window_epoch || (r.scrolls && r.area_epoch != v.area_epoch) {
+                continue;
+            }
+            if r.scrolls {
+                let (dx, dy) = (v.shift.0 - r.shift.0, v.shift.1 - r.shift.1);
+                let moved = r.cmd.bounds().translate(dx, dy);
+                if moved.intersect(&r.region).is_empty() {
+                    continue;
+                }
+                r.cmd.translate(dx, dy);
+            }
+            self.backend.draw(r.view, &r.cmd)?;
+        }
+        Ok(())
+    }
+
+    /// [`Llvo::begin_frame`] then [`Llvo::undraw`]: what a component with
+    /// `refresh="update"` does before each run.
+    pub fn begin_update(&mut self, owner: OwnerId) -> Result<(), LlvoError> {
+        self.begin_frame(owner)?;
+        self.undraw(owner)
+    }
+
+    /// How many erase commands the owner holds (frame in progress plus last
+    /// frame); for tests and diagnostics.
+    pub fn recorded_len(&self, owner: OwnerId) -> usize {
+        if owner == OwnerId::NONE {
+            return 0;
+        }
+        self.owners
+            .get(owner.0 as usize - 1)
+            .map_or(0, |o| o.current.items.len() + o.last.items.len())
+    }
+
+    /// Draws one primitive in a view on behalf of `owner`.
+    ///
+    /// `Err` means nothing was drawn (unknown view or image, a coordinate
+    /// that is NaN or infinite, a shape too large to draw). Values that can
+    /// be clamped (thickness, alpha, dash, text size) are, with a warning
+    /// (see [`Llvo::take_warnings`]). A primitive entirely outside its
+    /// clip draws nothing and returns `Ok`.
+    pub fn draw(
+        &mut self,
+        view: ViewId,
+        owner: OwnerId,
+        prim: &Primitive,
+        style: &Style,
+    ) -> Result<(), LlvoError> {
+        let recording = match self.owner_mut(owner)? {
+            Some(o) => o.undrawable,
+            None => false,
+        };
+        let images = &self.images;
+        let image_size = |id: ImageId| images.get(id.0 as usize).copied();
+        let v = self
+            .views
+            .get(view.0 as usize)
+            .and_then(|v| v.as_ref())
+            .ok_or(LlvoError::UnknownView(view))?;
+        let clip = match style.clip {
+            ClipMode::Area => v.map.area,
+            ClipMode::Margin => v.window_rect(),
+        };
+        let mut warnings = Vec::new();
+        let mut ctx = Ctx {
+            map: &v.map,
+            clip,
+            background: v.spec.background,
+            want_erase: recording,
+            image_size: &image_size,
+            warnings: &mut warnings,
+        };
+        let lowered = lower(prim, style, &mut ctx);
+        let regions: Vec<(PxRect, bool)> = if recording {
+            let mut r = vec![(v.map.area, true)];
+            if style.clip == ClipMode::Margin {
+                r.extend(v.margin_strips().into_iter().map(|s| (s, false)));
+            }
+            r
+        } else {
+            Vec::new()
+        };
+        let (shift, area_epoch, window_epoch) = (v.shift, v.area_epoch, v.window_epoch);
+        for w in warnings {
+            self.warn(w);
+        }
+        let lowered = lowered?;
+        for cmd in &lowered.draw {
+            self.backend.draw(view, cmd)?;
+        }
+        if !recording || lowered.erase.is_empty() {
+            return Ok(());
+        }
+        let mut new = Vec::new();
+        for cmd in lowered.erase {
+            for &(region, scrolls) in &regions {
+                let Some(cmd) = limit_to(&cmd, region) else {
+                    continue;
+                };
+                new.push(Record {
+                    view,
+                    cmd,
+                    region,
+                    scrolls,
+                    shift,
+                    area_epoch,
+                    window_epoch,
+                });
+            }
+        }
+        self.record(owner, new);
+        Ok(())
+    }
+
+    fn record(&mut self, owner: OwnerId, new: Vec<Record>) {
+        let cap = self.record_cap;
+        let Some(o) = self.owners.get_mut(owner.0 as usize - 1) else {
+            return;
+        };
+        for r in new {
+            o.current.weight += r.weight();
+            o.current.items.push(r);
+        }
+        if o.current.weight > cap {
+            let items = std::mem::take(&mut o.current.items);
+            o.current.items = fold(items, &self.views);
+            o.current.weight = o.current.items.len();
+        }
+    }
+
+    /// Decodes a PNG, GIF (first frame) or JPEG image for `figure`.
+    pub fn load_image(&mut self, bytes: &[u8]) -> Result<ImageId, LlvoError> {
+        let mut reader = image::ImageReader::new(Cursor::new(bytes))
+            .with_guessed_format()
+            .map_err(|e| LlvoError::ImageDecode(e.to_string()))?;
+        if reader.format().is_none() {
+            return Err(LlvoError::ImageDecode(
+                "not a PNG, GIF or JPEG image".to_string(),
+            ));
+        }
+        let mut limits = image::Limits::default();
+        limits.max_image_width = Some(MAX_IMAGE_SIDE);
+        limits.max_image_height = Some(MAX_IMAGE_SIDE);
+        reader.limits(limits);
+        let img = reader
+            .decode()
+            .map_err(|e| LlvoError::ImageDecode(e.to_string()))?
+            .to_rgba8();
+        let pixels = RgbaPixels {
+            width: img.width(),
+            height: img.height(),
+            data: img.into_raw(),
+        };
+        let id = ImageId(self.images.len() as u32);
+        self.backend.add_image(id, &pixels)?;
+        self.images.push((pixels.width, pixels.height));
+        Ok(id)
+    }
+
+    /// Width and height of a loaded image in pixels.
+    pub fn image_size(&self, image: ImageId) -> Result<(u32, u32), LlvoError> {
+        self.images
+            .get(image.0 as usize)
+            .copied()
+            .ok_or(LlvoError::UnknownImage(image))
+    }
+
+    /// Starts drawing off-screen (the markup's `buffer="yes"`): nothing
+    /// drawn is shown until [`Llvo::flush`].
+    pub fn begin_buffer(&mut self, view: ViewId) -> Result<(), LlvoError> {
+        self.view_mut(view)?.buffering = true;
+        self.backend.begin_buffer(view)
+    }
+
+    /// Shows everything drawn since [`Llvo::begin_buffer`] at once.
+    pub fn flush(&mut self, view: ViewId) -> Result<(), LlvoError> {
+        self.view_mut(view)?.buffering = false;
+        self.backend.flush(view)?;
+        self.backend.present(view)
+    }
+
+    /// Makes what was drawn visible (unless buffering).
+    pub fn present(&mut self, view: ViewId) -> Result<(), LlvoError> {
+        if self.view(view)?.buffering {
+            return Ok(());
+        }
+        self.backend.present(view)
+    }
+
+    /// The pixels the view shows.
+    pub fn pixels(&mut self, view: ViewId) -> Result<RgbaPixels, LlvoError> {
+        self.view(view)?;
+        self.backend.snapshot(view)
+    }
+
+    /// The view as PNG bytes; the same drawing calls give the same bytes.
+    pub fn png(&mut self, view: ViewId) -> Result<Vec<u8>, LlvoError> {
+        let p = self.pixels(view)?;
+        encode_png(&p)
+    }
+
+    /// The markup's `snapshot`: writes the view as a PNG file.
+    pub fn snapshot(&mut self, view: ViewId, path: &Path) -> Result<(), LlvoError> {
+        let bytes = self.png(view)?;
+        std::fs::write(path, bytes).map_err(|e| LlvoError::Io {
+            path: path.display().to_string(),
+            message: e.to_string(),
+        })
+    }
+
+    /// The markup's `beep`.
+    pub fn beep(&mut self) {
+        self.backend.beep();
+    }
+
+    /// Device events since the last call. Resizes are applied to the view
+    /// model (window cleared, view marked for redraw) before being returned.
+    pub fn poll_events(&mut self) -> Vec<BackendEvent> {
+        let events = self.backend.poll_events();
+        for e in &events {
+            if let BackendEvent::Resized {
+                view,
+                width,
+                height,
+            } = e
+            {
+                if let Err(err) = self.resize(*view, *width, *height) {
+                    self.warn(err);
+                }
+            }
+        }
+        events
+    }
+}
+
+/// The command limited to the pixels of `region`, or `None` if it cannot
+/// touch any of them.
+fn limit_to(cmd: &DrawCmd, region: PxRect) -> Option<DrawCmd> {
+    let mut cmd = cmd.clone();
+    match &mut cmd {
+        DrawCmd::Clear { rect, .. } => *rect = rect.intersect(&region),
+        other => {
+            if let Some(clip) = other.clip_mut() {
+                *clip = clip.intersect(&region);
+            }
+        }
+    }
+    (!cmd.bounds().is_empty()).then_some(cmd)
+}
+
+/// Folds records into one erase rectangle per view, region and scroll
+/// state (records whose pixels are gone are dropped).
+fn fold(items: Vec<Record>, views: &[Option<View>]) -> Vec<Record> {
+    let mut boxes: HashMap<(ViewId, PxRect, bool), Record> = HashMap::new();
+    for r in items {
+        let Some(v) = views.get(r.view.0 as usize).and_then(|v| v.as_ref()) else {
+            continue;
+        };
+        if r.window_epoch != v.window_epoch || (r.scrolls && r.area_epoch != v.area_epoch) {
+            continue;
+        }
+        let (dx, dy) = if r.scrolls {
+            (v.shift.0 - r.shift.0, v.shift.1 - r.shift.1)
+        } else {
+            (0, 0)
+        };
+        let b = r.cmd.bounds().translate(dx, dy);
+        let color = match &r.cmd {
+            DrawCmd::Clear { color, .. }
+            | DrawCmd::Stroke { color, .. }
+            | DrawCmd::Fill { color, .. }
+            | DrawCmd::Text { color, .. } => *color,
+            DrawCmd::Image { .. } | DrawCmd::Shift { .. } => v.spec.background,
+        };
+        let entry = boxes
+            .entry((r.view, r.region, r.scrolls))
+            .or_insert_with(|| Record {
+                view: r.view,
+                cmd: DrawCmd::Clear {
+                    rect: PxRect::default(),
+                    color,
+                },
+                region: r.region,
+                scrolls: r.scrolls,
+                shift: v.shift,
+                area_epoch: v.area_epoch,
+                window_epoch: v.window_epoch,
+            });
+        if let DrawCmd::Clear { rect, .. } = &mut entry.cmd {
+            *rect = rect.union(&b).intersect(&r.region);
+        }
+    }
+    let mut out: Vec<Record> = boxes.into_values().collect();
+    // HashMap order is random; undraw order must not be.
+    out.sort_by_key(|r| (r.view, r.region.y, r.region.x, r.scrolls));
+    out
+}
+
+fn encode_png(p: &RgbaPixels) -> Result<Vec<u8>, LlvoError> {
+    use image::codecs::png::{CompressionType, FilterType, PngEncoder};
+    use image::ImageEncoder;
+    let mut out = Vec::new();
+    PngEncoder::new_with_quality(&mut out, CompressionType::Default, FilterType::Adaptive)
+        .write_image(&p.data, p.width, p.height, image::ExtendedColorType::Rgba8)
+        .map_err(|e| LlvoError::Encode(e.to_string()))?;
+    Ok(out)
+}

@@ -1,0 +1,470 @@
+//! Behaviour of the LLVO core that is not about how pictures look: memory
+//! of undraw records, errors and clamping, control methods, buffering,
+//! determinism.
+
+use voml_llvo::{
+    Color, FontSpec, HAlign, InfoItem, Llvo, LlvoError, NullBackend, OwnerId, Point, Primitive,
+    Style, VAlign, ViewId, ViewSpec,
+};
+
+fn line(x0: f64, y0: f64, x1: f64, y1: f64) -> Primitive {
+    Primitive::Line {
+        from: Point::new(x0, y0),
+        to: Point::new(x1, y1),
+    }
+}
+
+fn red(thick: f64) -> Style {
+    Style::stroke(Color::rgb(255, 0, 0), thick)
+}
+
+fn view(llvo: &mut Llvo, w: u32, h: u32) -> ViewId {
+    llvo.create_view(ViewSpec::new("v").window(w, h).world(0.0, 10.0, 0.0, 10.0))
+        .unwrap()
+}
+
+fn count_colour(llvo: &mut Llvo, v: ViewId, rgb: [u8; 3]) -> usize {
+    let p = llvo.pixels(v).unwrap();
+    p.data.chunks_exact(4).filter(|px| px[..3] == rgb).count()
+}
+
+/// A long run must not accumulate history: an owner that never undraws
+/// records nothing at all.
+#[test]
+fn million_lines_record_nothing() {
+    let mut llvo = Llvo::headless();
+    let v = view(&mut llvo, 32, 32);
+    let owner = llvo.new_owner(false);
+    for i in 0..1_000_000u32 {
+        let x = f64::from(i % 1000) / 100.0;
+        llvo.draw(v, owner, &line(x, 1.0, x + 0.05, 2.0), &red(1.0))
+            .unwrap();
+        if i % 100_000 == 0 {
+            assert_eq!(llvo.recorded_len(owner), 0);
+        }
+    }
+    assert_eq!(llvo.recorded_len(owner), 0);
+    assert_eq!(llvo.recorded_len(OwnerId::NONE), 0);
+}
+
+/// An undrawable owner keeps only its last frame, and a frame that grows
+/// past the cap is folded into boxes, so memory stays bounded even then.
+#[test]
+fn undrawable_owner_memory_is_bounded() {
+    let mut llvo = Llvo::new(NullBackend::new());
+    let v = llvo
+        .create_view(
+            ViewSpec::new("v")
+                .window(200, 200)
+                .world(0.0, 10.0, 0.0, 10.0),
+        )
+        .unwrap();
+    let owner = llvo.new_owner(true);
+    for frame in 0..50 {
+        llvo.begin_update(owner).unwrap();
+        for i in 0..100 {
+            let y = f64::from(i) / 10.0;
+            llvo.draw(
+                v,
+                owner,
+                &line(0.0, y, 10.0, y + f64::from(frame) / 100.0),
+                &red(1.0),
+            )
+            .unwrap();
+        }
+        assert!(
+            llvo.recorded_len(owner) <= 200,
+            "frame {frame}: {}",
+            llvo.recorded_len(owner)
+        );
+    }
+    llvo.set_record_cap(1000);
+    for i in 0..200_000u32 {
+        let y = f64::from(i % 100) / 10.0;
+        llvo.draw(v, owner, &line(0.0, y, 10.0, y), &red(1.0))
+            .unwrap();
+    }
+    assert!(
+        llvo.recorded_len(owner) <= 1000 + 200,
+        "{}",
+        llvo.recorded_len(owner)
+    );
+}
+
+/// After folding, undraw clears boxes: still no fringe left.
+#[test]
+fn folded_frame_still_undraws_clean() {
+    let mut llvo = Llvo::headless();
+    let v = view(&mut llvo, 100, 100);
+    let owner = llvo.new_owner(true);
+    llvo.set_record_cap(10);
+    for i in 0..40 {
+        let x = f64::from(i) / 4.0;
+        llvo.draw(v, owner, &line(x, 1.0, x + 0.3, 9.0), &red(2.0))
+            .unwrap();
+    }
+    assert!(llvo.recorded_len(owner) < 10);
+    llvo.begin_update(owner).unwrap();
+    assert_eq!(count_colour(&mut llvo, v, [255, 255, 255]), 100 * 100);
+}
+
+/// Only the last frame is undrawn: an earlier frame that was already
+/// erased is not erased twice, and the frame in progress is kept.
+#[test]
+fn undraw_erases_the_last_frame_only() {
+    let mut llvo = Llvo::headless();
+    let v = view(&mut llvo, 100, 100);
+    let owner = llvo.new_owner(true);
+    llvo.draw(v, owner, &line(1.0, 1.0, 1.0, 9.0), &red(4.0))
+        .unwrap();
+    llvo.begin_update(owner).unwrap();
+    llvo.draw(v, owner, &line(5.0, 1.0, 5.0, 9.0), &red(4.0))
+        .unwrap();
+    let drawn = count_colour(&mut llvo, v, [255, 0, 0]);
+    assert_eq!(drawn, 4 * 80);
+    // Undraw without ending the frame: nothing to erase yet.
+    llvo.undraw(owner).unwrap();
+    assert_eq!(count_colour(&mut llvo, v, [255, 0, 0]), drawn);
+    llvo.begin_update(owner).unwrap();
+    assert_eq!(count_colour(&mut llvo, v, [255, 0, 0]), 0);
+}
+
+/// Undraw finds content where scrolling moved it.
+#[test]
+fn undraw_follows_scrolling() {
+    let mut llvo = Llvo::headless();
+    let v = view(&mut llvo, 100, 100);
+    let owner = llvo.new_owner(true);
+    llvo.draw(v, owner, &line(5.0, 1.0, 5.0, 9.0), &red(3.0))
+        .unwrap();
+    llvo.scroll(v, 2.0, 0.0).unwrap();
+    assert!(count_colour(&mut llvo, v, [255, 0, 0]) > 0);
+    llvo.begin_update(owner).unwrap();
+    assert_eq!(count_colour(&mut llvo, v, [255, 255, 255]), 100 * 100);
+}
+
+/// Sub-pixel scrolls accumulate instead of being lost.
+#[test]
+fn fractional_scrolls_add_up() {
+    let mut llvo = Llvo::headless();
+    let v = view(&mut llvo, 100, 100);
+    llvo.draw(v, OwnerId::NONE, &line(5.0, 0.0, 5.0, 10.0), &red(2.0))
+        .unwrap();
+    for _ in 0..10 {
+        llvo.scroll(v, 0.03, 0.0).unwrap(); // 0.3 px each
+    }
+    let p = llvo.pixels(v).unwrap();
+    // Drawn at x 49..51, moved left by 3 px.
+    assert_eq!(p.pixel(46, 50), Some([255, 0, 0, 255]));
+    assert_eq!(p.pixel(47, 50), Some([255, 0, 0, 255]));
+    assert_eq!(p.pixel(48, 50), Some([255, 255, 255, 255]));
+}
+
+#[test]
+fn rescale_and_resize_clear_and_ask_for_redraw() {
+    let mut llvo = Llvo::headless();
+    let v = llvo
+        .create_view(
+            ViewSpec::new("v")
+                .window(100, 100)
+                .margins(10, 0, 0, 10)
+                .world(0.0, 10.0, 0.0, 10.0),
+        )
+        .unwrap();
+    llvo.draw(
+        v,
+        OwnerId::NONE,
+        &line(-2.0, -0.5, 12.0, -0.5),
+        &red(2.0).clip(voml_llvo::ClipMode::Margin),
+    )
+    .unwrap();
+    llvo.draw(v, OwnerId::NONE, &line(5.0, 0.0, 5.0, 10.0), &red(2.0))
+        .unwrap();
+    assert!(!llvo.needs_redraw(v).unwrap());
+    llvo.rescale(v, [0.0, 20.0, 0.0, 20.0]).unwrap();
+    assert!(llvo.needs_redraw(v).unwrap());
+    // The margin line (two whole rows, 100 px wide) survives, the area
+    // line is gone.
+    assert_eq!(count_colour(&mut llvo, v, [255, 0, 0]), 200);
+    assert!(llvo.take_redraw(v).unwrap());
+    assert!(!llvo.needs_redraw(v).unwrap());
+
+    llvo.resize(v, 300, 200).unwrap();
+    assert!(llvo.take_redraw(v).unwrap());
+    let info = llvo.view_info(v).unwrap();
+    let list = info.as_list();
+    assert_eq!(list[0], InfoItem::Text("v".into()));
+    assert_eq!(list[5], InfoItem::Int(300));
+    assert_eq!(list[6], InfoItem::Int(200));
+    assert_eq!(list[7..], [0.0, 20.0, 0.0, 20.0].map(InfoItem::Real));
+    assert_eq!(
+        llvo.mapping(v).unwrap().area,
+        voml_llvo::PxRect::new(10, 0, 290, 190)
+    );
+    assert_eq!(count_colour(&mut llvo, v, [255, 255, 255]), 300 * 200);
+}
+
+#[test]
+fn buffering_hides_drawing_until_flush() {
+    let mut llvo = Llvo::headless();
+    let v = view(&mut llvo, 50, 50);
+    llvo.begin_buffer(v).unwrap();
+    llvo.draw(v, OwnerId::NONE, &line(1.0, 5.0, 9.0, 5.0), &red(6.0))
+        .unwrap();
+    assert_eq!(count_colour(&mut llvo, v, [255, 0, 0]), 0);
+    llvo.flush(v).unwrap();
+    assert!(count_colour(&mut llvo, v, [255, 0, 0]) > 0);
+}
+
+#[test]
+fn same_calls_give_identical_png_bytes() {
+    let picture = || {
+        let mut llvo = Llvo::headless();
+        let v = view(&mut llvo, 120, 90);
+        llvo.draw(v, OwnerId::NONE, &line(1.0, 1.0, 9.0, 8.0), &red(5.5))
+            .unwrap();
+        let text = Primitive::Text {
+            at: Point::new(5.0, 5.0),
+            content: "same".into(),
+            font: FontSpec::default(),
+            halign: HAlign::Center,
+            valign: VAlign::Center,
+        };
+        llvo.draw(v, OwnerId::NONE, &text, &Style::default())
+            .unwrap();
+        llvo.png(v).unwrap()
+    };
+    assert_eq!(picture(), picture());
+}
+
+#[test]
+fn bad_numbers_are_skipped_or_clamped_never_panic() {
+    let mut llvo = Llvo::headless();
+    let v = view(&mut llvo, 100, 100);
+    let o = OwnerId::NONE;
+    for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+        let e = llvo
+            .draw(v, o, &line(bad, 1.0, 5.0, 5.0), &red(1.0))
+            .unwrap_err();
+        assert!(
+            matches!(
+                e,
+                LlvoError::Skipped {
+                    primitive: "line",
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        let c = Primitive::Circle {
+            center: Point::new(5.0, 5.0),
+            radius: bad,
+        };
+        assert!(llvo.draw(v, o, &c, &red(1.0)).is_err());
+    }
+    // Too large for f64 after mapping.
+    assert!(llvo
+        .draw(v, o, &line(1e308, 1e308, 5.0, 5.0), &red(1.0))
+        .is_err());
+    // Huge but finite: drawn, cut to the window, and visible where it crosses.
+    llvo.draw(v, o, &line(-1e15, 5.0, 1e15, 5.0), &red(2.0))
+        .unwrap();
+    assert_eq!(
+        llvo.pixels(v).unwrap().pixel(50, 50),
+        Some([255, 0, 0, 255])
+    );
+    let poly = Primitive::Polygon {
+        points: vec![
+            Point::new(-1e200, -1e200),
+            Point::new(1e200, -1e200),
+            Point::new(0.0, 1e200),
+        ],
+    };
+    llvo.draw(v, o, &poly, &Style::filled(Color::rgb(0, 0, 255)))
+        .unwrap();
+    assert_eq!(
+        llvo.pixels(v).unwrap().pixel(50, 90),
+        Some([0, 0, 255, 255])
+    );
+    let huge_circle = Primitive::Circle {
+        center: Point::new(5.0, 5.0),
+        radius: 1e12,
+    };
+    assert!(llvo.draw(v, o, &huge_circle, &red(1.0)).is_err());
+    // Far away: nothing to draw, not an error.
+    let far = Primitive::Circle {
+        center: Point::new(1e15, 5.0),
+        radius: 1.0,
+    };
+    llvo.draw(v, o, &far, &red(1.0)).unwrap();
+
+    // Clamped values go ahead, with warnings.
+    let _ = llvo.take_warnings();
+    llvo.draw(v, o, &line(1.0, 1.0, 2.0, 2.0), &red(-3.0))
+        .unwrap();
+    llvo.draw(v, o, &line(1.0, 1.0, 2.0, 2.0), &red(f64::NAN))
+        .unwrap();
+    llvo.draw(v, o, &line(1.0, 1.0, 2.0, 2.0), &red(1e30))
+        .unwrap();
+    let weird = Style {
+        alpha: f64::NAN,
+        dash: vec![1.0, -1.0],
+        ..red(1.0)
+    };
+    llvo.draw(v, o, &line(1.0, 1.0, 2.0, 2.0), &weird).unwrap();
+    let tiny_dash = Style {
+        dash: vec![0.0001],
+        ..red(1.0)
+    };
+    llvo.draw(v, o, &line(0.0, 0.0, 10.0, 10.0), &tiny_dash)
+        .unwrap();
+    let warnings = llvo.take_warnings();
+    assert_eq!(warnings.len(), 6, "{warnings:?}");
+    assert!(
+        warnings[0].to_string().contains("thickness"),
+        "{}",
+        warnings[0]
+    );
+
+    let text = |size: f32| Primitive::Text {
+        at: Point::new(1.0, 1.0),
+        content: "x".into(),
+        font: FontSpec {
+            size_px: size,
+            ..FontSpec::default()
+        },
+        halign: HAlign::Left,
+        valign: VAlign::Baseline,
+    };
+    assert!(llvo.draw(v, o, &text(f32::NAN), &Style::default()).is_err());
+    assert!(llvo.draw(v, o, &text(-4.0), &Style::default()).is_err());
+    llvo.draw(v, o, &text(1e9), &Style::default()).unwrap();
+    assert_eq!(llvo.take_warnings().len(), 1);
+
+    let few = Primitive::Polyline {
+        points: vec![Point::new(1.0, 1.0)],
+    };
+    assert!(llvo.draw(v, o, &few, &red(1.0)).is_err());
+}
+
+#[test]
+fn bad_views_and_worlds_are_errors() {
+    let mut llvo = Llvo::headless();
+    let v = view(&mut llvo, 10, 10);
+    let dup = llvo.create_view(ViewSpec::new("v"));
+    assert_eq!(dup.unwrap_err(), LlvoError::DuplicateView("v".into()));
+    for world in [
+        [0.0, 0.0, 0.0, 1.0],
+        [0.0, 1.0, f64::NAN, 1.0],
+        [f64::MIN, f64::MAX, 0.0, 1.0],
+    ] {
+        let spec = ViewSpec::new("w").world(world[0], world[1], world[2], world[3]);
+        assert!(matches!(
+            llvo.create_view(spec),
+            Err(LlvoError::BadWorld(_))
+        ));
+        assert!(matches!(
+            llvo.rescale(v, world),
+            Err(LlvoError::BadWorld(_))
+        ));
+    }
+    let gone = ViewId(99);
+    assert_eq!(llvo.png(gone).unwrap_err(), LlvoError::UnknownView(gone));
+    assert!(llvo
+        .draw(gone, OwnerId::NONE, &line(0.0, 0.0, 1.0, 1.0), &red(1.0))
+        .is_err());
+    assert!(llvo.scroll(v, f64::NAN, 0.0).is_err());
+    assert!(llvo.undraw(OwnerId(1234)).is_err());
+    llvo.close_view(v).unwrap();
+    assert!(llvo.view_info(v).is_err());
+    assert_eq!(llvo.view_by_name("v"), None);
+
+    // Window sizes are clamped, with a warning.
+    let big = llvo
+        .create_view(ViewSpec::new("big").window(0, 1_000_000))
+        .unwrap();
+    let info = llvo.view_info(big).unwrap();
+    assert_eq!((info.width, info.height), (1, voml_llvo::MAX_WINDOW));
+    assert_eq!(llvo.take_warnings().len(), 2);
+}
+
+#[test]
+fn images_that_do_not_decode_are_errors() {
+    let mut llvo = Llvo::headless();
+    for bytes in [&b""[..], b"not an image", b"\x89PNG\r\n\x1a\ntruncated"] {
+        let e = llvo.load_image(bytes).unwrap_err();
+        assert!(matches!(e, LlvoError::ImageDecode(_)), "{e}");
+        assert!(e.to_string().starts_with("cannot decode image"));
+    }
+    let v = view(&mut llvo, 10, 10);
+    let fig = Primitive::Figure {
+        image: voml_llvo::ImageId(7),
+        orig_origin: (0.0, 0.0),
+        orig_extents: (0.0, 0.0),
+        world_origin: Point::new(0.0, 0.0),
+        world_extents: (1.0, 1.0),
+    };
+    assert_eq!(
+        llvo.draw(v, OwnerId::NONE, &fig, &Style::default()),
+        Err(LlvoError::UnknownImage(voml_llvo::ImageId(7)))
+    );
+}
+
+#[test]
+fn gif_and_jpeg_load() {
+    let img = image::RgbaImage::from_pixel(3, 2, image::Rgba([10, 200, 30, 255]));
+    let mut llvo = Llvo::headless();
+    for format in [image::ImageFormat::Gif, image::ImageFormat::Jpeg] {
+        let mut bytes = Vec::new();
+        let dynimg = image::DynamicImage::ImageRgba8(img.clone());
+        let dynimg = if format == image::ImageFormat::Jpeg {
+            image::DynamicImage::ImageRgb8(dynimg.to_rgb8())
+        } else {
+            dynimg
+        };
+        dynimg
+            .write_to(&mut std::io::Cursor::new(&mut bytes), format)
+            .unwrap();
+        let id = llvo.load_image(&bytes).unwrap();
+        assert_eq!(llvo.image_size(id).unwrap(), (3, 2));
+    }
+}
+
+#[test]
+fn snapshot_writes_a_png_file() {
+    let mut llvo = Llvo::headless();
+    let v = view(&mut llvo, 20, 10);
+    let dir = std::env::temp_dir().join(format!("voml-llvo-snap-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("v.png");
+    llvo.snapshot(v, &file).unwrap();
+    let back = image::open(&file).unwrap();
+    assert_eq!((back.width(), back.height()), (20, 10));
+    let bad = dir.join("no-such-dir").join("v.png");
+    assert!(matches!(llvo.snapshot(v, &bad), Err(LlvoError::Io { .. })));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn null_backend_counts_commands() {
+    let mut llvo = Llvo::new(NullBackend::new());
+    let v = llvo.create_view(ViewSpec::new("n")).unwrap();
+    llvo.draw(v, OwnerId::NONE, &line(0.1, 0.1, 0.9, 0.9), &red(1.0))
+        .unwrap();
+    assert_eq!(llvo.backend().commands, 1);
+    assert!(matches!(llvo.png(v), Err(LlvoError::Unsupported(_))));
+}
+
+#[test]
+fn warnings_are_bounded() {
+    let mut llvo = Llvo::headless();
+    let v = view(&mut llvo, 10, 10);
+    for _ in 0..300 {
+        llvo.draw(v, OwnerId::NONE, &line(1.0, 1.0, 2.0, 2.0), &red(-1.0))
+            .unwrap();
+    }
+    let w = llvo.take_warnings();
+    assert_eq!(w.len(), 257);
+    assert_eq!(w[256], LlvoError::WarningsDropped(44));
+    assert!(llvo.take_warnings().is_empty());
+}

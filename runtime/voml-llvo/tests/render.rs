@@ -1,0 +1,601 @@
+//! Render tests: each draws one behaviour and compares the picture with a
+//! reference PNG in `tests/ref/`. `VOML_BLESS=1` rewrites the references;
+//! on a mismatch the actual picture and a difference map are written next
+//! to the test binary's scratch directory.
+
+use std::path::PathBuf;
+
+use voml_llvo::{
+    ClipMode, Color, FontFamily, FontSpec, HAlign, LineCap, Llvo, OwnerId, Point, Primitive, Style,
+    VAlign, ViewId, ViewSpec,
+};
+
+/// Per-channel difference tolerated, for float noise across platforms.
+const TOLERANCE: u8 = 4;
+
+fn c(name: &str) -> Color {
+    Color::parse(name).expect("colour")
+}
+
+fn pt(x: f64, y: f64) -> Point {
+    Point::new(x, y)
+}
+
+fn line(from: (f64, f64), to: (f64, f64)) -> Primitive {
+    Primitive::Line {
+        from: from.into(),
+        to: to.into(),
+    }
+}
+
+/// A view of `w` x `h` pixels whose world is 0..w/10 x 0..h/10 (10 px a unit).
+fn setup(name: &str, w: u32, h: u32) -> (Llvo, ViewId) {
+    let mut llvo = Llvo::headless();
+    let view = llvo
+        .create_view(ViewSpec::new(name).window(w, h).world(
+            0.0,
+            f64::from(w) / 10.0,
+            0.0,
+            f64::from(h) / 10.0,
+        ))
+        .expect("view");
+    (llvo, view)
+}
+
+fn draw(llvo: &mut Llvo, view: ViewId, prim: Primitive, style: Style) {
+    llvo.draw(view, OwnerId::NONE, &prim, &style).expect("draw");
+}
+
+fn ref_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests")
+        .join("ref")
+}
+
+fn out_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("voml-llvo-render")
+}
+
+/// Compares the view with `tests/ref/<name>.png`.
+fn check(name: &str, llvo: &mut Llvo, view: ViewId) {
+    let png = llvo.png(view).expect("png");
+    let ref_path = ref_dir().join(format!("{name}.png"));
+    if std::env::var("VOML_BLESS").as_deref() == Ok("1") {
+        std::fs::create_dir_all(ref_dir()).expect("ref dir");
+        std::fs::write(&ref_path, &png).expect("write reference");
+        return;
+    }
+    let expected = std::fs::read(&ref_path).unwrap_or_else(|_| {
+        panic!(
+            "no reference picture {}; run the tests with VOML_BLESS=1 to create it",
+            ref_path.display()
+        )
+    });
+    let want = image::load_from_memory(&expected)
+        .expect("reference decodes")
+        .to_rgba8();
+    let got = image::load_from_memory(&png)
+        .expect("actual decodes")
+        .to_rgba8();
+    let mut bad = 0usize;
+    let mut diff = image::RgbaImage::new(got.width(), got.height());
+    if want.dimensions() == got.dimensions() {
+        for (x, y, g) in got.enumerate_pixels() {
+            let w = want.get_pixel(x, y);
+            let d = (0..4).map(|i| g[i].abs_diff(w[i])).max().unwrap_or(0);
+            if d > TOLERANCE {
+                bad += 1;
+                diff.put_pixel(x, y, image::Rgba([255, 0, 0, 255]));
+            } else {
+                let grey = (g[0] as u16 + g[1] as u16 + g[2] as u16) / 3 / 4 + 190;
+                diff.put_pixel(x, y, image::Rgba([grey as u8, grey as u8, grey as u8, 255]));
+            }
+        }
+    }
+    if want.dimensions() != got.dimensions() || bad > 0 {
+        let dir = out_dir();
+        std::fs::create_dir_all(&dir).expect("output dir");
+        let actual = dir.join(format!("{name}.actual.png"));
+        let diff_path = dir.join(format!("{name}.diff.png"));
+        std::fs::write(&actual, &png).expect("write actual");
+        diff.save(&diff_path).expect("write diff");
+        panic!(
+            "{name}: {} (reference {}x{}, actual {}x{}); see {} and {}",
+            if bad > 0 {
+                format!("{bad} pixels differ by more than {TOLERANCE}")
+            } else {
+                "size differs".to_string()
+            },
+            want.width(),
+            want.height(),
+            got.width(),
+            got.height(),
+            actual.display(),
+            diff_path.display()
+        );
+    }
+}
+
+#[test]
+fn line_thickness_and_colour() {
+    let (mut llvo, v) = setup("lines", 120, 80);
+    draw(
+        &mut llvo,
+        v,
+        line((1.0, 1.0), (11.0, 7.0)),
+        Style::stroke(c("red"), 12.0),
+    );
+    draw(
+        &mut llvo,
+        v,
+        line((1.0, 7.0), (11.0, 1.0)),
+        Style::stroke(c("blue"), 1.0),
+    );
+    let dashed = Style {
+        dash: vec![6.0, 3.0],
+        cap: LineCap::Round,
+        ..Style::stroke(c("green"), 3.0)
+    };
+    draw(&mut llvo, v, line((1.0, 4.0), (11.0, 4.0)), dashed);
+    let translucent = Style {
+        alpha: 0.5,
+        ..Style::stroke(c("black"), 8.0)
+    };
+    draw(&mut llvo, v, line((6.0, 0.5), (6.0, 7.5)), translucent);
+    check("line_thickness_and_colour", &mut llvo, v);
+}
+
+#[test]
+fn margins_clip_area_and_margin() {
+    let mut llvo = Llvo::headless();
+    let v = llvo
+        .create_view(
+            ViewSpec::new("m")
+                .window(160, 120)
+                .margins(30, 10, 10, 20)
+                .world(0.0, 12.0, 0.0, 9.0)
+                .background(c("lightyellow")),
+        )
+        .unwrap();
+    // The whole world, to show where the scrollable area is.
+    draw(
+        &mut llvo,
+        v,
+        Primitive::Rectangle {
+            from: pt(0.0, 0.0),
+            to: pt(12.0, 9.0),
+        },
+        Style::filled(c("white")),
+    );
+    // Both lines overshoot the world; only the second may enter the margins.
+    draw(
+        &mut llvo,
+        v,
+        line((-5.0, 2.0), (20.0, 2.0)),
+        Style::stroke(c("red"), 4.0),
+    );
+    draw(
+        &mut llvo,
+        v,
+        line((-5.0, 6.0), (20.0, 6.0)),
+        Style::stroke(c("blue"), 4.0).clip(ClipMode::Margin),
+    );
+    draw(
+        &mut llvo,
+        v,
+        line((6.0, -10.0), (6.0, 20.0)),
+        Style::stroke(c("green"), 2.0).clip(ClipMode::Margin),
+    );
+    check("margins_clip_area_and_margin", &mut llvo, v);
+}
+
+#[test]
+fn primitive_polyline() {
+    let (mut llvo, v) = setup("polyline", 80, 60);
+    let points = [(1.0, 1.0), (3.0, 5.0), (5.0, 1.5), (7.0, 5.0)]
+        .iter()
+        .map(|p| Point::from(*p))
+        .collect();
+    draw(
+        &mut llvo,
+        v,
+        Primitive::Polyline { points },
+        Style::stroke(c("purple"), 4.0),
+    );
+    check("primitive_polyline", &mut llvo, v);
+}
+
+#[test]
+fn primitive_polygon() {
+    let (mut llvo, v) = setup("polygon", 80, 60);
+    let points: Vec<Point> = [(1.0, 1.0), (4.0, 5.5), (7.0, 1.0), (4.0, 2.5)]
+        .iter()
+        .map(|p| Point::from(*p))
+        .collect();
+    let style = Style {
+        fill: Some(c("orange")),
+        ..Style::stroke(c("brown"), 2.0)
+    };
+    draw(&mut llvo, v, Primitive::Polygon { points }, style);
+    check("primitive_polygon", &mut llvo, v);
+}
+
+#[test]
+fn primitive_rectangle() {
+    let (mut llvo, v) = setup("rectangle", 80, 60);
+    draw(
+        &mut llvo,
+        v,
+        Primitive::Rectangle {
+            from: pt(1.0, 1.0),
+            to: pt(4.0, 5.0),
+        },
+        Style::stroke(c("navy"), 2.0),
+    );
+    let filled = Style {
+        fill: Some(c("cyan")),
+        ..Style::stroke(c("black"), 1.0)
+    };
+    draw(
+        &mut llvo,
+        v,
+        Primitive::Rectangle {
+            from: pt(7.0, 1.0),
+            to: pt(5.0, 4.0),
+        },
+        filled,
+    );
+    check("primitive_rectangle", &mut llvo, v);
+}
+
+#[test]
+fn primitive_circle() {
+    let (mut llvo, v) = setup("circle", 80, 60);
+    draw(
+        &mut llvo,
+        v,
+        Primitive::Circle {
+            center: pt(2.5, 3.0),
+            radius: 2.0,
+        },
+        Style::stroke(c("red"), 3.0),
+    );
+    draw(
+        &mut llvo,
+        v,
+        Primitive::Circle {
+            center: pt(6.0, 3.0),
+            radius: 1.5,
+        },
+        Style::filled(c("magenta")),
+    );
+    check("primitive_circle", &mut llvo, v);
+}
+
+#[test]
+fn primitive_ellipse() {
+    let (mut llvo, v) = setup("ellipse", 80, 60);
+    let style = Style {
+        fill: Some(c("pink")),
+        ..Style::stroke(c("grey"), 2.0)
+    };
+    draw(
+        &mut llvo,
+        v,
+        Primitive::Ellipse {
+            center: pt(4.0, 3.0),
+            radii: (3.5, 1.5),
+        },
+        style,
+    );
+    check("primitive_ellipse", &mut llvo, v);
+}
+
+#[test]
+fn primitive_arc() {
+    let (mut llvo, v) = setup("arc", 80, 60);
+    // Open arc: a quarter from +x counter-clockwise (up, since y is up).
+    draw(
+        &mut llvo,
+        v,
+        Primitive::Arc {
+            center: pt(2.5, 2.0),
+            radius: 2.0,
+            start_deg: 0.0,
+            extent_deg: 90.0,
+        },
+        Style::stroke(c("blue"), 3.0),
+    );
+    // Pie slice of 270 degrees, starting at the top, going clockwise.
+    let pie = Style {
+        fill: Some(c("yellow")),
+        ..Style::stroke(c("black"), 1.0)
+    };
+    draw(
+        &mut llvo,
+        v,
+        Primitive::Arc {
+            center: pt(6.0, 3.0),
+            radius: 1.5,
+            start_deg: 90.0,
+            extent_deg: -270.0,
+        },
+        pie,
+    );
+    check("primitive_arc", &mut llvo, v);
+}
+
+#[test]
+fn text_alignment() {
+    let (mut llvo, v) = setup("text", 300, 140);
+    let font = FontSpec {
+        family: FontFamily::Sans,
+        bold: false,
+        size_px: 14.0,
+    };
+    let anchors = [
+        (HAlign::Left, VAlign::Baseline, (1.0, 11.5)),
+        (HAlign::Center, VAlign::Top, (15.0, 11.5)),
+        (HAlign::Right, VAlign::Bottom, (29.0, 11.5)),
+        (HAlign::Left, VAlign::Center, (1.0, 6.5)),
+        (HAlign::Center, VAlign::Baseline, (15.0, 6.5)),
+        (HAlign::Right, VAlign::Top, (29.0, 6.5)),
+    ];
+    for (h, va, at) in anchors {
+        // Cross-hair at the anchor.
+        let red = Style::stroke(c("red"), 1.0);
+        draw(
+            &mut llvo,
+            v,
+            line((at.0 - 1.0, at.1), (at.0 + 1.0, at.1)),
+            red.clone(),
+        );
+        draw(
+            &mut llvo,
+            v,
+            line((at.0, at.1 - 1.0), (at.0, at.1 + 1.0)),
+            red,
+        );
+        draw(
+            &mut llvo,
+            v,
+            Primitive::Text {
+                at: at.into(),
+                content: format!("{h:?}/{va:?}"),
+                font,
+                halign: h,
+                valign: va,
+            },
+            Style::stroke(c("black"), 1.0),
+        );
+    }
+    let mono_bold = FontSpec::from_hints("courier", 13.0, "bold");
+    draw(
+        &mut llvo,
+        v,
+        Primitive::Text {
+            at: pt(15.0, 1.5),
+            content: "Bandwidth Utilization".into(),
+            font: mono_bold,
+            halign: HAlign::Center,
+            valign: VAlign::Baseline,
+        },
+        Style::stroke(c("navy"), 1.0),
+    );
+    check("text_alignment", &mut llvo, v);
+}
+
+/// A 4 x 3 image: rows red/green/blue/white, yellow/black/..., distinct
+/// corners so that orientation mistakes show.
+fn test_png() -> Vec<u8> {
+    let colours = [
+        [255, 0, 0, 255],
+        [0, 160, 0, 255],
+        [0, 0, 255, 255],
+        [255, 255, 255, 255],
+        [255, 255, 0, 255],
+        [0, 0, 0, 255],
+        [0, 255, 255, 255],
+        [255, 0, 255, 255],
+        [128, 128, 128, 255],
+        [255, 128, 0, 255],
+        [128, 0, 255, 255],
+        [0, 0, 0, 0],
+    ];
+    let img = image::RgbaImage::from_fn(4, 3, |x, y| image::Rgba(colours[(y * 4 + x) as usize]));
+    let mut out = Vec::new();
+    img.write_to(&mut std::io::Cursor::new(&mut out), image::ImageFormat::Png)
+        .expect("encode test png");
+    out
+}
+
+#[test]
+fn figure_scaled_and_cropped() {
+    let (mut llvo, v) = setup("figure", 120, 80);
+    let img = llvo.load_image(&test_png()).expect("load");
+    assert_eq!(llvo.image_size(img).unwrap(), (4, 3));
+    // Whole image onto 4 x 3 world units (40 x 30 px), lower-left at (1, 1).
+    draw(
+        &mut llvo,
+        v,
+        Primitive::Figure {
+            image: img,
+            orig_origin: (0.0, 0.0),
+            orig_extents: (0.0, 0.0),
+            world_origin: pt(1.0, 1.0),
+            world_extents: (4.0, 3.0),
+        },
+        Style::default(),
+    );
+    // Its right 2 x 2 pixels, stretched onto 5 x 5 world units.
+    draw(
+        &mut llvo,
+        v,
+        Primitive::Figure {
+            image: img,
+            orig_origin: (2.0, 1.0),
+            orig_extents: (2.0, 2.0),
+            world_origin: pt(6.0, 1.0),
+            world_extents: (5.0, 5.0),
+        },
+        Style::default(),
+    );
+    check("figure_scaled_and_cropped", &mut llvo, v);
+}
+
+#[test]
+fn undraw_leaves_background_clean() {
+    let mut llvo = Llvo::headless();
+    let bg = c("lightblue");
+    let v = llvo
+        .create_view(
+            ViewSpec::new("u")
+                .window(100, 80)
+                .world(0.0, 10.0, 0.0, 8.0)
+                .background(bg),
+        )
+        .unwrap();
+    let owner = llvo.new_owner(true);
+    let prims = [
+        (line((1.0, 1.0), (9.0, 7.0)), Style::stroke(c("red"), 7.0)),
+        (
+            line((1.0, 7.0), (9.0, 2.0)),
+            Style {
+                dash: vec![5.0, 4.0],
+                ..Style::stroke(c("black"), 2.5)
+            },
+        ),
+        (
+            Primitive::Circle {
+                center: pt(5.0, 4.0),
+                radius: 2.3,
+            },
+            Style {
+                fill: Some(c("orange")),
+                alpha: 0.7,
+                ..Style::stroke(c("purple"), 1.5)
+            },
+        ),
+        (
+            Primitive::Text {
+                at: pt(5.0, 0.5),
+                content: "gone".into(),
+                font: FontSpec::default(),
+                halign: HAlign::Center,
+                valign: VAlign::Baseline,
+            },
+            Style::stroke(c("black"), 1.0),
+        ),
+        (
+            Primitive::Arc {
+                center: pt(2.0, 5.0),
+                radius: 1.3,
+                start_deg: 10.0,
+                extent_deg: 200.0,
+            },
+            Style::stroke(c("green"), 3.3),
+        ),
+    ];
+    for (p, s) in &prims {
+        llvo.draw(v, owner, p, s).unwrap();
+    }
+    llvo.begin_update(owner).unwrap();
+    let px = llvo.pixels(v).unwrap();
+    let stray = px
+        .data
+        .chunks_exact(4)
+        .filter(|p| *p != [bg.r, bg.g, bg.b, 255])
+        .count();
+    assert_eq!(stray, 0, "pixels left after undraw");
+    check("undraw_leaves_background_clean", &mut llvo, v);
+}
+
+/// The paper's Figure 13 trick: a component undraws its blue bar, and the
+/// red line another component drew beneath it is erased too.
+#[test]
+fn undraw_erases_what_lies_beneath() {
+    let (mut llvo, v) = setup("beneath", 120, 60);
+    let template = llvo.new_owner(false);
+    let active = llvo.new_owner(true);
+    llvo.draw(
+        v,
+        template,
+        &line((1.0, 3.0), (11.0, 3.0)),
+        &Style::stroke(c("red"), 12.0),
+    )
+    .unwrap();
+    llvo.draw(
+        v,
+        active,
+        &line((1.0, 3.0), (6.0, 3.0)),
+        &Style::stroke(c("blue"), 10.0),
+    )
+    .unwrap();
+    llvo.begin_update(active).unwrap();
+    check("undraw_erases_what_lies_beneath", &mut llvo, v);
+}
+
+#[test]
+fn scroll_translates_content() {
+    let scene = |llvo: &mut Llvo, v: ViewId, dx: f64| {
+        draw(
+            llvo,
+            v,
+            line((2.0 + dx, 1.0), (2.0 + dx, 5.0)),
+            Style::stroke(c("red"), 4.0),
+        );
+        draw(
+            llvo,
+            v,
+            Primitive::Circle {
+                center: pt(5.0 + dx, 3.0),
+                radius: 1.5,
+            },
+            Style::filled(c("blue")),
+        );
+        draw(
+            llvo,
+            v,
+            line((-2.0, -1.0), (12.0, -1.0)),
+            Style::stroke(c("black"), 2.0).clip(ClipMode::Margin),
+        );
+    };
+    let spec = ViewSpec::new("s")
+        .window(120, 80)
+        .margins(20, 0, 0, 20)
+        .world(0.0, 10.0, 0.0, 6.0);
+    let mut a = Llvo::headless();
+    let va = a.create_view(spec.clone()).unwrap();
+    scene(&mut a, va, 0.0);
+    // Scroll right by 2 world units (20 px): the content moves left.
+    a.scroll(va, 2.0, 0.0).unwrap();
+    assert_eq!(a.view_spec(va).unwrap().world, [2.0, 12.0, 0.0, 6.0]);
+
+    // The same picture drawn directly in a view already showing x 2..12,
+    // without the margin line (margins do not scroll: it stays as drawn).
+    let mut b = Llvo::headless();
+    let vb = b.create_view(spec.world(2.0, 12.0, 0.0, 6.0)).unwrap();
+    draw(
+        &mut b,
+        vb,
+        line((2.0, 1.0), (2.0, 5.0)),
+        Style::stroke(c("red"), 4.0),
+    );
+    draw(
+        &mut b,
+        vb,
+        Primitive::Circle {
+            center: pt(5.0, 3.0),
+            radius: 1.5,
+        },
+        Style::filled(c("blue")),
+    );
+    let (pa, pb) = (a.pixels(va).unwrap(), b.pixels(vb).unwrap());
+    let area = a.mapping(va).unwrap().area;
+    for y in area.y as u32..area.bottom() as u32 {
+        for x in area.x as u32..area.right() as u32 {
+            assert_eq!(pa.pixel(x, y), pb.pixel(x, y), "area pixel {x},{y}");
+        }
+    }
+    check("scroll_translates_content", &mut a, va);
+}

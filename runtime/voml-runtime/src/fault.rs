@@ -1,0 +1,153 @@
+//! Faults during a run: what failed, where in the `.voml` source, in which component, on
+//! which event, and what the runtime did about it.
+
+use std::fmt;
+
+use codespan_reporting::diagnostic::{Diagnostic, Label};
+use codespan_reporting::files::SimpleFiles;
+use codespan_reporting::term;
+use voml_ir::{CompiledVo, Span};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FaultKind {
+    /// Scheme code raised an error.
+    Scheme,
+    /// Code ran past the per-event time budget and was interrupted.
+    Runaway,
+    /// A record did not have a field a component takes, or it had the wrong type.
+    Field,
+    /// A trace line could not be read.
+    Trace,
+}
+
+/// Which record a fault happened on.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EventRef {
+    /// 1-based count of records read.
+    pub record: u64,
+    /// The trace file (or `-` for standard input) and its 1-based line.
+    pub source: String,
+    pub line: u64,
+}
+
+impl fmt::Display for EventRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "record {} ({}:{})", self.record, self.source, self.line)
+    }
+}
+
+/// What the runtime did after the fault.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// The component is disabled for the rest of the run.
+    Disabled,
+    /// The record (or the component's part for it) was skipped.
+    Skipped,
+    /// The run stopped (`--strict`).
+    Stopped,
+}
+
+#[derive(Clone, Debug)]
+pub struct Fault {
+    pub kind: FaultKind,
+    /// The component (e.g. "IR component `bu-ir`"), if one was running.
+    pub component: Option<String>,
+    /// The part (e.g. "phase 1", "input ^0"), if known.
+    pub part: Option<String>,
+    /// Where in the sources, if known.
+    pub span: Option<Span>,
+    /// `file:line:col` of `span`.
+    pub location: Option<String>,
+    pub event: Option<EventRef>,
+    pub message: String,
+    pub action: Action,
+}
+
+impl Fault {
+    /// A one-line summary: `file:line:col: error in COMPONENT (PART) on EVENT: MESSAGE`.
+    pub fn summary(&self) -> String {
+        let mut out = String::new();
+        if let Some(loc) = &self.location {
+            out.push_str(loc);
+            out.push_str(": ");
+        }
+        out.push_str(match self.kind {
+            FaultKind::Scheme => "error",
+            FaultKind::Runaway => "runaway code",
+            FaultKind::Field => "bad event",
+            FaultKind::Trace => "bad trace line",
+        });
+        if let Some(c) = &self.component {
+            out.push_str(" in ");
+            out.push_str(c);
+            if let Some(p) = &self.part {
+                out.push_str(&format!(" ({p})"));
+            }
+        }
+        if let Some(e) = &self.event {
+            out.push_str(&format!(" on {e}"));
+        }
+        out.push_str(": ");
+        out.push_str(&self.message);
+        out
+    }
+
+    fn action_text(&self) -> &'static str {
+        match self.action {
+            Action::Disabled => "the component is disabled for the rest of the run (--strict stops instead)",
+            Action::Skipped => "skipped; the run goes on",
+            Action::Stopped => "the run stops here (--strict)",
+        }
+    }
+
+    /// A full report with the source snippet, as the compiler shows diagnostics.
+    pub fn render(&self, vo: &CompiledVo, color: bool) -> String {
+        let Some(span) = self.span.filter(|s| (s.file as usize) < vo.sources.len()) else {
+            return format!("{}\n  = {}\n", self.summary(), self.action_text());
+        };
+        let mut files = SimpleFiles::new();
+        for s in &vo.sources {
+            files.add(s.path.as_str(), s.text.as_str());
+        }
+        let mut title = String::from(match self.kind {
+            FaultKind::Scheme => "Scheme error",
+            FaultKind::Runaway => "runaway code interrupted",
+            FaultKind::Field => "bad event",
+            FaultKind::Trace => "bad trace line",
+        });
+        if let Some(c) = &self.component {
+            title.push_str(&format!(" in {c}"));
+            if let Some(p) = &self.part {
+                title.push_str(&format!(" ({p})"));
+            }
+        }
+        let mut notes = vec![format!("{}", self.message)];
+        if let Some(e) = &self.event {
+            notes.push(format!("while processing {e}"));
+        }
+        notes.push(self.action_text().to_string());
+        let d = Diagnostic::error()
+            .with_message(title)
+            .with_labels(vec![Label::primary(span.file as usize, span.start as usize..span.end as usize).with_message(first_line(&self.message))])
+            .with_notes(notes);
+        let config = term::Config::default();
+        if color {
+            let mut buffer = term::termcolor::Buffer::ansi();
+            if term::emit_to_write_style(&mut buffer, &config, &files, &d).is_ok() {
+                return String::from_utf8_lossy(buffer.as_slice()).into_owned();
+            }
+        }
+        term::emit_into_string(&config, &files, &d).unwrap_or_else(|_| format!("{}\n", self.summary()))
+    }
+}
+
+fn first_line(text: &str) -> String {
+    let line = text.lines().next().unwrap_or("");
+    line.chars().take(100).collect()
+}
+
+impl fmt::Display for Fault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.summary())
+    }
+}

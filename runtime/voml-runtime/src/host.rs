@@ -1,0 +1,458 @@
+//! The primitive API the generated code calls (`voml-line`, `voml-text`, `voml-view-info`,
+//! ...; see `voml_ir::primitive_api`), implemented on the low-level visual object layer.
+//!
+//! steel's native procedures are plain `fn` pointers, so they reach the runtime's state
+//! through a thread-local that the runtime sets while it runs VO code ([`enter`]). The engine
+//! lives on one thread, and so does its host.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::rc::Rc;
+
+use steel::rerrs::ErrorKind;
+use steel::rvals::SteelVal;
+use steel::steel_vm::engine::Engine;
+use steel::SteelErr;
+use voml_llvo::{
+    ClipMode, Color, FontSpec, HAlign, ImageId, InfoItem, Llvo, OwnerId, Point, Primitive,
+    Style, VAlign, ViewId,
+};
+
+/// What the native procedures act on.
+pub struct Host {
+    pub llvo: Llvo,
+    /// VO view index → LLVO view.
+    pub views: Vec<ViewId>,
+    /// Who is drawing now (the running IR component, or the general owner).
+    pub owner: OwnerId,
+    /// Embedded figure files by name, decoded on first use.
+    pub assets: HashMap<String, Vec<u8>>,
+    images: HashMap<String, ImageId>,
+    colours: HashMap<String, Color>,
+    /// The record being processed, for `(current-event)`.
+    pub current_event: SteelVal,
+    /// Trace time of the current record.
+    pub now: f64,
+    /// Times at which `(beep)` was called.
+    pub beeps: Vec<f64>,
+    /// Where `<snapshot>` may write, if the user allowed it.
+    pub snapshot_dir: Option<PathBuf>,
+    /// Snapshots written.
+    pub snapshots: Vec<PathBuf>,
+}
+
+impl Host {
+    pub fn new(llvo: Llvo) -> Host {
+        Host {
+            llvo,
+            views: Vec::new(),
+            owner: OwnerId(0),
+            assets: HashMap::new(),
+            images: HashMap::new(),
+            colours: HashMap::new(),
+            current_event: SteelVal::BoolV(false),
+            now: 0.0,
+            beeps: Vec::new(),
+            snapshot_dir: None,
+            snapshots: Vec::new(),
+        }
+    }
+}
+
+thread_local! {
+    static CURRENT: RefCell<Option<Rc<RefCell<Host>>>> = const { RefCell::new(None) };
+}
+
+/// Makes `host` the one the native procedures of this thread act on, until the guard drops.
+pub fn enter(host: &Rc<RefCell<Host>>) -> EnterGuard {
+    let previous = CURRENT.with(|c| c.replace(Some(host.clone())));
+    EnterGuard { previous }
+}
+
+pub struct EnterGuard {
+    previous: Option<Rc<RefCell<Host>>>,
+}
+
+impl Drop for EnterGuard {
+    fn drop(&mut self) {
+        let previous = self.previous.take();
+        CURRENT.with(|c| *c.borrow_mut() = previous);
+    }
+}
+
+fn with_host<T>(name: &str, f: impl FnOnce(&mut Host) -> Result<T, SteelErr>) -> Result<T, SteelErr> {
+    let host = CURRENT.with(|c| c.borrow().clone());
+    match host {
+        Some(h) => match h.try_borrow_mut() {
+            Ok(mut host) => f(&mut host),
+            Err(_) => Err(fail(name, "called re-entrantly".into())),
+        },
+        None => Err(fail(name, "no view layer is attached to this engine".into())),
+    }
+}
+
+fn fail(name: &str, message: String) -> SteelErr {
+    SteelErr::new(ErrorKind::Generic, format!("{name}: {message}"))
+}
+
+fn arity(name: &str, args: &[SteelVal], n: usize) -> Result<(), SteelErr> {
+    if args.len() == n {
+        Ok(())
+    } else {
+        Err(SteelErr::new(ErrorKind::ArityMismatch, format!("{name}: expected {n} arguments, got {}", args.len())))
+    }
+}
+
+/// A Scheme number as f64 (integers, reals and exact fractions).
+pub fn number(v: &SteelVal) -> Option<f64> {
+    match v {
+        SteelVal::IntV(i) => Some(*i as f64),
+        SteelVal::NumV(f) => Some(*f),
+        SteelVal::Rational(r) => Some(*r.numer() as f64 / *r.denom() as f64),
+        _ => None,
+    }
+}
+
+fn num(name: &str, what: &str, v: &SteelVal) -> Result<f64, SteelErr> {
+    number(v).ok_or_else(|| SteelErr::new(ErrorKind::TypeMismatch, format!("{name}: {what} must be a number, found {v}")))
+}
+
+fn text_of(v: &SteelVal) -> Option<String> {
+    match v {
+        SteelVal::StringV(s) | SteelVal::SymbolV(s) => Some(s.as_str().to_string()),
+        _ => None,
+    }
+}
+
+/// A list (or vector) as a Vec.
+fn items(v: &SteelVal) -> Option<Vec<SteelVal>> {
+    match v {
+        SteelVal::ListV(l) => Some(l.iter().cloned().collect()),
+        SteelVal::VectorV(vec) => Some(vec.iter().cloned().collect()),
+        SteelVal::MutableVector(h) => Some(h.get()),
+        _ => None,
+    }
+}
+
+impl Host {
+    fn view(&self, name: &str, v: &SteelVal) -> Result<ViewId, SteelErr> {
+        match v {
+            SteelVal::IntV(i) => self
+                .views
+                .get(*i as usize)
+                .copied()
+                .filter(|_| *i >= 0)
+                .ok_or_else(|| fail(name, format!("no view number {i}"))),
+            other => match text_of(other) {
+                Some(n) => self.llvo.view_by_name(&n).ok_or_else(|| fail(name, format!("no view named `{n}`"))),
+                None => Err(fail(name, format!("expected a view, found {other}"))),
+            },
+        }
+    }
+
+    fn colour(&mut self, name: &str, v: &SteelVal) -> Result<Color, SteelErr> {
+        let Some(text) = text_of(v) else {
+            return Err(SteelErr::new(ErrorKind::TypeMismatch, format!("{name}: a colour must be a string such as \"red\" or \"#ff0000\", found {v}")));
+        };
+        if let Some(c) = self.colours.get(&text) {
+            return Ok(*c);
+        }
+        let c = Color::parse(&text).ok_or_else(|| fail(name, format!("unknown colour `{text}`")))?;
+        self.colours.insert(text, c);
+        Ok(c)
+    }
+
+    /// `(voml-style color thick adapt clip dash alpha)` as passed to a drawing procedure.
+    fn style(&mut self, name: &str, v: &SteelVal, fill: Option<&SteelVal>) -> Result<Style, SteelErr> {
+        let parts = items(v).filter(|p| p.len() == 6).ok_or_else(|| fail(name, format!("bad style {v}")))?;
+        let mut style = Style {
+            color: self.colour(name, &parts[0])?,
+            thick: num(name, "thick", &parts[1])?,
+            adapt: truthy(&parts[2]),
+            clip: text_of(&parts[3]).and_then(|c| ClipMode::parse(&c)).unwrap_or_default(),
+            alpha: match &parts[5] {
+                SteelVal::BoolV(false) => 1.0,
+                a => num(name, "alpha", a)?,
+            },
+            ..Style::default()
+        };
+        if let Some(dash) = items(&parts[4]) {
+            style.dash = dash.iter().map(|d| num(name, "dash", d)).collect::<Result<_, _>>()?;
+        }
+        if let Some(fill) = fill {
+            if truthy(fill) {
+                style.fill = Some(self.colour(name, fill)?);
+            }
+        }
+        Ok(style)
+    }
+
+    fn draw(&mut self, name: &str, view: ViewId, prim: Primitive, style: &Style) -> Result<SteelVal, SteelErr> {
+        self.llvo.draw(view, self.owner, &prim, style).map_err(|e| fail(name, e.to_string()))?;
+        Ok(SteelVal::Void)
+    }
+
+    fn image(&mut self, name: &str, file: &str) -> Result<ImageId, SteelErr> {
+        if let Some(id) = self.images.get(file) {
+            return Ok(*id);
+        }
+        let bytes = self.assets.get(file).ok_or_else(|| {
+            fail(name, format!("figure file `{file}` is not part of the compiled visual object (only file names written literally in `filename` are embedded)"))
+        })?;
+        let id = self.llvo.load_image(bytes).map_err(|e| fail(name, format!("`{file}`: {e}")))?;
+        self.images.insert(file.to_string(), id);
+        Ok(id)
+    }
+}
+
+pub fn truthy(v: &SteelVal) -> bool {
+    !matches!(v, SteelVal::BoolV(false))
+}
+
+fn point(name: &str, x: &SteelVal, y: &SteelVal) -> Result<Point, SteelErr> {
+    Ok(Point {
+        x: num(name, "x", x)?,
+        y: num(name, "y", y)?,
+    })
+}
+
+/// A list of numbers `x0 y0 x1 y1 ...` or of pairs `((x0 . y0) ...)`.
+fn points(name: &str, v: &SteelVal) -> Result<Vec<Point>, SteelErr> {
+    let list = items(v).ok_or_else(|| fail(name, format!("points must be a list, found {v}")))?;
+    if list.iter().all(|p| number(p).is_some()) {
+        if list.len() % 2 != 0 {
+            return Err(fail(name, "points need an even count of numbers (x y pairs)".into()));
+        }
+        return list.chunks(2).map(|c| point(name, &c[0], &c[1])).collect();
+    }
+    list.iter()
+        .map(|p| match p {
+            SteelVal::Pair(pair) => point(name, pair.car_ref(), pair.cdr_ref()),
+            other => match items(other) {
+                Some(xy) if xy.len() == 2 => point(name, &xy[0], &xy[1]),
+                _ => Err(fail(name, format!("bad point {other}"))),
+            },
+        })
+        .collect()
+}
+
+fn font(name: &str, v: &SteelVal, size: &SteelVal) -> Result<FontSpec, SteelErr> {
+    let size_px = match size {
+        SteelVal::BoolV(false) => None,
+        s => Some(num(name, "size", s)? as f32),
+    };
+    let spec = match v {
+        SteelVal::BoolV(false) => FontSpec::from_hints("helvetica", size_px.unwrap_or(14.0), "medium"),
+        other => match (text_of(other), items(other)) {
+            (Some(family), _) => FontSpec::from_hints(&family, size_px.unwrap_or(14.0), "medium"),
+            // (font family size weight), as getfontname makes.
+            (None, Some(parts)) if parts.len() == 4 => {
+                let family = text_of(&parts[1]).unwrap_or_default();
+                let weight = text_of(&parts[3]).unwrap_or_default();
+                let from_font = number(&parts[2]).unwrap_or(14.0) as f32;
+                FontSpec::from_hints(&family, size_px.unwrap_or(from_font), &weight)
+            }
+            _ => return Err(fail(name, format!("bad font {other} (use getfontname)"))),
+        },
+    };
+    Ok(spec)
+}
+
+macro_rules! native {
+    ($fname:ident, $scheme:literal, $n:literal, |$host:ident, $args:ident| $body:block) => {
+        fn $fname($args: &[SteelVal]) -> Result<SteelVal, SteelErr> {
+            arity($scheme, $args, $n)?;
+            with_host($scheme, |$host| $body)
+        }
+    };
+}
+
+native!(line, "voml-line", 6, |h, a| {
+    let view = h.view("line", &a[0])?;
+    let style = h.style("line", &a[5], None)?;
+    let prim = Primitive::Line { from: point("line", &a[1], &a[2])?, to: point("line", &a[3], &a[4])? };
+    h.draw("line", view, prim, &style)
+});
+
+native!(polyline, "voml-polyline", 3, |h, a| {
+    let view = h.view("polyline", &a[0])?;
+    let style = h.style("polyline", &a[2], None)?;
+    let prim = Primitive::Polyline { points: points("polyline", &a[1])? };
+    h.draw("polyline", view, prim, &style)
+});
+
+native!(polygon, "voml-polygon", 4, |h, a| {
+    let view = h.view("polygon", &a[0])?;
+    let style = h.style("polygon", &a[3], Some(&a[2]))?;
+    let prim = Primitive::Polygon { points: points("polygon", &a[1])? };
+    h.draw("polygon", view, prim, &style)
+});
+
+native!(rectangle, "voml-rectangle", 7, |h, a| {
+    let view = h.view("rectangle", &a[0])?;
+    let style = h.style("rectangle", &a[6], Some(&a[5]))?;
+    let prim = Primitive::Rectangle { from: point("rectangle", &a[1], &a[2])?, to: point("rectangle", &a[3], &a[4])? };
+    h.draw("rectangle", view, prim, &style)
+});
+
+native!(circle, "voml-circle", 6, |h, a| {
+    let view = h.view("circle", &a[0])?;
+    let style = h.style("circle", &a[5], Some(&a[4]))?;
+    let prim = Primitive::Circle { center: point("circle", &a[1], &a[2])?, radius: num("circle", "radius", &a[3])? };
+    h.draw("circle", view, prim, &style)
+});
+
+native!(ellipse, "voml-ellipse", 7, |h, a| {
+    let view = h.view("ellipse", &a[0])?;
+    let style = h.style("ellipse", &a[6], Some(&a[5]))?;
+    let prim = Primitive::Ellipse {
+        center: point("ellipse", &a[1], &a[2])?,
+        radii: (num("ellipse", "rx", &a[3])?, num("ellipse", "ry", &a[4])?),
+    };
+    h.draw("ellipse", view, prim, &style)
+});
+
+native!(arc, "voml-arc", 7, |h, a| {
+    let view = h.view("arc", &a[0])?;
+    let style = h.style("arc", &a[6], None)?;
+    let prim = Primitive::Arc {
+        center: point("arc", &a[1], &a[2])?,
+        radius: num("arc", "radius", &a[3])?,
+        start_deg: num("arc", "start", &a[4])?,
+        extent_deg: num("arc", "extent", &a[5])?,
+    };
+    h.draw("arc", view, prim, &style)
+});
+
+native!(text, "voml-text", 10, |h, a| {
+    let view = h.view("text", &a[0])?;
+    let mut style = h.style("text", &a[9], None)?;
+    style.color = h.colour("text", &a[5])?;
+    let content = match &a[3] {
+        SteelVal::StringV(s) => s.as_str().to_string(),
+        other => other.to_string(),
+    };
+    let prim = Primitive::Text {
+        at: point("text", &a[1], &a[2])?,
+        content,
+        font: font("text", &a[4], &a[6])?,
+        halign: text_of(&a[7]).and_then(|s| HAlign::parse(&s)).unwrap_or_default(),
+        valign: text_of(&a[8]).and_then(|s| VAlign::parse(&s)).unwrap_or_default(),
+    };
+    h.draw("text", view, prim, &style)
+});
+
+native!(figure, "voml-figure", 11, |h, a| {
+    let view = h.view("figure", &a[0])?;
+    let style = h.style("figure", &a[10], None)?;
+    let file = text_of(&a[1]).ok_or_else(|| fail("figure", format!("filename must be a string, found {}", a[1])))?;
+    let image = h.image("figure", &file)?;
+    let n = |i: usize, what: &str| num("figure", what, &a[i]);
+    let prim = Primitive::Figure {
+        image,
+        orig_origin: (n(2, "orig-origin")?, n(3, "orig-origin")?),
+        orig_extents: (n(4, "orig-extents")?, n(5, "orig-extents")?),
+        world_origin: Point { x: n(6, "world-origin")?, y: n(7, "world-origin")? },
+        world_extents: (n(8, "world-extents")?, n(9, "world-extents")?),
+    };
+    h.draw("figure", view, prim, &style)
+});
+
+native!(view_info, "voml-view-info", 1, |h, a| {
+    let view = h.view("view-info", &a[0])?;
+    let info = h.llvo.view_info(view).map_err(|e| fail("view-info", e.to_string()))?;
+    let items: Vec<SteelVal> = info
+        .as_list()
+        .into_iter()
+        .map(|item| match item {
+            InfoItem::Text(s) => SteelVal::StringV(s.into()),
+            InfoItem::Int(i) => SteelVal::IntV(i as isize),
+            InfoItem::Real(r) => SteelVal::NumV(r),
+        })
+        .collect();
+    Ok(SteelVal::ListV(items.into_iter().collect()))
+});
+
+native!(scroll, "voml-scroll", 3, |h, a| {
+    let view = h.view("scroll", &a[0])?;
+    h.llvo.scroll(view, num("scroll", "dx", &a[1])?, num("scroll", "dy", &a[2])?).map_err(|e| fail("scroll", e.to_string()))?;
+    Ok(SteelVal::Void)
+});
+
+native!(resize, "voml-resize", 3, |h, a| {
+    let view = h.view("resize", &a[0])?;
+    let w = num("resize", "width", &a[1])?;
+    let hh = num("resize", "height", &a[2])?;
+    if !(1.0..=16384.0).contains(&w) || !(1.0..=16384.0).contains(&hh) {
+        return Err(fail("resize", format!("size {w}x{hh} is out of range (1 to 16384 pixels)")));
+    }
+    h.llvo.resize(view, w as u32, hh as u32).map_err(|e| fail("resize", e.to_string()))?;
+    Ok(SteelVal::Void)
+});
+
+native!(rescale, "voml-rescale", 5, |h, a| {
+    let view = h.view("rescale", &a[0])?;
+    let mut world = [0.0; 4];
+    for (i, w) in world.iter_mut().enumerate() {
+        *w = num("rescale", "world", &a[i + 1])?;
+    }
+    h.llvo.rescale(view, world).map_err(|e| fail("rescale", e.to_string()))?;
+    Ok(SteelVal::Void)
+});
+
+native!(snapshot, "voml-snapshot", 2, |h, a| {
+    let view = h.view("snapshot", &a[0])?;
+    let file = text_of(&a[1]).ok_or_else(|| fail("snapshot", "the file name must be a string".into()))?;
+    let Some(dir) = h.snapshot_dir.clone() else {
+        return Err(fail("snapshot", "snapshots are not allowed in this run (give the run an output directory)".into()));
+    };
+    let name = std::path::Path::new(&file);
+    let plain = name.components().all(|c| matches!(c, std::path::Component::Normal(_)));
+    if !plain || name.extension().is_none_or(|e| e != "png") {
+        return Err(fail("snapshot", format!("`{file}` must be a relative .png file name inside the output directory")));
+    }
+    let path = dir.join(name);
+    h.llvo.snapshot(view, &path).map_err(|e| fail("snapshot", e.to_string()))?;
+    h.snapshots.push(path);
+    Ok(SteelVal::Void)
+});
+
+native!(style, "voml-style", 6, |_h, a| { Ok(SteelVal::ListV(a.iter().cloned().collect())) });
+
+native!(beep, "beep", 0, |h, _a| {
+    let now = h.now;
+    h.beeps.push(now);
+    Ok(SteelVal::Void)
+});
+
+native!(current_event, "current-event", 0, |h, _a| { Ok(h.current_event.clone()) });
+
+native!(current_time, "current-time", 0, |h, _a| { Ok(SteelVal::NumV(h.now)) });
+
+/// Registers the primitive API and the host-backed prelude procedures.
+pub fn register(engine: &mut Engine) {
+    let procs: &[(&str, steel::rvals::FunctionSignature)] = &[
+        ("voml-style", style),
+        ("voml-line", line),
+        ("voml-polyline", polyline),
+        ("voml-polygon", polygon),
+        ("voml-rectangle", rectangle),
+        ("voml-circle", circle),
+        ("voml-ellipse", ellipse),
+        ("voml-arc", arc),
+        ("voml-text", text),
+        ("voml-figure", figure),
+        ("voml-view-info", view_info),
+        ("voml-scroll", scroll),
+        ("voml-resize", resize),
+        ("voml-rescale", rescale),
+        ("voml-snapshot", snapshot),
+        ("beep", beep),
+        ("current-event", current_event),
+        ("current-time", current_time),
+    ];
+    for (name, f) in procs {
+        engine.register_value(name, SteelVal::FuncV(*f));
+    }
+}

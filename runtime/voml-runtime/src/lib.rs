@@ -1,0 +1,807 @@
+//! The EPIRA runtime: a compiled visual object comes alive.
+//!
+//! For each event (seed 004 §3.1): the condition `before` parts of every EP component whose
+//! condition holds, then the event parts of every EP component that takes the event (after
+//! its `preprocess-inputs` glue), then the `after` parts; then, in asynchronous mode, phase 1
+//! of every enabled IR component in order and phase 2 (`end-with`) of those that ran. In
+//! synchronous mode the rendering runs on a clock tick of trace time instead.
+//!
+//! The runtime does no I/O of its own: records come from the caller, drawing goes to the
+//! low-level layer ([`voml_llvo::Llvo`]) whose back end decides where pixels go.
+//!
+//! Faults are contained: a Scheme error or runaway code in a component is reported with the
+//! `.voml` location, the component and the record, and the component is disabled (or the run
+//! stops in strict mode).
+
+pub mod fault;
+pub mod host;
+pub mod prelude;
+pub mod sandbox;
+mod watchdog;
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::rc::Rc;
+use std::time::Duration;
+
+use base64::Engine as _;
+use steel::rvals::SteelVal;
+use steel::steel_vm::engine::Engine;
+use steel::SteelErr;
+use voml_ir::{CompiledVo, FieldType, RenderMode, Span};
+use voml_llvo::{AdaptMode, Adaptation, Color, Llvo, OwnerId, ViewSpec};
+use voml_trace::{Record, Value};
+
+pub use fault::{Action, EventRef, Fault, FaultKind};
+use host::Host;
+
+/// Record type of the runtime's callback events (start and end of input, clock ticks,
+/// view resizes), so that EP components can take them like data events.
+pub const CALLBACK_RTYPE: i64 = -1000;
+/// Event types of callback events: fields are listed beside each.
+pub mod callback {
+    /// Start of input: `ts`.
+    pub const START: i64 = 1;
+    /// End of input: `ts records bad-lines`.
+    pub const END: i64 = 2;
+    /// A clock tick in synchronous mode: `ts`.
+    pub const TICK: i64 = 3;
+    /// A view was resized: `ts view width height`.
+    pub const RESIZE: i64 = 4;
+}
+
+/// How to run.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Stop at the first fault instead of disabling the faulty component.
+    pub strict: bool,
+    /// The time all the code run for one event may take before it is interrupted.
+    pub budget: Duration,
+    /// Where `<snapshot>` may write; `None` refuses snapshots.
+    pub snapshot_dir: Option<PathBuf>,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config {
+            strict: false,
+            budget: Duration::from_millis(250),
+            snapshot_dir: None,
+        }
+    }
+}
+
+/// Counters of a run.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Stats {
+    /// Records given to [`Runtime::process`].
+    pub records: u64,
+    /// Records some EP component took.
+    pub matched: u64,
+    /// Renders (rounds of IR phase 1 and 2).
+    pub renders: u64,
+    /// Records or parts skipped because of bad fields.
+    pub skipped: u64,
+}
+
+/// The run cannot go on (strict mode, or the engine cannot be used any more).
+#[derive(Debug)]
+pub struct Stop(pub Box<Fault>);
+
+/// The visual object could not be loaded into the engine.
+#[derive(Debug)]
+pub struct LoadError {
+    pub message: String,
+    pub span: Option<Span>,
+    pub location: Option<String>,
+}
+
+impl std::fmt::Display for LoadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.location {
+            Some(loc) => write!(f, "{loc}: {}", self.message),
+            None => f.write_str(&self.message),
+        }
+    }
+}
+
+struct EpState {
+    name: String,
+    handlers: Vec<Option<SteelVal>>,
+    /// Per input: (record position, declared type, field name) of each argument.
+    plans: Vec<Vec<(u32, FieldType, String)>>,
+    before: Vec<SteelVal>,
+    after: Vec<SteelVal>,
+    disabled: bool,
+}
+
+struct IrState {
+    name: String,
+    enable: Option<SteelVal>,
+    phase1: Option<SteelVal>,
+    phase2: Option<SteelVal>,
+    owner: OwnerId,
+    disabled: bool,
+}
+
+/// Where the code that is running came from, for fault reports.
+#[derive(Clone)]
+struct Who {
+    component: Option<String>,
+    part: String,
+    span: Span,
+    /// Index for disabling: EP or IR component.
+    target: Target,
+}
+
+#[derive(Clone, Copy)]
+enum Target {
+    Ep(usize),
+    Ir(usize),
+    None,
+}
+
+pub struct Runtime {
+    vo: CompiledVo,
+    engine: Engine,
+    host: Rc<RefCell<Host>>,
+    eps: Vec<EpState>,
+    irs: Vec<IrState>,
+    dispatch: HashMap<(i64, i64), Vec<(usize, usize)>>,
+    has_conditions: bool,
+    watchdog: watchdog::Watchdog,
+    config: Config,
+    faults: Vec<Fault>,
+    stats: Stats,
+    /// Next trace time at which synchronous mode renders.
+    next_tick: Option<f64>,
+    started: bool,
+    general_owner: OwnerId,
+}
+
+impl Runtime {
+    /// Loads a compiled visual object into a fresh sandboxed engine drawing through `llvo`.
+    pub fn new(vo: CompiledVo, mut llvo: Llvo, config: Config) -> Result<Runtime, LoadError> {
+        let mut engine = Engine::new_sandboxed();
+        sandbox::harden(&mut engine);
+        prelude::register(&mut engine);
+        host::register(&mut engine);
+        engine.run(prelude::SCHEME).map_err(|e| LoadError {
+            message: format!("the runtime's prelude failed to load: {e}"),
+            span: None,
+            location: None,
+        })?;
+
+        // Views first: the program's top level may already draw.
+        let mut view_ids = Vec::new();
+        for v in &vo.views {
+            let mode = |a: voml_ir::Adapt| match a {
+                voml_ir::Adapt::None => None,
+                voml_ir::Adapt::Scroll => Some(AdaptMode::Scroll),
+                voml_ir::Adapt::Rescale => Some(AdaptMode::Rescale),
+            };
+            let mut spec = ViewSpec::new(&v.name);
+            spec.title = v.title.clone();
+            spec.window = (v.window[0], v.window[1]);
+            spec.world = v.world;
+            spec.margins = v.margins;
+            spec.background = Color::parse(&v.background).unwrap_or(Color::WHITE);
+            spec.adapt = Adaptation {
+                x_plus: mode(v.adapt[0]),
+                x_minus: mode(v.adapt[1]),
+                y_plus: mode(v.adapt[2]),
+                y_minus: mode(v.adapt[3]),
+            };
+            spec.quality = v.quality;
+            let id = llvo.create_view(spec).map_err(|e| LoadError {
+                message: format!("view `{}`: {e}", v.name),
+                span: Some(v.span),
+                location: Some(vo.locate(v.span)),
+            })?;
+            view_ids.push(id);
+        }
+        let general_owner = llvo.new_owner(false);
+        let irs_owners: Vec<OwnerId> = vo.ir_components.iter().map(|c| llvo.new_owner(c.refresh.update)).collect();
+        let mut host = Host::new(llvo);
+        host.views = view_ids;
+        host.owner = general_owner;
+        host.snapshot_dir = config.snapshot_dir.clone();
+        for asset in &vo.assets {
+            if let Ok(bytes) = base64::engine::general_purpose::STANDARD.decode(&asset.base64) {
+                host.assets.insert(asset.name.clone(), bytes);
+            }
+        }
+        let host = Rc::new(RefCell::new(host));
+
+        {
+            let _guard = host::enter(&host);
+            if let Err(e) = engine.run(vo.program.text.clone()) {
+                let span = locate_error(&engine, &vo, &e);
+                return Err(LoadError {
+                    message: error_message(&e),
+                    location: span.map(|s| vo.locate(s)),
+                    span,
+                });
+            }
+        }
+
+        let extract = |engine: &Engine, entry: &voml_ir::EntryPoint| -> Result<SteelVal, LoadError> {
+            engine.extract_value(&entry.symbol).map_err(|e| LoadError {
+                message: format!("the compiled program does not define `{}`: {e}", entry.symbol),
+                span: Some(entry.span),
+                location: Some(vo.locate(entry.span)),
+            })
+        };
+        let mut eps = Vec::new();
+        let mut dispatch: HashMap<(i64, i64), Vec<(usize, usize)>> = HashMap::new();
+        let mut has_conditions = false;
+        for (ci, c) in vo.ep_components.iter().enumerate() {
+            let mut handlers = Vec::new();
+            let mut plans = Vec::new();
+            for (k, input) in c.inputs.iter().enumerate() {
+                let event = &vo.events[input.event];
+                handlers.push(match &input.handler {
+                    Some(h) => Some(extract(&engine, h)?),
+                    None => None,
+                });
+                plans.push(
+                    input
+                        .fields
+                        .iter()
+                        .map(|&f| {
+                            let field = &event.fields[f];
+                            (field.position, field.ty, format!("{}.{}", event.name, field.name))
+                        })
+                        .collect(),
+                );
+                if input.handler.is_some() {
+                    dispatch.entry((event.rtype, event.etype)).or_default().push((ci, k));
+                }
+            }
+            let before = c.before.iter().map(|p| extract(&engine, &p.entry)).collect::<Result<Vec<_>, _>>()?;
+            let after = c.after.iter().map(|p| extract(&engine, &p.entry)).collect::<Result<Vec<_>, _>>()?;
+            has_conditions |= !before.is_empty() || !after.is_empty();
+            eps.push(EpState {
+                name: c.name.clone(),
+                handlers,
+                plans,
+                before,
+                after,
+                disabled: false,
+            });
+        }
+        let mut irs = Vec::new();
+        for (c, owner) in vo.ir_components.iter().zip(irs_owners) {
+            let get = |e: &Option<voml_ir::EntryPoint>| -> Result<Option<SteelVal>, LoadError> {
+                e.as_ref().map(|e| extract(&engine, e)).transpose()
+            };
+            irs.push(IrState {
+                name: c.name.clone(),
+                enable: get(&c.enable)?,
+                phase1: get(&c.phase1)?,
+                phase2: get(&c.phase2)?,
+                owner,
+                disabled: false,
+            });
+        }
+        let watchdog = watchdog::Watchdog::new(engine.get_thread_state_controller(), config.budget);
+        let next_tick = match vo.mode {
+            RenderMode::Synchronous { .. } => Some(f64::NEG_INFINITY),
+            RenderMode::Asynchronous => None,
+        };
+        Ok(Runtime {
+            vo,
+            engine,
+            host,
+            eps,
+            irs,
+            dispatch,
+            has_conditions,
+            watchdog,
+            config,
+            faults: Vec::new(),
+            stats: Stats::default(),
+            next_tick,
+            started: false,
+            general_owner,
+        })
+    }
+
+    pub fn vo(&self) -> &CompiledVo {
+        &self.vo
+    }
+
+    pub fn faults(&self) -> &[Fault] {
+        &self.faults
+    }
+
+    /// Faults recorded since the last call (for reporting them as they happen).
+    pub fn take_new_faults(&mut self, since: usize) -> &[Fault] {
+        &self.faults[since.min(self.faults.len())..]
+    }
+
+    pub fn stats(&self) -> &Stats {
+        &self.stats
+    }
+
+    /// The shared host: the low-level layer and what VO code asked of it.
+    pub fn host(&self) -> std::cell::RefMut<'_, Host> {
+        self.host.borrow_mut()
+    }
+
+    /// Times at which the VO beeped.
+    pub fn beeps(&self) -> Vec<f64> {
+        self.host.borrow().beeps.clone()
+    }
+
+    /// The current value of an info or control structure, as Scheme text.
+    pub fn variable(&self, name: &str) -> Option<String> {
+        let var = self.vo.infos.iter().chain(&self.vo.controls).find(|v| v.name == name)?;
+        self.engine.extract_value(&var.global).ok().map(|v| v.to_string())
+    }
+
+    /// The current value of an info or control structure.
+    pub fn variable_value(&self, name: &str) -> Option<SteelVal> {
+        let var = self.vo.infos.iter().chain(&self.vo.controls).find(|v| v.name == name)?;
+        self.engine.extract_value(&var.global).ok()
+    }
+
+    /// Runs the views' initialisation code and delivers the start-of-input callback.
+    pub fn start(&mut self, ts: f64) -> Result<(), Stop> {
+        if self.started {
+            return Ok(());
+        }
+        self.started = true;
+        let inits: Vec<(String, voml_ir::EntryPoint)> =
+            self.vo.views.iter().filter_map(|v| v.init.clone().map(|e| (v.name.clone(), e))).collect();
+        for (name, entry) in inits {
+            let f = match self.engine.extract_value(&entry.symbol) {
+                Ok(f) => f,
+                Err(_) => continue,
+            };
+            let who = Who {
+                component: Some(format!("view `{name}`")),
+                part: "initialisation".into(),
+                span: entry.span,
+                target: Target::None,
+            };
+            self.watchdog.arm();
+            let r = self.call(&f, &mut [], &who, None);
+            self.watchdog.disarm();
+            r?;
+        }
+        self.callback(callback::START, ts, &[])
+    }
+
+    /// Delivers a callback event (start/end of input, tick, resize) to the EP components
+    /// that declared it, then renders as after any event.
+    pub fn callback(&mut self, etype: i64, ts: f64, extra: &[Value]) -> Result<(), Stop> {
+        let mut fields = vec![Value::Real(ts)];
+        fields.extend_from_slice(extra);
+        let record = Record {
+            line: 0,
+            rtype: CALLBACK_RTYPE,
+            etype,
+            fields,
+        };
+        self.process_inner(&record, None)
+    }
+
+    /// Processes one record: EP dispatch, then rendering as the mode says.
+    pub fn process(&mut self, record: &Record, source: &str) -> Result<(), Stop> {
+        if !self.started {
+            self.start(record.timestamp().unwrap_or(0.0))?;
+        }
+        self.stats.records += 1;
+        let event = EventRef {
+            record: self.stats.records,
+            source: source.to_string(),
+            line: record.line,
+        };
+        self.process_inner(record, Some(event))
+    }
+
+    /// Ends the run: the end-of-input callback and a final render.
+    pub fn finish(&mut self, ts: f64, bad_lines: u64) -> Result<(), Stop> {
+        if !self.started {
+            self.start(ts)?;
+        }
+        let records = Value::Int(self.stats.records as i64);
+        self.callback(callback::END, ts, &[records, Value::Int(bad_lines as i64)])?;
+        if self.next_tick.is_some() {
+            self.render(None)?;
+        }
+        Ok(())
+    }
+
+    /// Records a fault that happened outside VO code (e.g. a bad trace line).
+    pub fn report_trace_error(&mut self, message: String, event: EventRef) {
+        self.faults.push(Fault {
+            kind: FaultKind::Trace,
+            component: None,
+            part: None,
+            span: None,
+            location: Some(format!("{}:{}", event.source, event.line)),
+            event: None,
+            message,
+            action: Action::Skipped,
+        });
+    }
+
+    fn process_inner(&mut self, record: &Record, event: Option<EventRef>) -> Result<(), Stop> {
+        let ts = record.timestamp().unwrap_or(0.0);
+        {
+            let mut host = self.host.borrow_mut();
+            host.now = ts;
+            if self.has_conditions {
+                host.current_event = record_value(record);
+            }
+        }
+        let _guard = host::enter(&self.host);
+        self.watchdog.arm();
+        let result = self.dispatch(record, event.as_ref());
+        let result = result.and_then(|()| match self.next_tick {
+            None => self.render(event.as_ref()),
+            Some(next) if ts >= next => {
+                let tick = match self.vo.mode {
+                    RenderMode::Synchronous { tick } => tick,
+                    RenderMode::Asynchronous => 0.0,
+                };
+                self.next_tick = Some(if next.is_finite() { next + tick * ((ts - next) / tick).floor().max(0.0) + tick } else { ts + tick });
+                self.render(event.as_ref())
+            }
+            Some(_) => Ok(()),
+        });
+        self.watchdog.disarm();
+        result
+    }
+
+    fn dispatch(&mut self, record: &Record, event: Option<&EventRef>) -> Result<(), Stop> {
+        self.condition_parts(true, event)?;
+        let targets = self.dispatch.get(&(record.rtype, record.etype)).cloned().unwrap_or_default();
+        if !targets.is_empty() && event.is_some() {
+            self.stats.matched += 1;
+        }
+        for (ci, k) in targets {
+            if self.eps[ci].disabled {
+                continue;
+            }
+            let mut args = match self.arguments(record, ci, k) {
+                Ok(args) => args,
+                Err(message) => {
+                    self.stats.skipped += 1;
+                    let input = &self.vo.ep_components[ci].inputs[k];
+                    self.faults.push(Fault {
+                        kind: FaultKind::Field,
+                        component: Some(format!("EP component `{}`", self.eps[ci].name)),
+                        part: Some(format!("input ^{k}")),
+                        span: Some(input.span),
+                        location: Some(self.vo.locate(input.span)),
+                        event: event.cloned(),
+                        message,
+                        action: Action::Skipped,
+                    });
+                    if self.config.strict {
+                        return Err(self.stop_last());
+                    }
+                    continue;
+                }
+            };
+            let Some(handler) = self.eps[ci].handlers[k].clone() else { continue };
+            let entry = self.vo.ep_components[ci].inputs[k].handler.as_ref().map_or(Span::default(), |h| h.span);
+            let who = Who {
+                component: Some(format!("EP component `{}`", self.eps[ci].name)),
+                part: format!("input ^{k}"),
+                span: entry,
+                target: Target::Ep(ci),
+            };
+            self.call(&handler, &mut args, &who, event)?;
+        }
+        self.condition_parts(false, event)
+    }
+
+    fn condition_parts(&mut self, before: bool, event: Option<&EventRef>) -> Result<(), Stop> {
+        if !self.has_conditions {
+            return Ok(());
+        }
+        for ci in 0..self.eps.len() {
+            let parts = if before { self.eps[ci].before.clone() } else { self.eps[ci].after.clone() };
+            for (i, f) in parts.iter().enumerate() {
+                if self.eps[ci].disabled {
+                    break;
+                }
+                let c = &self.vo.ep_components[ci];
+                let entry = if before { &c.before[i].entry } else { &c.after[i].entry };
+                let who = Who {
+                    component: Some(format!("EP component `{}`", c.name)),
+                    part: format!("{} part {i}", if before { "before" } else { "after" }),
+                    span: entry.span,
+                    target: Target::Ep(ci),
+                };
+                self.call(f, &mut [], &who, event)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The arguments of input `k` of EP component `ci` for `record`.
+    fn arguments(&self, record: &Record, ci: usize, k: usize) -> Result<Vec<SteelVal>, String> {
+        let plan = &self.eps[ci].plans[k];
+        let mut args = Vec::with_capacity(plan.len());
+        for (position, ty, name) in plan {
+            let value = record.get(*position as usize).ok_or_else(|| {
+                format!(
+                    "the record has {} fields but `{name}` is at position {position}",
+                    record.fields.len() + 2
+                )
+            })?;
+            args.push(convert(value, *ty).ok_or_else(|| {
+                format!("`{name}` should be {} but the record has `{value}` at position {position}", type_word(*ty))
+            })?);
+        }
+        Ok(args)
+    }
+
+    /// One round of rendering: phase 1 of every enabled IR component, then phase 2 of those.
+    fn render(&mut self, event: Option<&EventRef>) -> Result<(), Stop> {
+        self.stats.renders += 1;
+        let mut ran = Vec::new();
+        for i in 0..self.irs.len() {
+            if self.irs[i].disabled {
+                continue;
+            }
+            let comp = &self.vo.ir_components[i];
+            if let Some(enable) = self.irs[i].enable.clone() {
+                let who = Who {
+                    component: Some(format!("IR component `{}`", self.irs[i].name)),
+                    part: "enable".into(),
+                    span: comp.enable.as_ref().map_or(comp.span, |e| e.span),
+                    target: Target::Ir(i),
+                };
+                match self.call(&enable, &mut [], &who, event)? {
+                    Some(v) if host::truthy(&v) => {}
+                    _ => continue,
+                }
+            }
+            self.phase1(i, event)?;
+            ran.push(i);
+        }
+        for i in ran {
+            if self.irs[i].disabled {
+                continue;
+            }
+            if let Some(f) = self.irs[i].phase2.clone() {
+                let comp = &self.vo.ir_components[i];
+                let who = Who {
+                    component: Some(format!("IR component `{}`", self.irs[i].name)),
+                    part: "phase 2 (end-with)".into(),
+                    span: comp.phase2.as_ref().map_or(comp.span, |e| e.span),
+                    target: Target::Ir(i),
+                };
+                self.call(&f, &mut [], &who, event)?;
+            }
+        }
+        self.redraw_resized(event)
+    }
+
+    fn phase1(&mut self, i: usize, event: Option<&EventRef>) -> Result<(), Stop> {
+        let comp = self.vo.ir_components[i].clone();
+        let owner = self.irs[i].owner;
+        {
+            let mut host = self.host.borrow_mut();
+            // begin_update starts a new frame and erases the previous one.
+            let _ = if comp.refresh.update { host.llvo.begin_update(owner) } else { host.llvo.begin_frame(owner) };
+            if comp.buffer {
+                for &v in &comp.views {
+                    if let Some(&id) = host.views.get(v) {
+                        let _ = host.llvo.begin_buffer(id);
+                    }
+                }
+            }
+            host.owner = owner;
+        }
+        let result = match self.irs[i].phase1.clone() {
+            Some(f) => {
+                let who = Who {
+                    component: Some(format!("IR component `{}`", self.irs[i].name)),
+                    part: "phase 1".into(),
+                    span: comp.phase1.as_ref().map_or(comp.span, |e| e.span),
+                    target: Target::Ir(i),
+                };
+                self.call(&f, &mut [], &who, event).map(|_| ())
+            }
+            None => Ok(()),
+        };
+        let mut host = self.host.borrow_mut();
+        if comp.buffer {
+            for &v in &comp.views {
+                if let Some(&id) = host.views.get(v) {
+                    let _ = host.llvo.flush(id);
+                }
+            }
+        }
+        host.owner = self.general_owner;
+        result
+    }
+
+    /// Components with `refresh="resize"`/`"rescale"` redraw in views that were resized or
+    /// rescaled (raster content cannot be scaled without loss).
+    fn redraw_resized(&mut self, event: Option<&EventRef>) -> Result<(), Stop> {
+        let changed: Vec<usize> = {
+            let mut host = self.host.borrow_mut();
+            let ids = host.views.clone();
+            ids.iter()
+                .enumerate()
+                .filter(|(_, id)| host.llvo.take_redraw(**id).unwrap_or(false))
+                .map(|(i, _)| i)
+                .collect()
+        };
+        if changed.is_empty() {
+            return Ok(());
+        }
+        for i in 0..self.irs.len() {
+            let comp = &self.vo.ir_components[i];
+            let wants = (comp.refresh.resize || comp.refresh.rescale) && comp.views.iter().any(|v| changed.contains(v));
+            if wants && !self.irs[i].disabled {
+                self.phase1(i, event)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Calls VO code; on an error reports a fault and applies the policy. `Ok(None)` means the
+    /// code failed and the run goes on.
+    fn call(&mut self, f: &SteelVal, args: &mut [SteelVal], who: &Who, event: Option<&EventRef>) -> Result<Option<SteelVal>, Stop> {
+        match self.engine.call_function_with_args_from_mut_slice(f.clone(), args) {
+            Ok(v) => Ok(Some(v)),
+            Err(e) => {
+                let runaway = self.watchdog.take_fired();
+                if runaway {
+                    self.engine.get_thread_state_controller().resume();
+                }
+                let span = locate_error(&self.engine, &self.vo, &e).unwrap_or(who.span);
+                let message = if runaway {
+                    format!(
+                        "still running after the per-event budget of {:?}; interrupted (an endless loop or unbounded recursion?)",
+                        self.config.budget
+                    )
+                } else {
+                    error_message(&e)
+                };
+                let action = if self.config.strict {
+                    Action::Stopped
+                } else if matches!(who.target, Target::None) {
+                    Action::Skipped
+                } else {
+                    Action::Disabled
+                };
+                match who.target {
+                    Target::Ep(i) => self.eps[i].disabled = true,
+                    Target::Ir(i) => self.irs[i].disabled = true,
+                    Target::None => {}
+                }
+                self.faults.push(Fault {
+                    kind: if runaway { FaultKind::Runaway } else { FaultKind::Scheme },
+                    component: who.component.clone(),
+                    part: Some(who.part.clone()),
+                    span: Some(span),
+                    location: Some(self.vo.locate(span)),
+                    event: event.cloned(),
+                    message,
+                    action,
+                });
+                if self.config.strict {
+                    return Err(self.stop_last());
+                }
+                // The budget covers the whole event: after a runaway, give the rest a new one.
+                if runaway {
+                    self.watchdog.arm();
+                }
+                Ok(None)
+            }
+        }
+    }
+
+    fn stop_last(&mut self) -> Stop {
+        let mut fault = self.faults.last().cloned().expect("a fault was just recorded");
+        fault.action = Action::Stopped;
+        if let Some(last) = self.faults.last_mut() {
+            last.action = Action::Stopped;
+        }
+        Stop(Box::new(fault))
+    }
+
+    /// Names of the components disabled by faults.
+    pub fn disabled_components(&self) -> Vec<String> {
+        self.eps
+            .iter()
+            .filter(|c| c.disabled)
+            .map(|c| format!("EP component `{}`", c.name))
+            .chain(self.irs.iter().filter(|c| c.disabled).map(|c| format!("IR component `{}`", c.name)))
+            .collect()
+    }
+
+    /// PNG bytes of every view, by view name.
+    pub fn pngs(&mut self) -> Vec<(String, Result<Vec<u8>, String>)> {
+        let mut host = self.host.borrow_mut();
+        let ids = host.views.clone();
+        self.vo
+            .views
+            .iter()
+            .zip(ids)
+            .map(|(v, id)| (v.name.clone(), host.llvo.png(id).map_err(|e| e.to_string())))
+            .collect()
+    }
+}
+
+/// The record as a Scheme list `(rtype etype field ...)`, for `(current-event)`.
+fn record_value(record: &Record) -> SteelVal {
+    let mut items = vec![SteelVal::IntV(record.rtype as isize), SteelVal::IntV(record.etype as isize)];
+    items.extend(record.fields.iter().map(|v| convert(v, FieldType::Any).unwrap_or(SteelVal::BoolV(false))));
+    SteelVal::ListV(items.into_iter().collect())
+}
+
+/// A trace value as the Scheme value its declared type asks for.
+fn convert(value: &Value, ty: FieldType) -> Option<SteelVal> {
+    match (ty, value) {
+        (FieldType::Int, Value::Int(i)) => Some(SteelVal::IntV(*i as isize)),
+        (FieldType::Int, Value::Real(r)) if r.fract() == 0.0 && r.abs() < 9.0e15 => Some(SteelVal::IntV(*r as isize)),
+        (FieldType::Int, _) => None,
+        (FieldType::Real, Value::Int(i)) => Some(SteelVal::NumV(*i as f64)),
+        (FieldType::Real, Value::Real(r)) => Some(SteelVal::NumV(*r)),
+        (FieldType::Real, _) => None,
+        (FieldType::String, v) => Some(SteelVal::StringV(match v {
+            Value::Str(s) => s.as_str().into(),
+            other => other.to_string().into(),
+        })),
+        (FieldType::Any, Value::Int(i)) => Some(SteelVal::IntV(*i as isize)),
+        (FieldType::Any, Value::Real(r)) => Some(SteelVal::NumV(*r)),
+        (FieldType::Any, Value::Str(s)) => Some(SteelVal::StringV(s.as_str().into())),
+    }
+}
+
+fn type_word(ty: FieldType) -> &'static str {
+    match ty {
+        FieldType::Int => "an integer",
+        FieldType::Real => "a number",
+        FieldType::String => "a string",
+        FieldType::Any => "a value",
+    }
+}
+
+/// The error's message without steel's own decoration.
+fn error_message(e: &SteelErr) -> String {
+    let text = e.to_string();
+    let text = text.trim();
+    let text = text.strip_prefix("Error: ").unwrap_or(text);
+    text.to_string()
+}
+
+/// Where in the sources an error happened: its own span if it is in the VO's program, else
+/// the innermost frame of the stack trace that is.
+fn locate_error(engine: &Engine, vo: &CompiledVo, e: &SteelErr) -> Option<Span> {
+    let mut candidates = Vec::new();
+    if let Some(s) = e.span() {
+        candidates.push(s);
+    }
+    if let Some(trace) = e.stack_trace() {
+        candidates.extend(trace.trace().iter().filter_map(|frame| *frame.span()));
+    }
+    let program = &vo.program.text;
+    for s in candidates {
+        let in_program = match s.source_id {
+            Some(id) => engine.get_source(&id).is_some_and(|text| text.len() == program.len() && text.as_ref() == program),
+            None => false,
+        };
+        if !in_program {
+            continue;
+        }
+        if let Some(span) = vo.program.source_of_range(s.start as usize, (s.end as usize).max(s.start as usize + 1)) {
+            if span != Span::default() {
+                return Some(span);
+            }
+        }
+    }
+    None
+}

@@ -1,0 +1,154 @@
+//! The prelude the paper's components assume: the micro-database helpers (`id-get`, `id-put`,
+//! `id-rem`, native for speed), `alist-for-each`, `nth`, the comparison words `gt`/`lt`/`ge`/
+//! `le` (since `<` must be escaped in XML), `getfontname`, and `current-event`.
+
+use steel::rerrs::ErrorKind;
+use steel::rvals::SteelVal;
+use steel::steel_vm::engine::Engine;
+use steel::SteelErr;
+
+/// Scheme definitions loaded before the visual object's program (in their own compilation
+/// unit, so utility code may redefine any of them).
+pub const SCHEME: &str = r#"
+;; (alist-for-each proc alist): calls (proc key value) for every entry, in order.
+(define (alist-for-each proc alist)
+  (if (null? alist)
+      #t
+      (begin
+        (proc (car (car alist)) (cdr (car alist)))
+        (alist-for-each proc (cdr alist)))))
+
+;; (nth n list): the n-th element, counting from 0 (the paper's argument order).
+(define (nth n lst) (list-ref lst n))
+
+;; Comparisons that need no `<` in XML.
+(define (gt a b) (> a b))
+(define (lt a b) (< a b))
+(define (ge a b) (>= a b))
+(define (le a b) (<= a b))
+
+;; (getfontname table family size weight): a font for <text font="...">. The table name is
+;; kept for compatibility with the paper; the family ("courier", "helvetica", "times") and
+;; weight ("bold", "medium") pick one of the bundled fonts.
+(define (getfontname table family size weight)
+  (list 'font family (exact->inexact size) weight))
+
+;; (view-info view): the same as the <view-info view="..."/> primitive.
+(define (view-info view) (voml-view-info view))
+"#;
+
+/// The names of the native procedures, for documentation and tests.
+pub const NATIVE: &[&str] = &["id-get", "id-put", "id-rem", "id-count"];
+
+/// Registers the native helpers.
+pub fn register(engine: &mut Engine) {
+    engine.register_value("id-get", SteelVal::FuncV(id_get));
+    engine.register_value("id-put", SteelVal::FuncV(id_put));
+    engine.register_value("id-rem", SteelVal::FuncV(id_rem));
+    engine.register_value("id-count", SteelVal::FuncV(id_count));
+}
+
+fn error(message: String) -> SteelErr {
+    SteelErr::new(ErrorKind::TypeMismatch, message)
+}
+
+fn arity(name: &str, args: &[SteelVal], n: usize) -> Result<(), SteelErr> {
+    if args.len() == n {
+        Ok(())
+    } else {
+        Err(SteelErr::new(
+            ErrorKind::ArityMismatch,
+            format!("{name}: expected {n} arguments, got {}", args.len()),
+        ))
+    }
+}
+
+/// The entries of an association list (`'()` or `#f` count as empty).
+fn entries<'a>(name: &str, alist: &'a SteelVal) -> Result<Box<dyn Iterator<Item = &'a SteelVal> + 'a>, SteelErr> {
+    match alist {
+        SteelVal::ListV(l) => Ok(Box::new(l.iter())),
+        SteelVal::BoolV(false) => Ok(Box::new(std::iter::empty())),
+        other => Err(error(format!("{name}: expected an association list, found {other}"))),
+    }
+}
+
+/// The key and value of one entry: a pair `(key . value)` or a list `(key value ...)`.
+fn split_entry(entry: &SteelVal) -> Option<(SteelVal, SteelVal)> {
+    match entry {
+        SteelVal::Pair(p) => Some((p.car(), p.cdr())),
+        SteelVal::ListV(l) => Some((l.car()?, SteelVal::ListV(l.cdr()?))),
+        _ => None,
+    }
+}
+
+fn key_of(entry: &SteelVal) -> Option<SteelVal> {
+    match entry {
+        SteelVal::Pair(p) => Some(p.car()),
+        SteelVal::ListV(l) => l.car(),
+        _ => None,
+    }
+}
+
+/// `eqv?` on the keys a micro-database uses (numbers, strings, symbols, characters, booleans).
+fn same_key(a: &SteelVal, b: &SteelVal) -> bool {
+    match (a, b) {
+        (SteelVal::IntV(x), SteelVal::IntV(y)) => x == y,
+        (SteelVal::NumV(x), SteelVal::NumV(y)) => x == y,
+        (SteelVal::IntV(x), SteelVal::NumV(y)) | (SteelVal::NumV(y), SteelVal::IntV(x)) => {
+            *x as f64 == *y
+        }
+        _ => a == b,
+    }
+}
+
+/// `(id-get alist key)`: the value stored under `key`, or `#f`. As in the paper, the value is
+/// what `id-put` stored (Figures 11 and 13 take `(cdr (id-get ...))` of a stored pair).
+fn id_get(args: &[SteelVal]) -> Result<SteelVal, SteelErr> {
+    arity("id-get", args, 2)?;
+    for entry in entries("id-get", &args[0])? {
+        if let Some((k, v)) = split_entry(entry) {
+            if same_key(&k, &args[1]) {
+                return Ok(v);
+            }
+        }
+    }
+    Ok(SteelVal::BoolV(false))
+}
+
+/// `(id-put alist key value)`: a new list with `key` bound to `value` (replacing it in place
+/// if present, else appended).
+fn id_put(args: &[SteelVal]) -> Result<SteelVal, SteelErr> {
+    arity("id-put", args, 3)?;
+    let entry = steel::primitives::lists::cons(&mut args[1].clone(), &mut args[2].clone())?;
+    let mut out: Vec<SteelVal> = Vec::new();
+    let mut replaced = false;
+    for e in entries("id-put", &args[0])? {
+        if !replaced && key_of(e).is_some_and(|k| same_key(&k, &args[1])) {
+            out.push(entry.clone());
+            replaced = true;
+        } else {
+            out.push(e.clone());
+        }
+    }
+    if !replaced {
+        out.push(entry);
+    }
+    Ok(SteelVal::ListV(out.into_iter().collect()))
+}
+
+/// `(id-rem alist key)`: a new list without `key`.
+fn id_rem(args: &[SteelVal]) -> Result<SteelVal, SteelErr> {
+    arity("id-rem", args, 2)?;
+    let kept: Vec<SteelVal> = entries("id-rem", &args[0])?
+        .filter(|e| !key_of(e).is_some_and(|k| same_key(&k, &args[1])))
+        .cloned()
+        .collect();
+    Ok(SteelVal::ListV(kept.into_iter().collect()))
+}
+
+/// `(id-count alist)`: the number of entries.
+fn id_count(args: &[SteelVal]) -> Result<SteelVal, SteelErr> {
+    arity("id-count", args, 1)?;
+    let n = entries("id-count", &args[0])?.count();
+    Ok(SteelVal::IntV(n as isize))
+}
