@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
+
+mod run;
 use voml_compiler::{diag, Code, Options, RealFs};
 
 #[derive(Parser)]
@@ -42,6 +44,31 @@ enum Command {
         /// Print the IR (JSON) or the tangled Scheme program instead of writing a .vo file.
         #[arg(long, value_enum)]
         emit: Option<Emit>,
+        #[command(flatten)]
+        common: CommonArgs,
+    },
+    /// Replay a trace through a visual object and write its pictures.
+    Run {
+        /// The spec (.voml, compiled on the fly) or a compiled visual object (.vo).
+        spec: PathBuf,
+        /// The PICL trace to replay (`-` for standard input).
+        #[arg(long, short = 't')]
+        trace: PathBuf,
+        /// Render without a window: write PNGs to --out.
+        #[arg(long)]
+        headless: bool,
+        /// Where the pictures go.
+        #[arg(long, short = 'o', default_value = "out")]
+        out: PathBuf,
+        /// Also write numbered frames every SECONDS of trace time.
+        #[arg(long, value_name = "SECONDS")]
+        frames_every: Option<f64>,
+        /// Stop at the first bad trace line or failing component.
+        #[arg(long)]
+        strict: bool,
+        /// Time the code for one event may run before it is interrupted.
+        #[arg(long, value_name = "MS", default_value_t = 250)]
+        budget_ms: u64,
         #[command(flatten)]
         common: CommonArgs,
     },
@@ -91,6 +118,11 @@ enum ColorChoice {
 }
 
 fn main() -> ExitCode {
+    // The Scheme engine wants a home directory for its packages; VO code never installs any,
+    // so a temporary one keeps it from creating directories in the user's home.
+    if std::env::var_os("STEEL_HOME").is_none() {
+        std::env::set_var("STEEL_HOME", std::env::temp_dir().join("voml-steel-home"));
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -115,6 +147,33 @@ fn main() -> ExitCode {
             common,
         } => compile(&file, output, emit, &common),
         Command::Explain { code, all } => explain(code.as_deref(), all),
+        Command::Run { spec, trace, headless, out, frames_every, strict, budget_ms, common } => {
+            if !headless {
+                let why = if std::env::var_os("DISPLAY").is_none() && std::env::var_os("WAYLAND_DISPLAY").is_none() {
+                    "there is no display here"
+                } else {
+                    "this build has no window back end yet"
+                };
+                eprintln!("error: {why}; run headless instead: voml run {} --trace {} --headless --out DIR", spec.display(), trace.display());
+                return ExitCode::from(2);
+            }
+            if let Some(every) = frames_every {
+                if every.is_nan() || every <= 0.0 {
+                    eprintln!("error: --frames-every needs a positive number of seconds");
+                    return ExitCode::from(2);
+                }
+            }
+            run::run(&run::RunArgs {
+                spec,
+                trace,
+                out,
+                frames_every,
+                strict,
+                budget: std::time::Duration::from_millis(budget_ms.max(1)),
+                color: use_color(common.color),
+                compile_options: options(&common),
+            })
+        }
     }
 }
 

@@ -121,7 +121,8 @@ impl Fault {
                 title.push_str(&format!(" ({p})"));
             }
         }
-        let mut notes = vec![format!("{}", self.message)];
+        // The label shows the first line of the message; the notes show the rest.
+        let mut notes: Vec<String> = self.message.lines().skip(1).map(String::from).filter(|l| !l.trim().is_empty()).collect();
         if let Some(e) = &self.event {
             notes.push(format!("while processing {e}"));
         }

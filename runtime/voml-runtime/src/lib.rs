@@ -775,6 +775,10 @@ fn error_message(e: &SteelErr) -> String {
     let text = e.to_string();
     let text = text.trim();
     let text = text.strip_prefix("Error: ").unwrap_or(text);
+    // steel prefixes the error kind ("Generic: ", "TypeMismatch: "); keep it only when it
+    // says something the message does not.
+    let kind = format!("{:?}: ", e.kind());
+    let text = if kind == "Generic: " { text.strip_prefix(&kind).unwrap_or(text) } else { text };
     text.to_string()
 }
 

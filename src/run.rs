@@ -1,0 +1,259 @@
+//! `voml run`: replays a trace through a visual object and writes its pictures.
+
+use std::io::{BufRead, IsTerminal};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use voml_ir::CompiledVo;
+use voml_llvo::Llvo;
+use voml_runtime::{Config, Fault, Runtime};
+use voml_trace::{ReadOptions, TraceReader};
+
+/// Everything `voml run` was asked to do.
+pub struct RunArgs {
+    pub spec: PathBuf,
+    pub trace: PathBuf,
+    pub out: PathBuf,
+    pub frames_every: Option<f64>,
+    pub strict: bool,
+    pub budget: Duration,
+    pub color: bool,
+    pub compile_options: voml_compiler::Options,
+}
+
+/// At most this many faults are shown in full; the rest are counted.
+const SHOWN_FAULTS: usize = 20;
+
+pub fn run(args: &RunArgs) -> ExitCode {
+    let Some(vo) = load(args) else {
+        return ExitCode::from(1);
+    };
+    if let Err(e) = std::fs::create_dir_all(&args.out) {
+        eprintln!("error: cannot create the output directory `{}`: {e}", args.out.display());
+        return ExitCode::from(1);
+    }
+    let config = Config {
+        strict: args.strict,
+        budget: args.budget,
+        snapshot_dir: Some(args.out.clone()),
+    };
+    let mut runtime = match Runtime::new(vo, Llvo::headless(), config) {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("error: the visual object cannot be loaded: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    let source_name = args.trace.display().to_string();
+    let input: Box<dyn BufRead> = if args.trace.as_os_str() == "-" {
+        Box::new(std::io::stdin().lock())
+    } else {
+        match std::fs::File::open(&args.trace) {
+            Ok(f) => Box::new(std::io::BufReader::with_capacity(1 << 16, f)),
+            Err(e) => {
+                eprintln!("error: cannot open the trace `{source_name}`: {e}");
+                return ExitCode::from(1);
+            }
+        }
+    };
+    let mut reader = TraceReader::new(input, source_name.clone(), ReadOptions { strict: args.strict });
+    let started = Instant::now();
+    let progress = Progress::new();
+    let mut shown = 0usize;
+    let mut last_ts = 0.0f64;
+    let mut next_frame = args.frames_every.map(|_| f64::NEG_INFINITY);
+    let mut frame_no = 0u32;
+    let mut stopped = false;
+    let mut bad_lines = 0u64;
+    for item in reader.by_ref() {
+        match item {
+            Ok(record) => {
+                let ts = record.timestamp().unwrap_or(last_ts);
+                // Frames show the state before the first record past each frame time.
+                if let (Some(every), Some(next)) = (args.frames_every, next_frame) {
+                    if ts >= next && next.is_finite() {
+                        frame_no += 1;
+                        write_frames(&mut runtime, &args.out, frame_no);
+                    }
+                    if ts >= next {
+                        next_frame = Some(if next.is_finite() { next + every * (((ts - next) / every).floor() + 1.0) } else { ts + every });
+                    }
+                }
+                last_ts = ts;
+                let before = runtime.faults().len();
+                let result = runtime.process(&record, &source_name);
+                shown = show_faults(&runtime, before, shown, args.color);
+                if result.is_err() {
+                    stopped = true;
+                    break;
+                }
+                progress.tick(runtime.stats().records);
+            }
+            Err(e) => {
+                bad_lines += 1;
+                if bad_lines <= SHOWN_FAULTS as u64 {
+                    eprintln!("warning: {e}\n  | {}", e.text);
+                }
+                if args.strict {
+                    eprintln!("error: stopping at the first bad trace line (--strict)");
+                    stopped = true;
+                    break;
+                }
+            }
+        }
+    }
+    progress.clear();
+    if !stopped {
+        let before = runtime.faults().len();
+        let result = runtime.finish(last_ts, bad_lines);
+        shown = show_faults(&runtime, before, shown, args.color);
+        stopped = result.is_err();
+    }
+    if args.frames_every.is_some() {
+        frame_no += 1;
+        write_frames(&mut runtime, &args.out, frame_no);
+    }
+    let mut written = Vec::new();
+    let mut write_failed = false;
+    for (view, png) in runtime.pngs() {
+        let path = args.out.join(format!("{}.png", file_name(&view)));
+        match png.map_err(|e| e.to_string()).and_then(|bytes| std::fs::write(&path, bytes).map_err(|e| e.to_string())) {
+            Ok(()) => written.push(path),
+            Err(e) => {
+                eprintln!("error: cannot write `{}`: {e}", path.display());
+                write_failed = true;
+            }
+        }
+    }
+    let stats = runtime.stats().clone();
+    let elapsed = started.elapsed().as_secs_f64();
+    let faults = runtime.faults().iter().filter(|f| f.kind != voml_runtime::FaultKind::Field).count();
+    let field_problems = stats.skipped;
+    eprintln!(
+        "{} records from {} in {:.2} s ({:.0} records/s){}{}",
+        stats.records,
+        source_name,
+        elapsed,
+        stats.records as f64 / elapsed.max(1e-9),
+        if bad_lines > 0 { format!(", {bad_lines} bad lines skipped") } else { String::new() },
+        if field_problems > 0 { format!(", {field_problems} events with bad fields skipped") } else { String::new() },
+    );
+    if shown < runtime.faults().len() {
+        eprintln!("({} more faults not shown)", runtime.faults().len() - shown);
+    }
+    let disabled = runtime.disabled_components();
+    if !disabled.is_empty() {
+        eprintln!("disabled after errors: {}", disabled.join(", "));
+    }
+    for path in &written {
+        eprintln!("wrote {}", path.display());
+    }
+    if frame_no > 0 {
+        eprintln!("wrote {frame_no} frame(s) per view to {}", args.out.join("frames").display());
+    }
+    if stopped || faults > 0 || write_failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// Compiles a `.voml` spec (showing its diagnostics) or reads a compiled `.vo`.
+fn load(args: &RunArgs) -> Option<CompiledVo> {
+    let is_compiled = args.spec.extension().is_some_and(|e| e == "vo");
+    if is_compiled {
+        let text = match std::fs::read_to_string(&args.spec) {
+            Ok(t) => t,
+            Err(e) => {
+                eprintln!("error: cannot read `{}`: {e}", args.spec.display());
+                return None;
+            }
+        };
+        return match CompiledVo::from_json(&text) {
+            Ok(vo) => Some(vo),
+            Err(e) => {
+                eprintln!("error: `{}`: {e}", args.spec.display());
+                None
+            }
+        };
+    }
+    let out = voml_compiler::compile(&args.spec, &voml_compiler::RealFs, &args.compile_options);
+    if !out.diagnostics.is_empty() {
+        eprint!("{}", voml_compiler::diag::render(&out.db, &out.diagnostics, args.color));
+    }
+    if out.vo.is_none() {
+        eprintln!("{}: the spec has errors; nothing was run", args.spec.display());
+    }
+    out.vo
+}
+
+fn show_faults(runtime: &Runtime, from: usize, mut shown: usize, color: bool) -> usize {
+    for fault in &runtime.faults()[from..] {
+        if shown < SHOWN_FAULTS {
+            eprint!("{}", render_fault(runtime, fault, color));
+            shown += 1;
+        }
+    }
+    shown
+}
+
+fn render_fault(runtime: &Runtime, fault: &Fault, color: bool) -> String {
+    fault.render(runtime.vo(), color)
+}
+
+fn write_frames(runtime: &mut Runtime, out: &Path, n: u32) {
+    let dir = out.join("frames");
+    if std::fs::create_dir_all(&dir).is_err() {
+        return;
+    }
+    for (view, png) in runtime.pngs() {
+        if let Ok(bytes) = png {
+            let path = dir.join(format!("{}-{n:06}.png", file_name(&view)));
+            if let Err(e) = std::fs::write(&path, bytes) {
+                eprintln!("error: cannot write `{}`: {e}", path.display());
+            }
+        }
+    }
+}
+
+/// A view name as a file name.
+fn file_name(view: &str) -> String {
+    view.chars().map(|c| if c.is_alphanumeric() || c == '-' || c == '_' { c } else { '_' }).collect()
+}
+
+/// A records-per-second line on a terminal, updated twice a second.
+struct Progress {
+    enabled: bool,
+    start: Instant,
+    last: std::cell::Cell<Instant>,
+}
+
+impl Progress {
+    fn new() -> Progress {
+        Progress {
+            enabled: std::io::stderr().is_terminal(),
+            start: Instant::now(),
+            last: std::cell::Cell::new(Instant::now()),
+        }
+    }
+
+    fn tick(&self, records: u64) {
+        if !self.enabled || records % 4096 != 0 {
+            return;
+        }
+        let now = Instant::now();
+        if now.duration_since(self.last.get()) < Duration::from_millis(500) {
+            return;
+        }
+        self.last.set(now);
+        let rate = records as f64 / self.start.elapsed().as_secs_f64().max(1e-9);
+        eprint!("\r{records} records ({rate:.0}/s)…");
+    }
+
+    fn clear(&self) {
+        if self.enabled && self.start.elapsed() > Duration::from_millis(500) {
+            eprint!("\r\x1b[K");
+        }
+    }
+}
