@@ -147,9 +147,20 @@ fn main() -> ExitCode {
             common,
         } => compile(&file, output, emit, &common),
         Command::Explain { code, all } => explain(code.as_deref(), all),
-        Command::Run { spec, trace, headless, out, frames_every, strict, budget_ms, common } => {
+        Command::Run {
+            spec,
+            trace,
+            headless,
+            out,
+            frames_every,
+            strict,
+            budget_ms,
+            common,
+        } => {
             if !headless {
-                let why = if std::env::var_os("DISPLAY").is_none() && std::env::var_os("WAYLAND_DISPLAY").is_none() {
+                let why = if std::env::var_os("DISPLAY").is_none()
+                    && std::env::var_os("WAYLAND_DISPLAY").is_none()
+                {
                     "there is no display here"
                 } else {
                     "this build has no window back end yet"

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use voml_ir::CompiledVo;
 use voml_llvo::Llvo;
-use voml_runtime::{Config, Fault, Runtime};
+use voml_runtime::{Config, ReplayEvent, Runtime};
 use voml_trace::{ReadOptions, TraceReader};
 
 /// Everything `voml run` was asked to do.
@@ -30,7 +30,10 @@ pub fn run(args: &RunArgs) -> ExitCode {
         return ExitCode::from(1);
     };
     if let Err(e) = std::fs::create_dir_all(&args.out) {
-        eprintln!("error: cannot create the output directory `{}`: {e}", args.out.display());
+        eprintln!(
+            "error: cannot create the output directory `{}`: {e}",
+            args.out.display()
+        );
         return ExitCode::from(1);
     }
     let config = Config {
@@ -38,6 +41,7 @@ pub fn run(args: &RunArgs) -> ExitCode {
         budget: args.budget,
         snapshot_dir: Some(args.out.clone()),
     };
+    let vo_for_faults = vo.clone();
     let mut runtime = match Runtime::new(vo, Llvo::headless(), config) {
         Ok(rt) => rt,
         Err(e) => {
@@ -57,68 +61,56 @@ pub fn run(args: &RunArgs) -> ExitCode {
             }
         }
     };
-    let mut reader = TraceReader::new(input, source_name.clone(), ReadOptions { strict: args.strict });
+    let mut reader = TraceReader::new(
+        input,
+        source_name.clone(),
+        ReadOptions {
+            strict: args.strict,
+        },
+    );
     let started = Instant::now();
     let progress = Progress::new();
     let mut shown = 0usize;
-    let mut last_ts = 0.0f64;
-    let mut next_frame = args.frames_every.map(|_| f64::NEG_INFINITY);
-    let mut frame_no = 0u32;
-    let mut stopped = false;
-    let mut bad_lines = 0u64;
-    for item in reader.by_ref() {
-        match item {
-            Ok(record) => {
-                let ts = record.timestamp().unwrap_or(last_ts);
-                // Frames show the state before the first record past each frame time.
-                if let (Some(every), Some(next)) = (args.frames_every, next_frame) {
-                    if ts >= next && next.is_finite() {
-                        frame_no += 1;
-                        write_frames(&mut runtime, &args.out, frame_no);
-                    }
-                    if ts >= next {
-                        next_frame = Some(if next.is_finite() { next + every * (((ts - next) / every).floor() + 1.0) } else { ts + every });
+    let mut shown_lines = 0usize;
+    let summary =
+        voml_runtime::replay(
+            &mut runtime,
+            &mut reader,
+            args.frames_every,
+            |event| match event {
+                ReplayEvent::Fault(fault) => {
+                    if shown < SHOWN_FAULTS {
+                        progress.clear();
+                        eprint!("{}", fault.render(&vo_for_faults, args.color));
+                        shown += 1;
                     }
                 }
-                last_ts = ts;
-                let before = runtime.faults().len();
-                let result = runtime.process(&record, &source_name);
-                shown = show_faults(&runtime, before, shown, args.color);
-                if result.is_err() {
-                    stopped = true;
-                    break;
+                ReplayEvent::BadLine(e) => {
+                    if shown_lines < SHOWN_FAULTS {
+                        progress.clear();
+                        eprintln!("warning: {e}\n  | {}", e.text);
+                        shown_lines += 1;
+                    }
+                    if args.strict {
+                        eprintln!("error: stopping at the first bad trace line (--strict)");
+                    }
                 }
-                progress.tick(runtime.stats().records);
-            }
-            Err(e) => {
-                bad_lines += 1;
-                if bad_lines <= SHOWN_FAULTS as u64 {
-                    eprintln!("warning: {e}\n  | {}", e.text);
-                }
-                if args.strict {
-                    eprintln!("error: stopping at the first bad trace line (--strict)");
-                    stopped = true;
-                    break;
-                }
-            }
-        }
-    }
+                ReplayEvent::Frame(runtime, n) => write_frames(runtime, &args.out, n),
+                ReplayEvent::Progress(records) => progress.tick(records),
+            },
+        );
     progress.clear();
-    if !stopped {
-        let before = runtime.faults().len();
-        let result = runtime.finish(last_ts, bad_lines);
-        shown = show_faults(&runtime, before, shown, args.color);
-        stopped = result.is_err();
-    }
-    if args.frames_every.is_some() {
-        frame_no += 1;
-        write_frames(&mut runtime, &args.out, frame_no);
-    }
+    let bad_lines = summary.bad_lines;
+    let stopped = summary.stopped;
+    let frame_no = summary.frames;
     let mut written = Vec::new();
     let mut write_failed = false;
     for (view, png) in runtime.pngs() {
         let path = args.out.join(format!("{}.png", file_name(&view)));
-        match png.map_err(|e| e.to_string()).and_then(|bytes| std::fs::write(&path, bytes).map_err(|e| e.to_string())) {
+        match png
+            .map_err(|e| e.to_string())
+            .and_then(|bytes| std::fs::write(&path, bytes).map_err(|e| e.to_string()))
+        {
             Ok(()) => written.push(path),
             Err(e) => {
                 eprintln!("error: cannot write `{}`: {e}", path.display());
@@ -128,7 +120,11 @@ pub fn run(args: &RunArgs) -> ExitCode {
     }
     let stats = runtime.stats().clone();
     let elapsed = started.elapsed().as_secs_f64();
-    let faults = runtime.faults().iter().filter(|f| f.kind != voml_runtime::FaultKind::Field).count();
+    let faults = runtime
+        .faults()
+        .iter()
+        .filter(|f| f.kind != voml_runtime::FaultKind::Field)
+        .count();
     let field_problems = stats.skipped;
     eprintln!(
         "{} records from {} in {:.2} s ({:.0} records/s){}{}",
@@ -136,8 +132,16 @@ pub fn run(args: &RunArgs) -> ExitCode {
         source_name,
         elapsed,
         stats.records as f64 / elapsed.max(1e-9),
-        if bad_lines > 0 { format!(", {bad_lines} bad lines skipped") } else { String::new() },
-        if field_problems > 0 { format!(", {field_problems} events with bad fields skipped") } else { String::new() },
+        if bad_lines > 0 {
+            format!(", {bad_lines} bad lines skipped")
+        } else {
+            String::new()
+        },
+        if field_problems > 0 {
+            format!(", {field_problems} events with bad fields skipped")
+        } else {
+            String::new()
+        },
     );
     if shown < runtime.faults().len() {
         eprintln!("({} more faults not shown)", runtime.faults().len() - shown);
@@ -150,7 +154,10 @@ pub fn run(args: &RunArgs) -> ExitCode {
         eprintln!("wrote {}", path.display());
     }
     if frame_no > 0 {
-        eprintln!("wrote {frame_no} frame(s) per view to {}", args.out.join("frames").display());
+        eprintln!(
+            "wrote {frame_no} frame(s) per view to {}",
+            args.out.join("frames").display()
+        );
     }
     if stopped || faults > 0 || write_failed {
         ExitCode::from(1)
@@ -180,26 +187,18 @@ fn load(args: &RunArgs) -> Option<CompiledVo> {
     }
     let out = voml_compiler::compile(&args.spec, &voml_compiler::RealFs, &args.compile_options);
     if !out.diagnostics.is_empty() {
-        eprint!("{}", voml_compiler::diag::render(&out.db, &out.diagnostics, args.color));
+        eprint!(
+            "{}",
+            voml_compiler::diag::render(&out.db, &out.diagnostics, args.color)
+        );
     }
     if out.vo.is_none() {
-        eprintln!("{}: the spec has errors; nothing was run", args.spec.display());
+        eprintln!(
+            "{}: the spec has errors; nothing was run",
+            args.spec.display()
+        );
     }
     out.vo
-}
-
-fn show_faults(runtime: &Runtime, from: usize, mut shown: usize, color: bool) -> usize {
-    for fault in &runtime.faults()[from..] {
-        if shown < SHOWN_FAULTS {
-            eprint!("{}", render_fault(runtime, fault, color));
-            shown += 1;
-        }
-    }
-    shown
-}
-
-fn render_fault(runtime: &Runtime, fault: &Fault, color: bool) -> String {
-    fault.render(runtime.vo(), color)
 }
 
 fn write_frames(runtime: &mut Runtime, out: &Path, n: u32) {
@@ -219,7 +218,15 @@ fn write_frames(runtime: &mut Runtime, out: &Path, n: u32) {
 
 /// A view name as a file name.
 fn file_name(view: &str) -> String {
-    view.chars().map(|c| if c.is_alphanumeric() || c == '-' || c == '_' { c } else { '_' }).collect()
+    view.chars()
+        .map(|c| {
+            if c.is_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
 }
 
 /// A records-per-second line on a terminal, updated twice a second.

@@ -94,7 +94,9 @@ impl Fault {
 
     fn action_text(&self) -> &'static str {
         match self.action {
-            Action::Disabled => "the component is disabled for the rest of the run (--strict stops instead)",
+            Action::Disabled => {
+                "the component is disabled for the rest of the run (--strict stops instead)"
+            }
             Action::Skipped => "skipped; the run goes on",
             Action::Stopped => "the run stops here (--strict)",
         }
@@ -122,14 +124,24 @@ impl Fault {
             }
         }
         // The label shows the first line of the message; the notes show the rest.
-        let mut notes: Vec<String> = self.message.lines().skip(1).map(String::from).filter(|l| !l.trim().is_empty()).collect();
+        let mut notes: Vec<String> = self
+            .message
+            .lines()
+            .skip(1)
+            .map(String::from)
+            .filter(|l| !l.trim().is_empty())
+            .collect();
         if let Some(e) = &self.event {
             notes.push(format!("while processing {e}"));
         }
         notes.push(self.action_text().to_string());
         let d = Diagnostic::error()
             .with_message(title)
-            .with_labels(vec![Label::primary(span.file as usize, span.start as usize..span.end as usize).with_message(first_line(&self.message))])
+            .with_labels(vec![Label::primary(
+                span.file as usize,
+                span.start as usize..span.end as usize,
+            )
+            .with_message(first_line(&self.message))])
             .with_notes(notes);
         let config = term::Config::default();
         if color {
@@ -138,7 +150,8 @@ impl Fault {
                 return String::from_utf8_lossy(buffer.as_slice()).into_owned();
             }
         }
-        term::emit_into_string(&config, &files, &d).unwrap_or_else(|_| format!("{}\n", self.summary()))
+        term::emit_into_string(&config, &files, &d)
+            .unwrap_or_else(|_| format!("{}\n", self.summary()))
     }
 }
 

@@ -15,8 +15,8 @@ use steel::rvals::SteelVal;
 use steel::steel_vm::engine::Engine;
 use steel::SteelErr;
 use voml_llvo::{
-    ClipMode, Color, FontSpec, HAlign, ImageId, InfoItem, Llvo, OwnerId, Point, Primitive,
-    Style, VAlign, ViewId,
+    ClipMode, Color, FontSpec, HAlign, ImageId, InfoItem, Llvo, OwnerId, Point, Primitive, Style,
+    VAlign, ViewId,
 };
 
 /// What the native procedures act on.
@@ -81,14 +81,20 @@ impl Drop for EnterGuard {
     }
 }
 
-fn with_host<T>(name: &str, f: impl FnOnce(&mut Host) -> Result<T, SteelErr>) -> Result<T, SteelErr> {
+fn with_host<T>(
+    name: &str,
+    f: impl FnOnce(&mut Host) -> Result<T, SteelErr>,
+) -> Result<T, SteelErr> {
     let host = CURRENT.with(|c| c.borrow().clone());
     match host {
         Some(h) => match h.try_borrow_mut() {
             Ok(mut host) => f(&mut host),
             Err(_) => Err(fail(name, "called re-entrantly".into())),
         },
-        None => Err(fail(name, "no view layer is attached to this engine".into())),
+        None => Err(fail(
+            name,
+            "no view layer is attached to this engine".into(),
+        )),
     }
 }
 
@@ -100,7 +106,10 @@ fn arity(name: &str, args: &[SteelVal], n: usize) -> Result<(), SteelErr> {
     if args.len() == n {
         Ok(())
     } else {
-        Err(SteelErr::new(ErrorKind::ArityMismatch, format!("{name}: expected {n} arguments, got {}", args.len())))
+        Err(SteelErr::new(
+            ErrorKind::ArityMismatch,
+            format!("{name}: expected {n} arguments, got {}", args.len()),
+        ))
     }
 }
 
@@ -115,7 +124,12 @@ pub fn number(v: &SteelVal) -> Option<f64> {
 }
 
 fn num(name: &str, what: &str, v: &SteelVal) -> Result<f64, SteelErr> {
-    number(v).ok_or_else(|| SteelErr::new(ErrorKind::TypeMismatch, format!("{name}: {what} must be a number, found {v}")))
+    number(v).ok_or_else(|| {
+        SteelErr::new(
+            ErrorKind::TypeMismatch,
+            format!("{name}: {what} must be a number, found {v}"),
+        )
+    })
 }
 
 fn text_of(v: &SteelVal) -> Option<String> {
@@ -145,7 +159,10 @@ impl Host {
                 .filter(|_| *i >= 0)
                 .ok_or_else(|| fail(name, format!("no view number {i}"))),
             other => match text_of(other) {
-                Some(n) => self.llvo.view_by_name(&n).ok_or_else(|| fail(name, format!("no view named `{n}`"))),
+                Some(n) => self
+                    .llvo
+                    .view_by_name(&n)
+                    .ok_or_else(|| fail(name, format!("no view named `{n}`"))),
                 None => Err(fail(name, format!("expected a view, found {other}"))),
             },
         }
@@ -153,24 +170,39 @@ impl Host {
 
     fn colour(&mut self, name: &str, v: &SteelVal) -> Result<Color, SteelErr> {
         let Some(text) = text_of(v) else {
-            return Err(SteelErr::new(ErrorKind::TypeMismatch, format!("{name}: a colour must be a string such as \"red\" or \"#ff0000\", found {v}")));
+            return Err(SteelErr::new(
+                ErrorKind::TypeMismatch,
+                format!(
+                    "{name}: a colour must be a string such as \"red\" or \"#ff0000\", found {v}"
+                ),
+            ));
         };
         if let Some(c) = self.colours.get(&text) {
             return Ok(*c);
         }
-        let c = Color::parse(&text).ok_or_else(|| fail(name, format!("unknown colour `{text}`")))?;
+        let c =
+            Color::parse(&text).ok_or_else(|| fail(name, format!("unknown colour `{text}`")))?;
         self.colours.insert(text, c);
         Ok(c)
     }
 
     /// `(voml-style color thick adapt clip dash alpha)` as passed to a drawing procedure.
-    fn style(&mut self, name: &str, v: &SteelVal, fill: Option<&SteelVal>) -> Result<Style, SteelErr> {
-        let parts = items(v).filter(|p| p.len() == 6).ok_or_else(|| fail(name, format!("bad style {v}")))?;
+    fn style(
+        &mut self,
+        name: &str,
+        v: &SteelVal,
+        fill: Option<&SteelVal>,
+    ) -> Result<Style, SteelErr> {
+        let parts = items(v)
+            .filter(|p| p.len() == 6)
+            .ok_or_else(|| fail(name, format!("bad style {v}")))?;
         let mut style = Style {
             color: self.colour(name, &parts[0])?,
             thick: num(name, "thick", &parts[1])?,
             adapt: truthy(&parts[2]),
-            clip: text_of(&parts[3]).and_then(|c| ClipMode::parse(&c)).unwrap_or_default(),
+            clip: text_of(&parts[3])
+                .and_then(|c| ClipMode::parse(&c))
+                .unwrap_or_default(),
             alpha: match &parts[5] {
                 SteelVal::BoolV(false) => 1.0,
                 a => num(name, "alpha", a)?,
@@ -178,7 +210,10 @@ impl Host {
             ..Style::default()
         };
         if let Some(dash) = items(&parts[4]) {
-            style.dash = dash.iter().map(|d| num(name, "dash", d)).collect::<Result<_, _>>()?;
+            style.dash = dash
+                .iter()
+                .map(|d| num(name, "dash", d))
+                .collect::<Result<_, _>>()?;
         }
         if let Some(fill) = fill {
             if truthy(fill) {
@@ -188,8 +223,16 @@ impl Host {
         Ok(style)
     }
 
-    fn draw(&mut self, name: &str, view: ViewId, prim: Primitive, style: &Style) -> Result<SteelVal, SteelErr> {
-        self.llvo.draw(view, self.owner, &prim, style).map_err(|e| fail(name, e.to_string()))?;
+    fn draw(
+        &mut self,
+        name: &str,
+        view: ViewId,
+        prim: Primitive,
+        style: &Style,
+    ) -> Result<SteelVal, SteelErr> {
+        self.llvo
+            .draw(view, self.owner, &prim, style)
+            .map_err(|e| fail(name, e.to_string()))?;
         Ok(SteelVal::Void)
     }
 
@@ -200,7 +243,10 @@ impl Host {
         let bytes = self.assets.get(file).ok_or_else(|| {
             fail(name, format!("figure file `{file}` is not part of the compiled visual object (only file names written literally in `filename` are embedded)"))
         })?;
-        let id = self.llvo.load_image(bytes).map_err(|e| fail(name, format!("`{file}`: {e}")))?;
+        let id = self
+            .llvo
+            .load_image(bytes)
+            .map_err(|e| fail(name, format!("`{file}`: {e}")))?;
         self.images.insert(file.to_string(), id);
         Ok(id)
     }
@@ -222,7 +268,10 @@ fn points(name: &str, v: &SteelVal) -> Result<Vec<Point>, SteelErr> {
     let list = items(v).ok_or_else(|| fail(name, format!("points must be a list, found {v}")))?;
     if list.iter().all(|p| number(p).is_some()) {
         if list.len() % 2 != 0 {
-            return Err(fail(name, "points need an even count of numbers (x y pairs)".into()));
+            return Err(fail(
+                name,
+                "points need an even count of numbers (x y pairs)".into(),
+            ));
         }
         return list.chunks(2).map(|c| point(name, &c[0], &c[1])).collect();
     }
@@ -243,7 +292,9 @@ fn font(name: &str, v: &SteelVal, size: &SteelVal) -> Result<FontSpec, SteelErr>
         s => Some(num(name, "size", s)? as f32),
     };
     let spec = match v {
-        SteelVal::BoolV(false) => FontSpec::from_hints("helvetica", size_px.unwrap_or(14.0), "medium"),
+        SteelVal::BoolV(false) => {
+            FontSpec::from_hints("helvetica", size_px.unwrap_or(14.0), "medium")
+        }
         other => match (text_of(other), items(other)) {
             (Some(family), _) => FontSpec::from_hints(&family, size_px.unwrap_or(14.0), "medium"),
             // (font family size weight), as getfontname makes.
@@ -271,35 +322,48 @@ macro_rules! native {
 native!(line, "voml-line", 6, |h, a| {
     let view = h.view("line", &a[0])?;
     let style = h.style("line", &a[5], None)?;
-    let prim = Primitive::Line { from: point("line", &a[1], &a[2])?, to: point("line", &a[3], &a[4])? };
+    let prim = Primitive::Line {
+        from: point("line", &a[1], &a[2])?,
+        to: point("line", &a[3], &a[4])?,
+    };
     h.draw("line", view, prim, &style)
 });
 
 native!(polyline, "voml-polyline", 3, |h, a| {
     let view = h.view("polyline", &a[0])?;
     let style = h.style("polyline", &a[2], None)?;
-    let prim = Primitive::Polyline { points: points("polyline", &a[1])? };
+    let prim = Primitive::Polyline {
+        points: points("polyline", &a[1])?,
+    };
     h.draw("polyline", view, prim, &style)
 });
 
 native!(polygon, "voml-polygon", 4, |h, a| {
     let view = h.view("polygon", &a[0])?;
     let style = h.style("polygon", &a[3], Some(&a[2]))?;
-    let prim = Primitive::Polygon { points: points("polygon", &a[1])? };
+    let prim = Primitive::Polygon {
+        points: points("polygon", &a[1])?,
+    };
     h.draw("polygon", view, prim, &style)
 });
 
 native!(rectangle, "voml-rectangle", 7, |h, a| {
     let view = h.view("rectangle", &a[0])?;
     let style = h.style("rectangle", &a[6], Some(&a[5]))?;
-    let prim = Primitive::Rectangle { from: point("rectangle", &a[1], &a[2])?, to: point("rectangle", &a[3], &a[4])? };
+    let prim = Primitive::Rectangle {
+        from: point("rectangle", &a[1], &a[2])?,
+        to: point("rectangle", &a[3], &a[4])?,
+    };
     h.draw("rectangle", view, prim, &style)
 });
 
 native!(circle, "voml-circle", 6, |h, a| {
     let view = h.view("circle", &a[0])?;
     let style = h.style("circle", &a[5], Some(&a[4]))?;
-    let prim = Primitive::Circle { center: point("circle", &a[1], &a[2])?, radius: num("circle", "radius", &a[3])? };
+    let prim = Primitive::Circle {
+        center: point("circle", &a[1], &a[2])?,
+        radius: num("circle", "radius", &a[3])?,
+    };
     h.draw("circle", view, prim, &style)
 });
 
@@ -337,8 +401,12 @@ native!(text, "voml-text", 10, |h, a| {
         at: point("text", &a[1], &a[2])?,
         content,
         font: font("text", &a[4], &a[6])?,
-        halign: text_of(&a[7]).and_then(|s| HAlign::parse(&s)).unwrap_or_default(),
-        valign: text_of(&a[8]).and_then(|s| VAlign::parse(&s)).unwrap_or_default(),
+        halign: text_of(&a[7])
+            .and_then(|s| HAlign::parse(&s))
+            .unwrap_or_default(),
+        valign: text_of(&a[8])
+            .and_then(|s| VAlign::parse(&s))
+            .unwrap_or_default(),
     };
     h.draw("text", view, prim, &style)
 });
@@ -346,14 +414,22 @@ native!(text, "voml-text", 10, |h, a| {
 native!(figure, "voml-figure", 11, |h, a| {
     let view = h.view("figure", &a[0])?;
     let style = h.style("figure", &a[10], None)?;
-    let file = text_of(&a[1]).ok_or_else(|| fail("figure", format!("filename must be a string, found {}", a[1])))?;
+    let file = text_of(&a[1]).ok_or_else(|| {
+        fail(
+            "figure",
+            format!("filename must be a string, found {}", a[1]),
+        )
+    })?;
     let image = h.image("figure", &file)?;
     let n = |i: usize, what: &str| num("figure", what, &a[i]);
     let prim = Primitive::Figure {
         image,
         orig_origin: (n(2, "orig-origin")?, n(3, "orig-origin")?),
         orig_extents: (n(4, "orig-extents")?, n(5, "orig-extents")?),
-        world_origin: Point { x: n(6, "world-origin")?, y: n(7, "world-origin")? },
+        world_origin: Point {
+            x: n(6, "world-origin")?,
+            y: n(7, "world-origin")?,
+        },
         world_extents: (n(8, "world-extents")?, n(9, "world-extents")?),
     };
     h.draw("figure", view, prim, &style)
@@ -361,7 +437,10 @@ native!(figure, "voml-figure", 11, |h, a| {
 
 native!(view_info, "voml-view-info", 1, |h, a| {
     let view = h.view("view-info", &a[0])?;
-    let info = h.llvo.view_info(view).map_err(|e| fail("view-info", e.to_string()))?;
+    let info = h
+        .llvo
+        .view_info(view)
+        .map_err(|e| fail("view-info", e.to_string()))?;
     let items: Vec<SteelVal> = info
         .as_list()
         .into_iter()
@@ -376,7 +455,13 @@ native!(view_info, "voml-view-info", 1, |h, a| {
 
 native!(scroll, "voml-scroll", 3, |h, a| {
     let view = h.view("scroll", &a[0])?;
-    h.llvo.scroll(view, num("scroll", "dx", &a[1])?, num("scroll", "dy", &a[2])?).map_err(|e| fail("scroll", e.to_string()))?;
+    h.llvo
+        .scroll(
+            view,
+            num("scroll", "dx", &a[1])?,
+            num("scroll", "dy", &a[2])?,
+        )
+        .map_err(|e| fail("scroll", e.to_string()))?;
     Ok(SteelVal::Void)
 });
 
@@ -385,9 +470,14 @@ native!(resize, "voml-resize", 3, |h, a| {
     let w = num("resize", "width", &a[1])?;
     let hh = num("resize", "height", &a[2])?;
     if !(1.0..=16384.0).contains(&w) || !(1.0..=16384.0).contains(&hh) {
-        return Err(fail("resize", format!("size {w}x{hh} is out of range (1 to 16384 pixels)")));
+        return Err(fail(
+            "resize",
+            format!("size {w}x{hh} is out of range (1 to 16384 pixels)"),
+        ));
     }
-    h.llvo.resize(view, w as u32, hh as u32).map_err(|e| fail("resize", e.to_string()))?;
+    h.llvo
+        .resize(view, w as u32, hh as u32)
+        .map_err(|e| fail("resize", e.to_string()))?;
     Ok(SteelVal::Void)
 });
 
@@ -397,28 +487,43 @@ native!(rescale, "voml-rescale", 5, |h, a| {
     for (i, w) in world.iter_mut().enumerate() {
         *w = num("rescale", "world", &a[i + 1])?;
     }
-    h.llvo.rescale(view, world).map_err(|e| fail("rescale", e.to_string()))?;
+    h.llvo
+        .rescale(view, world)
+        .map_err(|e| fail("rescale", e.to_string()))?;
     Ok(SteelVal::Void)
 });
 
 native!(snapshot, "voml-snapshot", 2, |h, a| {
     let view = h.view("snapshot", &a[0])?;
-    let file = text_of(&a[1]).ok_or_else(|| fail("snapshot", "the file name must be a string".into()))?;
+    let file =
+        text_of(&a[1]).ok_or_else(|| fail("snapshot", "the file name must be a string".into()))?;
     let Some(dir) = h.snapshot_dir.clone() else {
-        return Err(fail("snapshot", "snapshots are not allowed in this run (give the run an output directory)".into()));
+        return Err(fail(
+            "snapshot",
+            "snapshots are not allowed in this run (give the run an output directory)".into(),
+        ));
     };
     let name = std::path::Path::new(&file);
-    let plain = name.components().all(|c| matches!(c, std::path::Component::Normal(_)));
+    let plain = name
+        .components()
+        .all(|c| matches!(c, std::path::Component::Normal(_)));
     if !plain || name.extension().is_none_or(|e| e != "png") {
-        return Err(fail("snapshot", format!("`{file}` must be a relative .png file name inside the output directory")));
+        return Err(fail(
+            "snapshot",
+            format!("`{file}` must be a relative .png file name inside the output directory"),
+        ));
     }
     let path = dir.join(name);
-    h.llvo.snapshot(view, &path).map_err(|e| fail("snapshot", e.to_string()))?;
+    h.llvo
+        .snapshot(view, &path)
+        .map_err(|e| fail("snapshot", e.to_string()))?;
     h.snapshots.push(path);
     Ok(SteelVal::Void)
 });
 
-native!(style, "voml-style", 6, |_h, a| { Ok(SteelVal::ListV(a.iter().cloned().collect())) });
+native!(style, "voml-style", 6, |_h, a| {
+    Ok(SteelVal::ListV(a.iter().cloned().collect()))
+});
 
 native!(beep, "beep", 0, |h, _a| {
     let now = h.now;
@@ -426,9 +531,13 @@ native!(beep, "beep", 0, |h, _a| {
     Ok(SteelVal::Void)
 });
 
-native!(current_event, "current-event", 0, |h, _a| { Ok(h.current_event.clone()) });
+native!(current_event, "current-event", 0, |h, _a| {
+    Ok(h.current_event.clone())
+});
 
-native!(current_time, "current-time", 0, |h, _a| { Ok(SteelVal::NumV(h.now)) });
+native!(current_time, "current-time", 0, |h, _a| {
+    Ok(SteelVal::NumV(h.now))
+});
 
 /// Registers the primitive API and the host-backed prelude procedures.
 pub fn register(engine: &mut Engine) {

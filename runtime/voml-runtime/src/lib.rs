@@ -202,7 +202,11 @@ impl Runtime {
             view_ids.push(id);
         }
         let general_owner = llvo.new_owner(false);
-        let irs_owners: Vec<OwnerId> = vo.ir_components.iter().map(|c| llvo.new_owner(c.refresh.update)).collect();
+        let irs_owners: Vec<OwnerId> = vo
+            .ir_components
+            .iter()
+            .map(|c| llvo.new_owner(c.refresh.update))
+            .collect();
         let mut host = Host::new(llvo);
         host.views = view_ids;
         host.owner = general_owner;
@@ -226,13 +230,17 @@ impl Runtime {
             }
         }
 
-        let extract = |engine: &Engine, entry: &voml_ir::EntryPoint| -> Result<SteelVal, LoadError> {
-            engine.extract_value(&entry.symbol).map_err(|e| LoadError {
-                message: format!("the compiled program does not define `{}`: {e}", entry.symbol),
-                span: Some(entry.span),
-                location: Some(vo.locate(entry.span)),
-            })
-        };
+        let extract =
+            |engine: &Engine, entry: &voml_ir::EntryPoint| -> Result<SteelVal, LoadError> {
+                engine.extract_value(&entry.symbol).map_err(|e| LoadError {
+                    message: format!(
+                        "the compiled program does not define `{}`: {e}",
+                        entry.symbol
+                    ),
+                    span: Some(entry.span),
+                    location: Some(vo.locate(entry.span)),
+                })
+            };
         let mut eps = Vec::new();
         let mut dispatch: HashMap<(i64, i64), Vec<(usize, usize)>> = HashMap::new();
         let mut has_conditions = false;
@@ -251,16 +259,31 @@ impl Runtime {
                         .iter()
                         .map(|&f| {
                             let field = &event.fields[f];
-                            (field.position, field.ty, format!("{}.{}", event.name, field.name))
+                            (
+                                field.position,
+                                field.ty,
+                                format!("{}.{}", event.name, field.name),
+                            )
                         })
                         .collect(),
                 );
                 if input.handler.is_some() {
-                    dispatch.entry((event.rtype, event.etype)).or_default().push((ci, k));
+                    dispatch
+                        .entry((event.rtype, event.etype))
+                        .or_default()
+                        .push((ci, k));
                 }
             }
-            let before = c.before.iter().map(|p| extract(&engine, &p.entry)).collect::<Result<Vec<_>, _>>()?;
-            let after = c.after.iter().map(|p| extract(&engine, &p.entry)).collect::<Result<Vec<_>, _>>()?;
+            let before = c
+                .before
+                .iter()
+                .map(|p| extract(&engine, &p.entry))
+                .collect::<Result<Vec<_>, _>>()?;
+            let after = c
+                .after
+                .iter()
+                .map(|p| extract(&engine, &p.entry))
+                .collect::<Result<Vec<_>, _>>()?;
             has_conditions |= !before.is_empty() || !after.is_empty();
             eps.push(EpState {
                 name: c.name.clone(),
@@ -337,13 +360,26 @@ impl Runtime {
 
     /// The current value of an info or control structure, as Scheme text.
     pub fn variable(&self, name: &str) -> Option<String> {
-        let var = self.vo.infos.iter().chain(&self.vo.controls).find(|v| v.name == name)?;
-        self.engine.extract_value(&var.global).ok().map(|v| v.to_string())
+        let var = self
+            .vo
+            .infos
+            .iter()
+            .chain(&self.vo.controls)
+            .find(|v| v.name == name)?;
+        self.engine
+            .extract_value(&var.global)
+            .ok()
+            .map(|v| v.to_string())
     }
 
     /// The current value of an info or control structure.
     pub fn variable_value(&self, name: &str) -> Option<SteelVal> {
-        let var = self.vo.infos.iter().chain(&self.vo.controls).find(|v| v.name == name)?;
+        let var = self
+            .vo
+            .infos
+            .iter()
+            .chain(&self.vo.controls)
+            .find(|v| v.name == name)?;
         self.engine.extract_value(&var.global).ok()
     }
 
@@ -353,8 +389,12 @@ impl Runtime {
             return Ok(());
         }
         self.started = true;
-        let inits: Vec<(String, voml_ir::EntryPoint)> =
-            self.vo.views.iter().filter_map(|v| v.init.clone().map(|e| (v.name.clone(), e))).collect();
+        let inits: Vec<(String, voml_ir::EntryPoint)> = self
+            .vo
+            .views
+            .iter()
+            .filter_map(|v| v.init.clone().map(|e| (v.name.clone(), e)))
+            .collect();
         for (name, entry) in inits {
             let f = match self.engine.extract_value(&entry.symbol) {
                 Ok(f) => f,
@@ -448,7 +488,11 @@ impl Runtime {
                     RenderMode::Synchronous { tick } => tick,
                     RenderMode::Asynchronous => 0.0,
                 };
-                self.next_tick = Some(if next.is_finite() { next + tick * ((ts - next) / tick).floor().max(0.0) + tick } else { ts + tick });
+                self.next_tick = Some(if next.is_finite() {
+                    next + tick * ((ts - next) / tick).floor().max(0.0) + tick
+                } else {
+                    ts + tick
+                });
                 self.render(event.as_ref())
             }
             Some(_) => Ok(()),
@@ -459,7 +503,11 @@ impl Runtime {
 
     fn dispatch(&mut self, record: &Record, event: Option<&EventRef>) -> Result<(), Stop> {
         self.condition_parts(true, event)?;
-        let targets = self.dispatch.get(&(record.rtype, record.etype)).cloned().unwrap_or_default();
+        let targets = self
+            .dispatch
+            .get(&(record.rtype, record.etype))
+            .cloned()
+            .unwrap_or_default();
         if !targets.is_empty() && event.is_some() {
             self.stats.matched += 1;
         }
@@ -488,8 +536,13 @@ impl Runtime {
                     continue;
                 }
             };
-            let Some(handler) = self.eps[ci].handlers[k].clone() else { continue };
-            let entry = self.vo.ep_components[ci].inputs[k].handler.as_ref().map_or(Span::default(), |h| h.span);
+            let Some(handler) = self.eps[ci].handlers[k].clone() else {
+                continue;
+            };
+            let entry = self.vo.ep_components[ci].inputs[k]
+                .handler
+                .as_ref()
+                .map_or(Span::default(), |h| h.span);
             let who = Who {
                 component: Some(format!("EP component `{}`", self.eps[ci].name)),
                 part: format!("input ^{k}"),
@@ -506,13 +559,21 @@ impl Runtime {
             return Ok(());
         }
         for ci in 0..self.eps.len() {
-            let parts = if before { self.eps[ci].before.clone() } else { self.eps[ci].after.clone() };
+            let parts = if before {
+                self.eps[ci].before.clone()
+            } else {
+                self.eps[ci].after.clone()
+            };
             for (i, f) in parts.iter().enumerate() {
                 if self.eps[ci].disabled {
                     break;
                 }
                 let c = &self.vo.ep_components[ci];
-                let entry = if before { &c.before[i].entry } else { &c.after[i].entry };
+                let entry = if before {
+                    &c.before[i].entry
+                } else {
+                    &c.after[i].entry
+                };
                 let who = Who {
                     component: Some(format!("EP component `{}`", c.name)),
                     part: format!("{} part {i}", if before { "before" } else { "after" }),
@@ -537,7 +598,10 @@ impl Runtime {
                 )
             })?;
             args.push(convert(value, *ty).ok_or_else(|| {
-                format!("`{name}` should be {} but the record has `{value}` at position {position}", type_word(*ty))
+                format!(
+                    "`{name}` should be {} but the record has `{value}` at position {position}",
+                    type_word(*ty)
+                )
             })?);
         }
         Ok(args)
@@ -591,7 +655,11 @@ impl Runtime {
         {
             let mut host = self.host.borrow_mut();
             // begin_update starts a new frame and erases the previous one.
-            let _ = if comp.refresh.update { host.llvo.begin_update(owner) } else { host.llvo.begin_frame(owner) };
+            let _ = if comp.refresh.update {
+                host.llvo.begin_update(owner)
+            } else {
+                host.llvo.begin_frame(owner)
+            };
             if comp.buffer {
                 for &v in &comp.views {
                     if let Some(&id) = host.views.get(v) {
@@ -642,7 +710,8 @@ impl Runtime {
         }
         for i in 0..self.irs.len() {
             let comp = &self.vo.ir_components[i];
-            let wants = (comp.refresh.resize || comp.refresh.rescale) && comp.views.iter().any(|v| changed.contains(v));
+            let wants = (comp.refresh.resize || comp.refresh.rescale)
+                && comp.views.iter().any(|v| changed.contains(v));
             if wants && !self.irs[i].disabled {
                 self.phase1(i, event)?;
             }
@@ -652,8 +721,17 @@ impl Runtime {
 
     /// Calls VO code; on an error reports a fault and applies the policy. `Ok(None)` means the
     /// code failed and the run goes on.
-    fn call(&mut self, f: &SteelVal, args: &mut [SteelVal], who: &Who, event: Option<&EventRef>) -> Result<Option<SteelVal>, Stop> {
-        match self.engine.call_function_with_args_from_mut_slice(f.clone(), args) {
+    fn call(
+        &mut self,
+        f: &SteelVal,
+        args: &mut [SteelVal],
+        who: &Who,
+        event: Option<&EventRef>,
+    ) -> Result<Option<SteelVal>, Stop> {
+        match self
+            .engine
+            .call_function_with_args_from_mut_slice(f.clone(), args)
+        {
             Ok(v) => Ok(Some(v)),
             Err(e) => {
                 let runaway = self.watchdog.take_fired();
@@ -682,7 +760,11 @@ impl Runtime {
                     Target::None => {}
                 }
                 self.faults.push(Fault {
-                    kind: if runaway { FaultKind::Runaway } else { FaultKind::Scheme },
+                    kind: if runaway {
+                        FaultKind::Runaway
+                    } else {
+                        FaultKind::Scheme
+                    },
                     component: who.component.clone(),
                     part: Some(who.part.clone()),
                     span: Some(span),
@@ -704,7 +786,11 @@ impl Runtime {
     }
 
     fn stop_last(&mut self) -> Stop {
-        let mut fault = self.faults.last().cloned().expect("a fault was just recorded");
+        let mut fault = self
+            .faults
+            .last()
+            .cloned()
+            .expect("a fault was just recorded");
         fault.action = Action::Stopped;
         if let Some(last) = self.faults.last_mut() {
             last.action = Action::Stopped;
@@ -718,7 +804,12 @@ impl Runtime {
             .iter()
             .filter(|c| c.disabled)
             .map(|c| format!("EP component `{}`", c.name))
-            .chain(self.irs.iter().filter(|c| c.disabled).map(|c| format!("IR component `{}`", c.name)))
+            .chain(
+                self.irs
+                    .iter()
+                    .filter(|c| c.disabled)
+                    .map(|c| format!("IR component `{}`", c.name)),
+            )
             .collect()
     }
 
@@ -737,8 +828,16 @@ impl Runtime {
 
 /// The record as a Scheme list `(rtype etype field ...)`, for `(current-event)`.
 fn record_value(record: &Record) -> SteelVal {
-    let mut items = vec![SteelVal::IntV(record.rtype as isize), SteelVal::IntV(record.etype as isize)];
-    items.extend(record.fields.iter().map(|v| convert(v, FieldType::Any).unwrap_or(SteelVal::BoolV(false))));
+    let mut items = vec![
+        SteelVal::IntV(record.rtype as isize),
+        SteelVal::IntV(record.etype as isize),
+    ];
+    items.extend(
+        record
+            .fields
+            .iter()
+            .map(|v| convert(v, FieldType::Any).unwrap_or(SteelVal::BoolV(false))),
+    );
     SteelVal::ListV(items.into_iter().collect())
 }
 
@@ -746,7 +845,9 @@ fn record_value(record: &Record) -> SteelVal {
 fn convert(value: &Value, ty: FieldType) -> Option<SteelVal> {
     match (ty, value) {
         (FieldType::Int, Value::Int(i)) => Some(SteelVal::IntV(*i as isize)),
-        (FieldType::Int, Value::Real(r)) if r.fract() == 0.0 && r.abs() < 9.0e15 => Some(SteelVal::IntV(*r as isize)),
+        (FieldType::Int, Value::Real(r)) if r.fract() == 0.0 && r.abs() < 9.0e15 => {
+            Some(SteelVal::IntV(*r as isize))
+        }
         (FieldType::Int, _) => None,
         (FieldType::Real, Value::Int(i)) => Some(SteelVal::NumV(*i as f64)),
         (FieldType::Real, Value::Real(r)) => Some(SteelVal::NumV(*r)),
@@ -778,7 +879,11 @@ fn error_message(e: &SteelErr) -> String {
     // steel prefixes the error kind ("Generic: ", "TypeMismatch: "); keep it only when it
     // says something the message does not.
     let kind = format!("{:?}: ", e.kind());
-    let text = if kind == "Generic: " { text.strip_prefix(&kind).unwrap_or(text) } else { text };
+    let text = if kind == "Generic: " {
+        text.strip_prefix(&kind).unwrap_or(text)
+    } else {
+        text
+    };
     text.to_string()
 }
 
@@ -795,17 +900,111 @@ fn locate_error(engine: &Engine, vo: &CompiledVo, e: &SteelErr) -> Option<Span> 
     let program = &vo.program.text;
     for s in candidates {
         let in_program = match s.source_id {
-            Some(id) => engine.get_source(&id).is_some_and(|text| text.len() == program.len() && text.as_ref() == program),
+            Some(id) => engine
+                .get_source(&id)
+                .is_some_and(|text| text.len() == program.len() && text.as_ref() == program),
             None => false,
         };
         if !in_program {
             continue;
         }
-        if let Some(span) = vo.program.source_of_range(s.start as usize, (s.end as usize).max(s.start as usize + 1)) {
+        if let Some(span) = vo
+            .program
+            .source_of_range(s.start as usize, (s.end as usize).max(s.start as usize + 1))
+        {
             if span != Span::default() {
                 return Some(span);
             }
         }
     }
     None
+}
+
+/// What [`replay`] reports as it goes.
+pub enum ReplayEvent<'a> {
+    /// A fault was recorded (already applied).
+    Fault(&'a Fault),
+    /// A trace line could not be read and was skipped (or stopped the run in strict mode).
+    BadLine(&'a voml_trace::TraceError),
+    /// Frame time: the caller may write frame number `n` of every view now.
+    Frame(&'a mut Runtime, u32),
+    /// Records processed so far (every 4096 records).
+    Progress(u64),
+}
+
+/// How a replay ended.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ReplaySummary {
+    pub bad_lines: u64,
+    /// True when the run stopped early (strict mode).
+    pub stopped: bool,
+    pub frames: u32,
+    /// The last timestamp seen.
+    pub last_ts: f64,
+}
+
+/// Replays a whole trace through `runtime` as fast as possible: every record, then the end
+/// of input. With `frames_every`, calls back for a frame each time trace time passes a
+/// multiple of it (showing the state before the first record past that time), and once at
+/// the end.
+pub fn replay<R: std::io::BufRead>(
+    runtime: &mut Runtime,
+    reader: &mut voml_trace::TraceReader<R>,
+    frames_every: Option<f64>,
+    mut on: impl FnMut(ReplayEvent<'_>),
+) -> ReplaySummary {
+    let strict = runtime.config.strict;
+    let source = reader.source_name().to_string();
+    let mut summary = ReplaySummary::default();
+    let mut next_frame: Option<f64> = None;
+    for item in reader.by_ref() {
+        match item {
+            Ok(record) => {
+                let ts = record.timestamp().unwrap_or(summary.last_ts);
+                if let Some(every) = frames_every {
+                    match next_frame {
+                        None => next_frame = Some(ts + every),
+                        Some(next) if ts >= next => {
+                            summary.frames += 1;
+                            on(ReplayEvent::Frame(runtime, summary.frames));
+                            next_frame = Some(next + every * (((ts - next) / every).floor() + 1.0));
+                        }
+                        Some(_) => {}
+                    }
+                }
+                summary.last_ts = ts;
+                let before = runtime.faults.len();
+                let result = runtime.process(&record, &source);
+                for fault in &runtime.faults[before..] {
+                    on(ReplayEvent::Fault(fault));
+                }
+                if result.is_err() {
+                    summary.stopped = true;
+                    return summary;
+                }
+                if runtime.stats.records % 4096 == 0 {
+                    on(ReplayEvent::Progress(runtime.stats.records));
+                }
+            }
+            Err(e) => {
+                summary.bad_lines += 1;
+                on(ReplayEvent::BadLine(&e));
+                if strict {
+                    summary.stopped = true;
+                    return summary;
+                }
+            }
+        }
+    }
+    let before = runtime.faults.len();
+    let result = runtime.finish(summary.last_ts, summary.bad_lines);
+    for fault in &runtime.faults[before..] {
+        on(ReplayEvent::Fault(fault));
+    }
+    summary.stopped = result.is_err();
+    if frames_every.is_some() && !summary.stopped {
+        summary.frames += 1;
+        on(ReplayEvent::Frame(runtime, summary.frames));
+    }
+    summary
 }

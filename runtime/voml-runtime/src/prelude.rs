@@ -64,11 +64,16 @@ fn arity(name: &str, args: &[SteelVal], n: usize) -> Result<(), SteelErr> {
 }
 
 /// The entries of an association list (`'()` or `#f` count as empty).
-fn entries<'a>(name: &str, alist: &'a SteelVal) -> Result<Box<dyn Iterator<Item = &'a SteelVal> + 'a>, SteelErr> {
+fn entries<'a>(
+    name: &str,
+    alist: &'a SteelVal,
+) -> Result<Box<dyn Iterator<Item = &'a SteelVal> + 'a>, SteelErr> {
     match alist {
         SteelVal::ListV(l) => Ok(Box::new(l.iter())),
         SteelVal::BoolV(false) => Ok(Box::new(std::iter::empty())),
-        other => Err(error(format!("{name}: expected an association list, found {other}"))),
+        other => Err(error(format!(
+            "{name}: expected an association list, found {other}"
+        ))),
     }
 }
 

@@ -17,7 +17,11 @@ struct DenyRequire;
 
 impl steel::compiler::modules::SourceModuleResolver for DenyRequire {
     fn resolve(&self, key: &str) -> Option<String> {
-        let shown: String = key.chars().filter(|c| *c != '"' && *c != '\\').take(80).collect();
+        let shown: String = key
+            .chars()
+            .filter(|c| *c != '"' && *c != '\\')
+            .take(80)
+            .collect();
         Some(format!(
             "(error \"require is not available to visual objects (asked for {shown})\")"
         ))

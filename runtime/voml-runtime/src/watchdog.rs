@@ -34,7 +34,12 @@ impl Watchdog {
                         std::thread::park_timeout(period);
                         let d = deadline.load(Ordering::Acquire);
                         let now = epoch.elapsed().as_micros() as u64;
-                        if d != 0 && now > d && deadline.compare_exchange(d, 0, Ordering::AcqRel, Ordering::Relaxed).is_ok() {
+                        if d != 0
+                            && now > d
+                            && deadline
+                                .compare_exchange(d, 0, Ordering::AcqRel, Ordering::Relaxed)
+                                .is_ok()
+                        {
                             fired.store(true, Ordering::Release);
                             controller.interrupt();
                         }
