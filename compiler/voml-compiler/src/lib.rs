@@ -213,7 +213,22 @@ fn imports(
         let Some(href) = import.attr("href") else {
             continue;
         };
-        let pin = import.attr_text("sha256").map(str::trim);
+        let pin_attr = import.attr("sha256");
+        let pin = pin_attr.map(|a| a.value.text.trim());
+        if let (Some(attr), Some(pin)) = (pin_attr, pin) {
+            if !source::is_sha256_hex(pin) {
+                diags.push(
+                    Diagnostic::new(
+                        Code::UnpinnedRemote,
+                        attr.value_span,
+                        format!("`{pin}` is not a sha256 digest"),
+                    )
+                    .label("a pin is 64 hexadecimal digits"),
+                );
+                continue;
+            }
+        }
+        // The href is the place to show: the whole `<import>` tag around it adds nothing.
         let Some(file) = xml::load_reference(
             db,
             opts,
@@ -222,7 +237,7 @@ fn imports(
             href.value.text.trim(),
             pin,
             href.value_span,
-            import.tag_span,
+            href.value_span,
         ) else {
             continue;
         };

@@ -676,6 +676,13 @@ impl<'a> Lowering<'a> {
                     "control-structures"
                 }
             ));
+            // The variable meant counts as used: no "never used" warning on top of this error.
+            let meant = match other.iter().position(|v| v.name == word) {
+                Some(o) => Some((!info, o)),
+                None => crate::diag::closest(word, own.iter().map(|v| v.name.as_str()))
+                    .and_then(|best| own.iter().position(|v| v.name == best))
+                    .map(|i| (info, i)),
+            };
             if let Some(o) = other.iter().find(|v| v.name == word) {
                 d = d
                     .secondary(
@@ -697,6 +704,11 @@ impl<'a> Lowering<'a> {
                 d = d.did_you_mean(word, own.iter().map(|v| v.name.as_str()));
             }
             self.err(d);
+            match meant {
+                Some((true, i)) => self.uses.infos[i] = true,
+                Some((false, i)) => self.uses.controls[i] = true,
+                None => {}
+            }
             out.push(usize::MAX);
         }
         for &i in &out {
@@ -712,6 +724,16 @@ impl<'a> Lowering<'a> {
             }
         }
         out
+    }
+
+    /// After an unknown view name: the view probably meant counts as used, so that no
+    /// "never drawn in" warning comes on top of the error.
+    fn mark_meant_view(&mut self, wrong: &str) {
+        if let Some(i) = crate::diag::closest(wrong, self.views.iter().map(|v| v.name.as_str()))
+            .and_then(|best| self.views.iter().position(|v| v.name == best))
+        {
+            self.uses.views[i] = true;
+        }
     }
 
     fn view_list(&mut self, el: &Element) -> Vec<usize> {
@@ -735,6 +757,7 @@ impl<'a> Lowering<'a> {
                             .label("not declared in <view-initializations>")
                             .did_you_mean(word, self.views.iter().map(|v| v.name.as_str()));
                     self.err(d);
+                    self.mark_meant_view(word);
                     out.push(usize::MAX);
                 }
             }
@@ -766,6 +789,13 @@ impl<'a> Lowering<'a> {
                 .label("not declared in <event-declarations>")
                 .did_you_mean(ev_name, self.events.iter().map(|e| e.name.as_str()));
                 self.err(d);
+                // The event meant counts as processed: no "never processed" warning on top.
+                if let Some(i) =
+                    crate::diag::closest(ev_name, self.events.iter().map(|e| e.name.as_str()))
+                        .and_then(|best| self.events.iter().position(|e| e.name == best))
+                {
+                    self.uses.events[i] = true;
+                }
                 out.push((usize::MAX, Vec::new(), span));
                 continue;
             };
@@ -843,6 +873,12 @@ impl<'a> Lowering<'a> {
             )
             .label("not defined by any <import>ed library")
             .did_you_mean(lib_name, self.library.keys().map(String::as_str));
+            // The component meant counts as used: no "never used" warning on top.
+            if let Some(best) =
+                crate::diag::closest(lib_name, self.library.keys().map(String::as_str))
+            {
+                self.library[best].used.set(true);
+            }
             let d = if self.library.is_empty() {
                 d.hint("import a library in <head>: <import href=\"lib/components.voml\"/>")
             } else {
@@ -857,33 +893,51 @@ impl<'a> Lowering<'a> {
                 Diagnostic::new(
                     Code::UnknownComponent,
                     use_attr.value_span,
-                    format!("`{lib_name}` is an {} , not an {kind}", lib.element.name),
+                    format!(
+                        "`{lib_name}` is an `<{}>`, not an `<{kind}>`",
+                        lib.element.name
+                    ),
                 )
                 .label("wrong kind of component")
                 .secondary(lib.element.name_span, "defined here"),
             );
             return None;
         }
-        let own_code = el.children.iter().any(|n| match n {
-            Node::Text(t) => !t.text.trim().is_empty(),
-            Node::Element(e) => e.name != "description" && e.name != "preprocess-inputs",
+        // Where the component's own code starts, if it has any.
+        let own_code = el.children.iter().find_map(|n| match n {
+            Node::Text(t) if !t.text.trim().is_empty() => {
+                let at = t.text.len() - t.text.trim_start().len();
+                Some(
+                    t.source_of_range(at, t.text.trim_end().len())
+                        .unwrap_or(el.name_span),
+                )
+            }
+            Node::Element(e) if e.name != "description" && e.name != "preprocess-inputs" => {
+                Some(e.tag_span)
+            }
+            _ => None,
         });
-        if own_code {
+        if let Some(code_span) = own_code {
             self.err(
                 Diagnostic::new(
                     Code::UseWithCode,
-                    el.name_span,
+                    code_span,
                     format!(
                         "`{}` uses library component `{lib_name}` and also has code",
                         el.attr_text("name").unwrap_or("")
                     ),
                 )
-                .label("the code comes from the library")
+                .label("code of its own")
+                .secondary(
+                    use_attr.value_span,
+                    "the code comes from this library component",
+                )
                 .secondary(lib.element.name_span, "library component defined here")
                 .hint("remove the code, or remove `use` to write the component here"),
             );
         }
         // Arity: every list the library declares must have as many entries here.
+        let errors_before = self.diags.len();
         for list in ["inputs", "infos", "controls", "views"] {
             let formal = lib
                 .element
@@ -942,6 +996,11 @@ impl<'a> Lowering<'a> {
                     );
                 }
             }
+        }
+        if self.diags.len() > errors_before {
+            // Lowering the library's code against lists of the wrong length would only
+            // repeat the problem as out-of-range parameters inside the library.
+            return None;
         }
         Some(&lib.element)
     }
@@ -1106,7 +1165,7 @@ impl<'a> Lowering<'a> {
                 _ => {}
             }
         }
-        if parts == 0 {
+        if parts == 0 && !self.diags.iter().any(|d| d.is_error()) {
             self.err(
                 Diagnostic::new(
                     Code::EmptyComponent,
@@ -1412,11 +1471,14 @@ impl<'a> Lowering<'a> {
                         if out.text[line_start..].contains(';') {
                             out.push("\n", el.tag_span, false);
                         }
-                        if let Some(call) = self.primitive(el, spec, scope) {
-                            out.push(" ", el.tag_span, false);
-                            out.push_program(&call);
-                            out.push(" ", el.tag_span, false);
+                        out.push(" ", el.tag_span, false);
+                        match self.primitive(el, spec, scope) {
+                            Some(call) => out.push_program(&call),
+                            // Reported already; a placeholder keeps the surrounding code
+                            // readable (a dropped primitive can leave `(lambda (x))`).
+                            None => out.push("#f", el.tag_span, false),
                         }
+                        out.push(" ", el.tag_span, false);
                     }
                 }
             }
@@ -1566,7 +1628,15 @@ impl<'a> Lowering<'a> {
         Diagnostic::new(
             Code::ParameterOutOfRange,
             span,
-            format!("`{text}` is out of range: {} has {len} {list}", scope.owner),
+            format!(
+                "`{text}` is out of range: {} has {len} {}",
+                scope.owner,
+                match (len, list) {
+                    (1, "fields listed for this input") => "field listed for this input",
+                    (1, l) => l.strip_suffix('s').unwrap_or(l),
+                    (_, l) => l,
+                }
+            ),
         )
         .label(format!("valid: {valid}"))
         .secondary(decl, what)
@@ -1832,6 +1902,7 @@ impl<'a> Lowering<'a> {
                 .label("unknown view")
                 .did_you_mean(text, self.views.iter().map(|v| v.name.as_str()));
                 self.err(d);
+                self.mark_meant_view(text);
                 None
             }
         }

@@ -87,6 +87,7 @@ fn check_element(el: &mut Element, spec: &'static ElementSpec, diags: &mut Vec<D
                         None => d,
                     };
                     diags.push(d);
+                    keep_code_readable(el, spec, &child);
                     continue;
                 };
                 if !schema::allows(spec, &child.name) {
@@ -108,6 +109,7 @@ fn check_element(el: &mut Element, spec: &'static ElementSpec, diags: &mut Vec<D
                         d = d.hint("markup primitives stand inside Scheme code (components, `<input>`, `<end-with>`, ...)");
                     }
                     diags.push(d);
+                    keep_code_readable(el, spec, &child);
                     continue;
                 }
                 if spec.once.contains(&child_spec.name) {
@@ -146,6 +148,17 @@ fn check_element(el: &mut Element, spec: &'static ElementSpec, diags: &mut Vec<D
     }
 }
 
+/// When an element inside Scheme code is dropped (reported as unknown or misplaced), leaves
+/// a placeholder expression in its place, so that the surrounding code still reads (a
+/// dropped `<line>` can leave `(lambda (x))`) and no Scheme error follows from it.
+fn keep_code_readable(parent: &mut Element, spec: &ElementSpec, dropped: &Element) {
+    if spec.content == Content::Code {
+        let mut placeholder = voml_ir::Program::default();
+        placeholder.push(" #f ", dropped.tag_span, false);
+        parent.children.push(Node::Text(placeholder));
+    }
+}
+
 fn check_attributes(el: &mut Element, spec: &ElementSpec, diags: &mut Vec<Diagnostic>) {
     let el_name = el.name.clone();
     el.attrs.retain(|attr| {
@@ -175,7 +188,16 @@ fn check_attributes(el: &mut Element, spec: &ElementSpec, diags: &mut Vec<Diagno
                 Diagnostic::new(
                     Code::MissingAttribute,
                     el.name_span,
-                    format!("`<{}>` needs a `{}` attribute", el.name, aspec.name),
+                    format!(
+                        "`<{}>` needs {} `{}` attribute",
+                        el.name,
+                        if aspec.name.starts_with(['a', 'e', 'i', 'o', 'u']) {
+                            "an"
+                        } else {
+                            "a"
+                        },
+                        aspec.name
+                    ),
                 )
                 .label(format!("`{}` missing", aspec.name)),
             );

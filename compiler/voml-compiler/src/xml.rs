@@ -205,6 +205,15 @@ impl DocParser<'_, '_> {
                 }
             };
             let end = base + reader.buffer_position() as usize;
+            if let Event::Start(tag) | Event::Empty(tag) = &event {
+                // quick-xml takes `(< a b)` in code for a tag with an empty name: say what
+                // happened instead of reporting its "attributes" one by one.
+                if !starts_name(tag.name().0) {
+                    self.malformed = true;
+                    self.diags.push(stray_lt(file, start, stack.last()));
+                    break;
+                }
+            }
             let current = stack.last_mut().unwrap_or(&mut out);
             match event {
                 Event::Empty(tag) => {
@@ -366,15 +375,42 @@ impl DocParser<'_, '_> {
                     });
                 }
                 Err(err) => {
-                    self.diags.push(
-                        Diagnostic::new(
-                            Code::XmlSyntax,
-                            Span::new(file, start, end),
-                            format!("bad attribute in `<{name}>`: {err}"),
-                        )
-                        .label("in this tag")
-                        .hint("attributes are written name=\"value\", each name once"),
-                    );
+                    // quick-xml's positions count from just after the `<`.
+                    use quick_xml::events::attributes::AttrError as E;
+                    let (pos, first) = match err {
+                        E::ExpectedEq(p)
+                        | E::ExpectedValue(p)
+                        | E::UnquotedValue(p)
+                        | E::ExpectedQuote(p, _) => (p, None),
+                        E::Duplicated(p, q) => (p, Some(q)),
+                    };
+                    let word = |pos: usize| word_at(self.db.text(file), file, start + 1 + pos);
+                    let what = match err {
+                        E::ExpectedEq(_) => "a name must be followed by `=`".to_string(),
+                        E::ExpectedValue(_) => "`=` must be followed by a value".to_string(),
+                        E::UnquotedValue(_) => "the value must be in quotes".to_string(),
+                        E::ExpectedQuote(_, q) => {
+                            format!("the value has no closing `{}`", q as char)
+                        }
+                        E::Duplicated(..) => {
+                            format!("`{}` is given twice", self.db.slice(word(pos)))
+                        }
+                    };
+                    let mut d = Diagnostic::new(
+                        Code::XmlSyntax,
+                        word(pos),
+                        format!("bad attribute in `<{name}>`: {what}"),
+                    )
+                    .label(match err {
+                        E::UnquotedValue(_) => "put this value in quotes",
+                        E::Duplicated(..) => "given again here",
+                        _ => "here",
+                    })
+                    .hint("attributes are written name=\"value\", each name once");
+                    if let Some(q) = first {
+                        d = d.secondary(word(q), "first given here");
+                    }
+                    self.diags.push(d);
                 }
             }
         }
@@ -654,10 +690,12 @@ impl DocParser<'_, '_> {
                 let text = self.db.slice(value_span).to_string();
                 self.parse_content(value_span.file, &text, value_span.start as usize, false)
             }
+            // As in XML, a relative system identifier is resolved from the file holding the
+            // declaration, not from the (possibly nested) file holding the reference.
             EntityKind::External {
                 system,
                 system_span,
-            } => match self.load_reference(span.file, &system, system_span, span) {
+            } => match self.load_reference(system_span.file, &system, system_span, span) {
                 Some(file) => {
                     let text = self.db.text(file).to_string();
                     let skip = text_decl_len(&text);
@@ -930,6 +968,41 @@ fn flush_text(open: &mut Open) {
         let text = std::mem::take(&mut open.text);
         open.element.children.push(Node::Text(text));
     }
+}
+
+/// The span of the attribute name or value starting at `at` (up to a space, `=`, `/` or `>`).
+fn word_at(text: &str, file: u32, at: usize) -> Span {
+    let at = at.min(text.len());
+    let len = text
+        .get(at..)
+        .and_then(|rest| rest.find(|c: char| c.is_whitespace() || matches!(c, '=' | '/' | '>')))
+        .unwrap_or(0)
+        .max(1);
+    Span::new(file, at, (at + len).min(text.len()))
+}
+
+/// Whether a tag name starts as an XML name must (a letter, `_` or `:`).
+fn starts_name(name: &str) -> bool {
+    name.chars()
+        .next()
+        .is_some_and(|c| c.is_alphabetic() || c == '_' || c == ':' || !c.is_ascii())
+}
+
+/// A `<` that does not start a tag, typically a comparison in Scheme code.
+fn stray_lt(file: u32, at: usize, open: Option<&Open>) -> Diagnostic {
+    let mut d = Diagnostic::new(
+        Code::XmlSyntax,
+        Span::new(file, at, at + 1),
+        "`<` does not start a tag here",
+    )
+    .label("a literal `<` must be written `&lt;`");
+    if let Some(open) = open {
+        d = d.secondary(
+            open.element.tag_span,
+            format!("inside this `<{}>`", open.element.name),
+        );
+    }
+    d.hint("in Scheme code write `<` as `&lt;` (or use `lt`, `le`, or a CDATA section)")
 }
 
 fn xml_error(file: u32, pos: usize, message: &str, open: Option<&Open>) -> Diagnostic {

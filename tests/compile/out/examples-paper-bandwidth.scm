@@ -12,28 +12,6 @@
 (define control/nodechange #f)
 (set! control/nodechange control/nodechange)
 
-;; utility code
-
-        ;; The value stored under key in alist, or #f.
-        (define (id-get alist key)
-          (let ((entry (assv key alist)))
-            (if entry (cdr entry) #f)))
-
-        ;; alist without the entry for key.
-        (define (id-rem alist key)
-          (cond ((null? alist) '())
-                ((eqv? (car (car alist)) key) (cdr alist))
-                (else (cons (car alist) (id-rem (cdr alist) key)))))
-
-        ;; alist with value stored under key (replacing an existing entry in place).
-        (define (id-put alist key value)
-          (if (assv key alist)
-              (map (lambda (entry)
-                     (if (eqv? (car entry) key) (cons key value) entry))
-                   alist)
-              (append alist (list (cons key value)))))
-      
-
 (define (voml/view/BU-View/init)
 
           
@@ -88,7 +66,7 @@ control/nodechange)
              (voml-text 0 50 107 "Bandwidth Utilization" font "black" #f "CENTER" "BASELINE" (voml-style "black" 1 #f "area" #f 1)) 
              (voml-figure 0 "bggif/switch.gif" 0 0 0 0 45 45 10 10 (voml-style "black" 1 #f "area" #f 1)) 
             (let* ((nodenum (- info/numofnodes 1))
-                   (step (/ 6.28 nodenum)))
+                   (step (if (gt nodenum 0) (/ 6.28 nodenum) 0)))
               (if (gt nodenum 0)
                   (let loop ((num nodenum))
                     (let* ((angle (* num step))

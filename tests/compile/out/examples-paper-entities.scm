@@ -10,9 +10,9 @@
 
 (define (voml/ep/count-ep/input/0 input0/ts input0/proc)
 
-  ;; id-get gives (proc . count) or #f.
-  (let* ((entry (id-get info/counts input0/proc))
-         (n (if entry (+ (cdr entry) 1) 1)))
+  ;; id-get gives the count stored for the processor, or #f.
+  (let* ((count (id-get info/counts input0/proc))
+         (n (if count (+ count 1) 1)))
     (set! info/counts (id-put info/counts input0/proc n))
     (if (gt n info/maxcount)
         (set! info/maxcount n)))

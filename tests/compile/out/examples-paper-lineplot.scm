@@ -26,10 +26,8 @@
 (define (voml/ep/onescalarprocess/input/0 input0/ts input0/key input0/value)
 
             (set! info/currenttime input0/ts)
-            ;; id-get gives (key . #(old-time old-value new-time new-value)) or #f.
-            (let ((entry (id-get info/assoclist input0/key)))
-              (set! info/assoclist (id-put info/assoclist input0/key
-                               (advance-scalar (if entry (cdr entry) #f) input0/ts input0/value))))
+            ;; id-get gives the stored #(old-time old-value new-time new-value), or #f.
+            (set! info/assoclist (id-put info/assoclist input0/key (advance-scalar (id-get info/assoclist input0/key) input0/ts input0/value)))
           
 #t)
 
