@@ -280,8 +280,30 @@ fn unclosed_open(text: &str) -> Option<Range<usize>> {
     stack.into_iter().next()
 }
 
+/// The byte range of the first parenthesis nested deeper than `limit`, if any.
+pub fn too_deep(text: &str, limit: usize) -> Option<Range<usize>> {
+    let mut depth = 0usize;
+    for tok in tokens(text) {
+        match tok {
+            Token::Open(r) => {
+                depth += 1;
+                if depth > limit {
+                    return Some(r);
+                }
+            }
+            Token::Close(_) => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    None
+}
+
 /// The first error steel's reader finds in `text`, with its byte range.
 pub fn read_error(text: &str) -> Option<(String, Range<usize>)> {
+    // steel's reader recurses per parenthesis: refuse what would exhaust the stack.
+    if let Some(r) = too_deep(text, voml_ir::MAX_NESTING) {
+        return Some((format!("expressions nested more than {} deep", voml_ir::MAX_NESTING), r));
+    }
     // The reader is third-party code: a panic in it must become a diagnostic, not a crash.
     let text_owned = text.to_string();
     let result = std::panic::catch_unwind(move || {

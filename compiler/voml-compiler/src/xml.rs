@@ -107,6 +107,7 @@ pub fn parse_document(
         entities: Vec::new(),
         expanding: Vec::new(),
         malformed: false,
+        depth: 0,
     };
     let text = parser.db.text(file).to_string();
     let nodes = parser.parse_content(file, &text, 0, true);
@@ -162,7 +163,12 @@ struct DocParser<'a, 'o> {
     /// Names of the entities being expanded, innermost last (cycle detection).
     expanding: Vec<String>,
     malformed: bool,
+    /// Elements open in the documents that reference the entity being parsed.
+    depth: usize,
 }
+
+/// Deeper nesting is refused: trees are walked recursively, and no real spec comes close.
+pub const MAX_DEPTH: usize = 256;
 
 /// An element being built while its content is read.
 struct Open {
@@ -214,6 +220,7 @@ impl DocParser<'_, '_> {
                     break;
                 }
             }
+            let open_count = stack.len();
             let current = stack.last_mut().unwrap_or(&mut out);
             match event {
                 Event::Empty(tag) => {
@@ -223,6 +230,15 @@ impl DocParser<'_, '_> {
                     current.element.children.push(Node::Element(element));
                 }
                 Event::Start(tag) => {
+                    if self.depth + open_count >= MAX_DEPTH {
+                        self.malformed = true;
+                        self.diags.push(
+                            Diagnostic::new(Code::XmlSyntax, Span::new(file, start, end), format!("elements nested more than {MAX_DEPTH} deep"))
+                                .label("too deep")
+                                .hint("a visual object needs a handful of levels; this looks like a generated or corrupt file"),
+                        );
+                        break;
+                    }
                     flush_text(current);
                     let element = self.element_from_tag(file, &tag, start, end, &offset_of);
                     seen_root = true;
@@ -285,7 +301,10 @@ impl DocParser<'_, '_> {
                         current.text.push(c, span, false);
                     } else {
                         let name = name.to_string();
+                        let depth = stack.len();
+                        self.depth += depth;
                         let nodes = self.expand_entity(&name, span);
+                        self.depth -= depth;
                         let current = stack.last_mut().unwrap_or(&mut out);
                         for node in nodes {
                             match node {

@@ -22,6 +22,11 @@
 
 use serde::{Deserialize, Serialize};
 
+/// The deepest nesting of parentheses the [`Program`] may have. The compiler refuses deeper
+/// code, and the runtime refuses a `.vo` file with deeper code: Scheme readers recurse per
+/// level and would exhaust the stack.
+pub const MAX_NESTING: usize = 1000;
+
 /// The version of the IR format. Bumped on every incompatible change; the runtime refuses a
 /// `.vo` file with another version.
 pub const FORMAT_VERSION: u32 = 1;
@@ -245,6 +250,37 @@ pub struct MapSegment {
 }
 
 impl Program {
+    /// The deepest nesting of `(`/`[` in the program text, ignoring strings, comments and
+    /// character literals (a cheap check a runtime makes before handing the text to a reader).
+    pub fn nesting_depth(&self) -> usize {
+        let b = self.text.as_bytes();
+        let (mut depth, mut max, mut i) = (0usize, 0usize, 0usize);
+        while i < b.len() {
+            match b[i] {
+                b'"' => {
+                    i += 1;
+                    while i < b.len() && b[i] != b'"' {
+                        i += if b[i] == b'\\' { 2 } else { 1 };
+                    }
+                }
+                b';' => {
+                    while i < b.len() && b[i] != b'\n' {
+                        i += 1;
+                    }
+                }
+                b'#' if b.get(i + 1) == Some(&b'\\') => i += 2,
+                b'(' | b'[' => {
+                    depth += 1;
+                    max = max.max(depth);
+                }
+                b')' | b']' => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+            i += 1;
+        }
+        max
+    }
+
     /// Appends `text`, which came from `source` (verbatim when `exact`).
     pub fn push(&mut self, text: &str, source: Span, exact: bool) {
         if text.is_empty() {

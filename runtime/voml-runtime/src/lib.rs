@@ -163,6 +163,13 @@ pub struct Runtime {
 impl Runtime {
     /// Loads a compiled visual object into a fresh sandboxed engine drawing through `llvo`.
     pub fn new(vo: CompiledVo, mut llvo: Llvo, config: Config) -> Result<Runtime, LoadError> {
+        if vo.program.nesting_depth() > voml_ir::MAX_NESTING {
+            return Err(LoadError {
+                message: format!("the program nests expressions more than {} deep; recompile it with this compiler", voml_ir::MAX_NESTING),
+                span: None,
+                location: None,
+            });
+        }
         let mut engine = Engine::new_sandboxed();
         sandbox::harden(&mut engine);
         prelude::register(&mut engine);

@@ -8,6 +8,8 @@
 //! still spawns processes), hence this list; `tests/sandbox.rs` keeps hostile probes against
 //! it.
 
+use std::collections::HashSet;
+
 use steel::rvals::SteelVal;
 use steel::steel_vm::builtin::BuiltInModule;
 use steel::steel_vm::engine::Engine;
@@ -67,6 +69,59 @@ const LOOSE: &[&str] = &[
     "eval!",
     "load",
     "#%private-cycle-collector",
+    // A fresh engine is not sandboxed: `(run! (Engine::new) "...")` could do anything.
+    "Engine::new",
+    "Engine::clone",
+    "Engine::add-module",
+    "Engine::modules->list",
+    "run!",
+    "get-value",
+    "#%build-dylib",
+    "dylib-build",
+    // `git-clone` and `git-pull` run the `git` program.
+    "git-clone",
+    "git-pull",
+    // Blocking calls the watchdog cannot interrupt: sleeping, reading standard input (which
+    // holds the trace under `--trace -`: a deadlock), waiting on a channel or a thread.
+    "time/sleep-ms",
+    "stdin",
+    "#%default-input-port",
+    "current-input-port",
+    "channel/recv",
+    "receivers-select",
+    "thread-join!",
+];
+
+/// Built-in modules a VO could `require-builtin` (possibly with a prefix, which bypasses the
+/// global names replaced below): each is rebuilt without the denied procedures.
+const MODULES: &[&str] = &[
+    "steel/base",
+    "steel/meta",
+    "steel/io",
+    "steel/ports",
+    "steel/time",
+    "steel/threads",
+    "steel/constants",
+    "steel/syntax",
+    "steel/hash",
+    "steel/sets",
+    "steel/lists",
+    "steel/strings",
+    "steel/vectors",
+    "steel/immutable-vectors",
+    "steel/streams",
+    "steel/identity",
+    "steel/numbers",
+    "steel/equality",
+    "steel/ord",
+    "steel/transducers",
+    "steel/json",
+    "steel/random",
+    "steel/bytevectors",
+    "steel/core/result",
+    "steel/core/option",
+    "steel/core/types",
+    "steel/hashes",
 ];
 
 /// Removes what VO code must not reach from `engine`.
@@ -78,16 +133,38 @@ pub fn harden(engine: &mut Engine) {
         p::tcp::tcp_module(),
         p::http::http_module(),
         p::polling::polling_module(),
+        p::git::git_module(),
     ];
+    let mut denied_names: HashSet<String> = LOOSE.iter().map(|s| s.to_string()).collect();
     for module in modules {
         let name = module.name().to_string();
-        for f in module.names() {
-            deny(engine, &f);
-        }
+        denied_names.extend(module.names());
         engine.register_module(BuiltInModule::new(name));
     }
-    for f in LOOSE {
+    for f in &denied_names {
         deny(engine, f);
+    }
+    // `(require-builtin steel/base as b.)` binds `b.run!` & co. from the module's own table,
+    // not from the globals replaced above: rebuild the modules that hold denied procedures.
+    for name in MODULES {
+        let Some(module) = engine.builtin_modules().get(name) else {
+            continue;
+        };
+        let kept: Vec<(String, SteelVal)> = {
+            let map = module.inner_map();
+            if !map.keys().any(|k| denied_names.contains(k.as_ref())) {
+                continue;
+            }
+            map.iter()
+                .filter(|(k, _)| !denied_names.contains(k.as_ref()))
+                .map(|(k, v)| (k.to_string(), v.clone()))
+                .collect()
+        };
+        let mut rebuilt = BuiltInModule::new(name.to_string());
+        for (k, v) in kept {
+            rebuilt.register_value(&k, v);
+        }
+        engine.register_module(rebuilt);
     }
     engine.register_source_module_resolver(DenyRequire);
 }
