@@ -396,7 +396,11 @@ impl<'a> Lowering<'a> {
                             ir::VarType::Vector => datum.starts_with("#("),
                             _ => true,
                         };
-                        if ok {
+                        if ok && ty == ir::VarType::Vector {
+                            // `#(...)` literals are immutable in the engine; vectors in info
+                            // structures are meant to be updated with vector-set!.
+                            Ok(format!("(apply vector (quote {}))", &datum[1..]))
+                        } else if ok {
                             let unquoted = datum.strip_prefix('\'').unwrap_or(&datum);
                             Ok(if unquoted.starts_with('(') {
                                 format!("(quote {unquoted})")

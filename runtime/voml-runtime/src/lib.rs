@@ -413,6 +413,8 @@ impl Runtime {
                 span: entry.span,
                 target: Target::None,
             };
+            // The init code may draw: the native procedures need the host.
+            let _guard = host::enter(&self.host);
             self.watchdog.arm();
             let r = self.call(&f, &mut [], &who, None);
             self.watchdog.disarm();
@@ -457,7 +459,13 @@ impl Runtime {
         let records = Value::Int(self.stats.records as i64);
         self.callback(callback::END, ts, &[records, Value::Int(bad_lines as i64)])?;
         if self.next_tick.is_some() {
-            self.render(None)?;
+            // As in `process_inner`: the native procedures need the host, and the code
+            // its budget.
+            let _guard = host::enter(&self.host);
+            self.watchdog.arm();
+            let result = self.render(None);
+            self.watchdog.disarm();
+            result?;
         }
         Ok(())
     }

@@ -38,7 +38,7 @@ pub const SCHEME: &str = r#"
 "#;
 
 /// The names of the native procedures, for documentation and tests.
-pub const NATIVE: &[&str] = &["id-get", "id-put", "id-rem", "id-count"];
+pub const NATIVE: &[&str] = &["id-get", "id-put", "id-rem", "id-count", "number->fixed"];
 
 /// Registers the native helpers.
 pub fn register(engine: &mut Engine) {
@@ -46,6 +46,7 @@ pub fn register(engine: &mut Engine) {
     engine.register_value("id-put", SteelVal::FuncV(id_put));
     engine.register_value("id-rem", SteelVal::FuncV(id_rem));
     engine.register_value("id-count", SteelVal::FuncV(id_count));
+    engine.register_value("number->fixed", SteelVal::FuncV(number_fixed));
 }
 
 fn error(message: String) -> SteelErr {
@@ -156,4 +157,16 @@ fn id_count(args: &[SteelVal]) -> Result<SteelVal, SteelErr> {
     arity("id-count", args, 1)?;
     let n = entries("id-count", &args[0])?.count();
     Ok(SteelVal::IntV(n as isize))
+}
+
+/// `(number->fixed x digits)`: `x` as a string with `digits` decimals (labels for pictures).
+fn number_fixed(args: &[SteelVal]) -> Result<SteelVal, SteelErr> {
+    arity("number->fixed", args, 2)?;
+    let x = crate::host::number(&args[0])
+        .ok_or_else(|| error(format!("number->fixed: expected a number, found {}", args[0])))?;
+    let digits = match &args[1] {
+        SteelVal::IntV(d) if (0..=17).contains(d) => *d as usize,
+        other => return Err(error(format!("number->fixed: digits must be an integer from 0 to 17, found {other}"))),
+    };
+    Ok(SteelVal::StringV(format!("{x:.digits$}").into()))
 }
