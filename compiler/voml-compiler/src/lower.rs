@@ -38,6 +38,24 @@ pub struct Lowering<'a> {
     assets: Vec<ir::Asset>,
     /// How often each info, control, event and view is referred to (for warnings).
     uses: Uses,
+    /// Positions by name, so that large specs compile in linear time.
+    index: Index,
+}
+
+#[derive(Default)]
+struct Index {
+    infos: HashMap<String, usize>,
+    controls: HashMap<String, usize>,
+    events: HashMap<String, usize>,
+    views: HashMap<String, usize>,
+}
+
+fn index_of<T>(items: &[T], name: impl Fn(&T) -> &str) -> HashMap<String, usize> {
+    let mut map = HashMap::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        map.entry(name(item).to_string()).or_insert(i);
+    }
+    map
 }
 
 #[derive(Default)]
@@ -106,6 +124,7 @@ impl<'a> Lowering<'a> {
             views: Vec::new(),
             assets: Vec::new(),
             uses: Uses::default(),
+            index: Index::default(),
         }
     }
 
@@ -154,6 +173,9 @@ impl<'a> Lowering<'a> {
         if let Some(controls) = child("control-structures") {
             self.variables(controls, false);
         }
+        self.index.events = index_of(&self.events, |e| e.name.as_str());
+        self.index.infos = index_of(&self.infos, |v| v.name.as_str());
+        self.index.controls = index_of(&self.controls, |v| v.name.as_str());
         self.uses.infos = vec![false; self.infos.len()];
         self.uses.controls = vec![false; self.controls.len()];
         self.uses.events = vec![false; self.events.len()];
@@ -164,7 +186,7 @@ impl<'a> Lowering<'a> {
         if let Some(views) = child("view-initializations") {
             self.views(views);
         }
-        self.uses.views = vec![false; self.views.len()];
+
         let ep_components = match child("event-processing") {
             Some(ep) => self.ep_components(ep),
             None => Vec::new(),
@@ -584,6 +606,8 @@ impl<'a> Lowering<'a> {
             inits.push((self.views.len() - 1, el));
         }
         // Init code is lowered once all views exist, so it may name any of them.
+        self.index.views = index_of(&self.views, |v| v.name.as_str());
+        self.uses.views = vec![false; self.views.len()];
         for (index, el) in inits {
             let view = self.views[index].clone();
             let scope = Scope {
@@ -658,7 +682,8 @@ impl<'a> Lowering<'a> {
             } else {
                 (&self.controls, &self.infos)
             };
-            if let Some(i) = own.iter().position(|v| v.name == word) {
+            let own_index = if info { &self.index.infos } else { &self.index.controls };
+            if let Some(&i) = own_index.get(word) {
                 out.push(i);
                 continue;
             }
@@ -750,7 +775,7 @@ impl<'a> Lowering<'a> {
                 .value
                 .source_of_range(range.start, range.end)
                 .unwrap_or(attr.value_span);
-            match self.views.iter().position(|v| v.name == word) {
+            match self.index.views.get(word).copied() {
                 Some(i) => {
                     self.uses.views[i] = true;
                     out.push(i);
@@ -780,7 +805,7 @@ impl<'a> Lowering<'a> {
                 .unwrap_or(attr.value_span);
             let mut parts = word.split('.');
             let ev_name = parts.next().unwrap_or("");
-            let Some(ev) = self.events.iter().position(|e| e.name == ev_name) else {
+            let Some(ev) = self.index.events.get(ev_name).copied() else {
                 let ev_span = attr
                     .value
                     .source_of_range(range.start, range.start + ev_name.len())
@@ -1892,7 +1917,7 @@ impl<'a> Lowering<'a> {
                 }
             };
         }
-        match self.views.iter().position(|v| v.name == text) {
+        match self.index.views.get(text).copied() {
             Some(i) => {
                 self.uses.views[i] = true;
                 Some(i)

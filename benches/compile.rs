@@ -1,0 +1,90 @@
+//! Compiler speed on large generated specs: `cargo bench --bench compile`.
+//!
+//! Generates specs of about 0.25, 0.5, 1 and 2 MB (hundreds of EP and IR components with
+//! realistic code and primitives), compiles each several times and reports the median time
+//! and the time per MB, which should stay flat (linear growth). Target: a 1 MB spec in under
+//! 200 ms.
+
+use std::time::Instant;
+
+/// A spec with `components` EP and IR component pairs.
+fn spec(components: usize) -> String {
+    let mut s = String::from("<voml><head><title>generated</title></head><body><visual-object name=\"big\">\n<event-declarations>\n");
+    for i in 0..components {
+        s.push_str(&format!(
+            "<data-event name=\"ev{i}\" rtype=\"entry\" etype=\"{i}\"><data-field name=\"ts\" type=\"real\"/><data-field name=\"node\" type=\"int\"/><data-field name=\"value\" index=\"6\" type=\"real\"/></data-event>\n"
+        ));
+    }
+    s.push_str("</event-declarations>\n<info-structures>\n");
+    for i in 0..components {
+        s.push_str(&format!("<variable name=\"series{i}\" type=\"list\"/><variable name=\"last{i}\" type=\"real\" init=\"0.0\"/>\n"));
+    }
+    s.push_str("</info-structures>\n<control-structures>\n");
+    for i in 0..components {
+        s.push_str(&format!("<variable name=\"dirty{i}\" type=\"boolean\"/>\n"));
+    }
+    s.push_str("</control-structures>\n<view-initializations>\n");
+    for i in 0..components / 10 + 1 {
+        s.push_str(&format!("<view name=\"view{i}\" title=\"View {i}\" window=\"600 400\" world=\"0 100 0 1\" margins=\"40 10 10 30\" adapt=\"x+:scroll y+:rescale\"/>\n"));
+    }
+    s.push_str("</view-initializations>\n<event-processing>\n");
+    for i in 0..components {
+        s.push_str(&format!(
+            r#"<ep-component name="ep{i}" inputs="ev{i}.ts.node.value" infos="series{i} last{i}" controls="dirty{i}">
+  <description>Keeps the series of component {i}.</description>
+  <input name="^0">
+    ;; Keep the newest value per node and remember the time.
+    (let ((old (id-get $0 ^0/1)))
+      (set! $0 (id-put $0 ^0/1 (if old (+ old ^0/2) ^0/2)))
+      (set! $1 ^0/0)
+      (if (gt ^0/2 0.5) (set! %0 #t) (set! %0 #f)))
+  </input>
+</ep-component>
+"#
+        ));
+    }
+    s.push_str("</event-processing>\n<info-rendition>\n");
+    for i in 0..components {
+        let v = i / 10;
+        s.push_str(&format!(
+            r#"<ir-component name="ir{i}" views="view{v}" infos="series{i} last{i}" controls="dirty{i}" refresh="update resize" enable="%0">
+  <description>Draws the series of component {i}.</description>
+  (alist-for-each
+    (lambda (node value)
+      <line view="^0" from="$1 0" to="$1 (/ value 10)" color="(if (even? node) &quot;red&quot; &quot;blue&quot;)" thick="2" adapt="yes"/>
+      <text view="^0" coords="$1 (/ value 10)" content="(number->string node)" halign="CENTER" size="10"/>)
+    $0)
+  <end-with>(set! %0 #f)</end-with>
+</ir-component>
+"#
+        ));
+    }
+    s.push_str("</info-rendition>\n</visual-object></body></voml>\n");
+    s
+}
+
+fn main() {
+    let fs = voml_compiler::MemoryFs::new();
+    let options = voml_compiler::Options::default();
+    println!("{:>10} {:>10} {:>12} {:>12}", "components", "size", "median", "per MB");
+    for components in [125, 250, 500, 1000] {
+        let text = spec(components);
+        let mb = text.len() as f64 / 1e6;
+        let mut times = Vec::new();
+        for _ in 0..7 {
+            let t = Instant::now();
+            let out = voml_compiler::compile_str("big.voml", &text, &fs, &options);
+            times.push(t.elapsed().as_secs_f64());
+            assert!(out.vo.is_some(), "generated spec has errors: {:?}", out.diagnostics.first());
+        }
+        times.sort_by(f64::total_cmp);
+        let median = times[times.len() / 2];
+        println!(
+            "{:>10} {:>8.2}MB {:>10.1}ms {:>10.1}ms",
+            components * 2,
+            mb,
+            median * 1e3,
+            median * 1e3 / mb
+        );
+    }
+}
