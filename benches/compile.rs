@@ -66,7 +66,10 @@ fn spec(components: usize) -> String {
 fn main() {
     let fs = voml_compiler::MemoryFs::new();
     let options = voml_compiler::Options::default();
-    println!("{:>10} {:>10} {:>12} {:>12}", "components", "size", "median", "per MB");
+    println!(
+        "{:>10} {:>10} {:>12} {:>12}",
+        "components", "size", "median", "per MB"
+    );
     for components in [125, 250, 500, 1000] {
         let text = spec(components);
         let mb = text.len() as f64 / 1e6;
@@ -75,7 +78,11 @@ fn main() {
             let t = Instant::now();
             let out = voml_compiler::compile_str("big.voml", &text, &fs, &options);
             times.push(t.elapsed().as_secs_f64());
-            assert!(out.vo.is_some(), "generated spec has errors: {:?}", out.diagnostics.first());
+            assert!(
+                out.vo.is_some(),
+                "generated spec has errors: {:?}",
+                out.diagnostics.first()
+            );
         }
         times.sort_by(f64::total_cmp);
         let median = times[times.len() / 2];

@@ -15,12 +15,14 @@ use voml_trace::{ReadOptions, Record, TraceReader, Value};
 
 fn compile(path: &str) -> voml_ir::CompiledVo {
     let out = voml_compiler::compile(Path::new(path), &voml_compiler::RealFs, &Default::default());
-    out.vo.unwrap_or_else(|| panic!("{path} does not compile: {:?}", out.diagnostics))
+    out.vo
+        .unwrap_or_else(|| panic!("{path} does not compile: {:?}", out.diagnostics))
 }
 
 fn compile_str(name: &str, text: &str) -> voml_ir::CompiledVo {
     let out = voml_compiler::compile_str(name, text, &voml_compiler::RealFs, &Default::default());
-    out.vo.unwrap_or_else(|| panic!("{name} does not compile: {:?}", out.diagnostics))
+    out.vo
+        .unwrap_or_else(|| panic!("{name} does not compile: {:?}", out.diagnostics))
 }
 
 fn runtime(vo: voml_ir::CompiledVo) -> Runtime {
@@ -41,7 +43,11 @@ fn feed(rt: &mut Runtime, records: &[Record]) -> f64 {
 
 fn rss_mib() -> f64 {
     let statm = std::fs::read_to_string("/proc/self/statm").unwrap_or_default();
-    let pages: f64 = statm.split_whitespace().nth(1).and_then(|p| p.parse().ok()).unwrap_or(0.0);
+    let pages: f64 = statm
+        .split_whitespace()
+        .nth(1)
+        .and_then(|p| p.parse().ok())
+        .unwrap_or(0.0);
     pages * 4096.0 / (1024.0 * 1024.0)
 }
 
@@ -98,13 +104,26 @@ const STRIPES: &str = r#"<voml><body><visual-object name="stripes">
 fn main() {
     let quick = std::env::var_os("VOML_BENCH_QUICK").is_some();
     std::env::set_var("STEEL_HOME", std::env::temp_dir().join("voml-steel-home"));
-    println!("{:<58} {:>12} {:>12} {:>8}", "case", "VOML", "plain Rust", "ratio");
+    println!(
+        "{:<58} {:>12} {:>12} {:>8}",
+        "case", "VOML", "plain Rust", "ratio"
+    );
 
     // --- bandwidth VO: 16 nodes join, then profiles round-robin.
     let n = if quick { 50_000 } else { 400_000 };
     let mut records = Vec::with_capacity(n + 16);
     for node in 1..=16i64 {
-        records.push(Record { line: node as u64, rtype: -3, etype: -901, fields: vec![Value::Real(node as f64 * 0.001), Value::Int(node), Value::Int(0), Value::Int(0)] });
+        records.push(Record {
+            line: node as u64,
+            rtype: -3,
+            etype: -901,
+            fields: vec![
+                Value::Real(node as f64 * 0.001),
+                Value::Int(node),
+                Value::Int(0),
+                Value::Int(0),
+            ],
+        });
     }
     for i in 0..n {
         let node = (i % 16) as i64 + 1;
@@ -114,7 +133,18 @@ fn main() {
             line: (i + 17) as u64,
             rtype: -3,
             etype: 3141,
-            fields: vec![f(ts), Value::Int(node), Value::Int(0), Value::Int(1), f(1000.0), f(1000.0), f(300.0 + (i % 700) as f64), f(25.0), Value::Int(140), Value::Int(100)],
+            fields: vec![
+                f(ts),
+                Value::Int(node),
+                Value::Int(0),
+                Value::Int(1),
+                f(1000.0),
+                f(1000.0),
+                f(300.0 + (i % 700) as f64),
+                f(25.0),
+                Value::Int(140),
+                Value::Int(100),
+            ],
         });
     }
     let bw = compile("examples/paper/bandwidth.voml");
@@ -124,7 +154,8 @@ fn main() {
     let rate_full = feed(&mut runtime(bw), &records);
     // The same updates by hand: an association list of (node, (previous, current)).
     let t = Instant::now();
-    let mut nodes: Vec<(i64, ([f64; 9], [f64; 9]))> = Vec::new();
+    type Profiles = ([f64; 9], [f64; 9]);
+    let mut nodes: Vec<(i64, Profiles)> = Vec::new();
     let mut nodeno = -1i64;
     for r in &records {
         let num = |p: usize| r.get(p).and_then(|v| v.as_f64()).unwrap_or(0.0);
@@ -132,7 +163,17 @@ fn main() {
         match r.etype {
             -901 => nodes.push((id, ([num(2); 9], [num(2); 9]))),
             _ => {
-                let new = [num(2), num(3), num(5), num(6), num(7), num(8), num(9), num(10), num(11)];
+                let new = [
+                    num(2),
+                    num(3),
+                    num(5),
+                    num(6),
+                    num(7),
+                    num(8),
+                    num(9),
+                    num(10),
+                    num(11),
+                ];
                 if let Some(e) = nodes.iter_mut().find(|e| e.0 == id) {
                     e.1 = (e.1 .1, new);
                 }
@@ -143,12 +184,19 @@ fn main() {
     std::hint::black_box((&nodes, nodeno));
     let rust = records.len() as f64 / t.elapsed().as_secs_f64();
     row("bandwidth VO (Fig. 8-13), EP only", rate_ep, Some(rust));
-    row("bandwidth VO, EP + IR + raster (700x700)", rate_full, Some(rust));
+    row(
+        "bandwidth VO, EP + IR + raster (700x700)",
+        rate_full,
+        Some(rust),
+    );
 
     // --- trace3.
     let trace3 = "../shared/traces/picl/mpicl-trace3-bcast10.trf";
     if Path::new(trace3).exists() {
-        let records: Vec<Record> = TraceReader::open(trace3, ReadOptions::default()).unwrap().filter_map(Result::ok).collect();
+        let records: Vec<Record> = TraceReader::open(trace3, ReadOptions::default())
+            .unwrap()
+            .filter_map(Result::ok)
+            .collect();
         let rate_count = feed(&mut runtime(compile_str("counter.voml", COUNTER)), &records);
         let t = Instant::now();
         let mut counts = [0u64; 16];
@@ -161,7 +209,11 @@ fn main() {
         }
         std::hint::black_box(counts);
         let rust = records.len() as f64 / t.elapsed().as_secs_f64();
-        row("trace3: per-processor counter, EP only", rate_count, Some(rust));
+        row(
+            "trace3: per-processor counter, EP only",
+            rate_count,
+            Some(rust),
+        );
 
         let bcast = compile("examples/mpicl/bcast-time.voml");
         let mut bcast_ep = bcast.clone();
@@ -174,7 +226,10 @@ fn main() {
             if r.etype != -785 {
                 continue;
             }
-            let (ts, p) = (r.timestamp().unwrap_or(0.0), r.processor().unwrap_or(0) as usize & 15);
+            let (ts, p) = (
+                r.timestamp().unwrap_or(0.0),
+                r.processor().unwrap_or(0) as usize & 15,
+            );
             if r.rtype == -3 {
                 entered[p] = ts;
             } else if r.rtype == -4 {
@@ -184,7 +239,11 @@ fn main() {
         std::hint::black_box(inside);
         let rust = records.len() as f64 / t.elapsed().as_secs_f64();
         row("trace3: bcast-time VO, EP only", rate_ep, Some(rust));
-        row("trace3: bcast-time VO, EP + IR + raster (640x400)", rate_full, Some(rust));
+        row(
+            "trace3: bcast-time VO, EP + IR + raster (640x400)",
+            rate_full,
+            Some(rust),
+        );
 
         // Full replay from the file to a PNG, as `voml run` does.
         let t = Instant::now();
@@ -194,7 +253,11 @@ fn main() {
         let png = rt.pngs().pop().unwrap().1.unwrap();
         println!(
             "{:<58} {:>12}",
-            format!("trace3: full replay to PNG ({} records, {} B PNG)", rt.stats().records, png.len()),
+            format!(
+                "trace3: full replay to PNG ({} records, {} B PNG)",
+                rt.stats().records,
+                png.len()
+            ),
             format!("{:.3} s", t.elapsed().as_secs_f64())
         );
         assert!(!summary.stopped);
@@ -204,17 +267,29 @@ fn main() {
 
     // --- memory over a long stream.
     let total: u64 = if quick { 1_000_000 } else { 10_000_000 };
-    for (name, text) in [("counter VO, EP only", COUNTER), ("stripes VO: a line per event", STRIPES)] {
+    for (name, text) in [
+        ("counter VO, EP only", COUNTER),
+        ("stripes VO: a line per event", STRIPES),
+    ] {
         let mut rt = runtime(compile_str("mem.voml", text));
         rt.start(0.0).unwrap();
         let (rtype, etype) = if text == COUNTER { (-3, -785) } else { (-3, 1) };
-        let mut record = Record { line: 0, rtype, etype, fields: vec![Value::Real(0.0), Value::Int(0)] };
+        let mut record = Record {
+            line: 0,
+            rtype,
+            etype,
+            fields: vec![Value::Real(0.0), Value::Int(0)],
+        };
         let t = Instant::now();
         let mut samples = Vec::new();
         for i in 0..total {
             record.line = i;
             record.fields[0] = Value::Real(i as f64 * 1e-6);
-            record.fields[1] = if text == COUNTER { Value::Int((i % 10) as i64) } else { Value::Real((i % 997) as f64 / 997.0) };
+            record.fields[1] = if text == COUNTER {
+                Value::Int((i % 10) as i64)
+            } else {
+                Value::Real((i % 997) as f64 / 997.0)
+            };
             rt.process(&record, "stream").unwrap();
             if i == total / 10 || i == total / 2 || i == total - 1 {
                 samples.push(format!("{:.1}", rss_mib()));

@@ -246,7 +246,7 @@ impl Progress {
     }
 
     fn tick(&self, records: u64) {
-        if !self.enabled || records % 4096 != 0 {
+        if !self.enabled || !records.is_multiple_of(4096) {
             return;
         }
         let now = Instant::now();

@@ -34,20 +34,91 @@ impl Rng {
 
 /// Pieces that make mutations reach deep into the compiler rather than stop at the XML.
 const FRAGMENTS: &[&str] = &[
-    "<", ">", "/>", "</", "&", "&lt;", "&amp;", "&#x41;", "&#99999999;", "&undeclared;", "\"", "'",
-    "(", ")", "$0", "%1", "^0", "^0/1", "^9/9", "$99999999999", "#\\", "\"unterminated", ";",
-    "#|", "|#", "<![CDATA[", "]]>", "<!--", "-->", "<line view=\"^0\" from=\"1 2\" to=\"3\"/>",
-    "<input name=\"^0\">", "</input>", "<end-with>", "<description>", "é", "\u{0}", "\u{feff}",
-    "<!DOCTYPE voml [<!ENTITY a SYSTEM \"a.voml\">]>", "<!ENTITY b \"&b;\">", "&a;", "&b;",
-    " index=\"-5\"", " window=\"1e999 2\"", " world=\"0 0 0 0\"", " init=\"(\"", " rtype=\"-3\"",
-    "<import href=\"https://x.example/y.voml\"/>", " use=\"nothing\"", "inputs=\"a.b.c.d\"",
+    "<",
+    ">",
+    "/>",
+    "</",
+    "&",
+    "&lt;",
+    "&amp;",
+    "&#x41;",
+    "&#99999999;",
+    "&undeclared;",
+    "\"",
+    "'",
+    "(",
+    ")",
+    "$0",
+    "%1",
+    "^0",
+    "^0/1",
+    "^9/9",
+    "$99999999999",
+    "#\\",
+    "\"unterminated",
+    ";",
+    "#|",
+    "|#",
+    "<![CDATA[",
+    "]]>",
+    "<!--",
+    "-->",
+    "<line view=\"^0\" from=\"1 2\" to=\"3\"/>",
+    "<input name=\"^0\">",
+    "</input>",
+    "<end-with>",
+    "<description>",
+    "é",
+    "\u{0}",
+    "\u{feff}",
+    "<!DOCTYPE voml [<!ENTITY a SYSTEM \"a.voml\">]>",
+    "<!ENTITY b \"&b;\">",
+    "&a;",
+    "&b;",
+    " index=\"-5\"",
+    " window=\"1e999 2\"",
+    " world=\"0 0 0 0\"",
+    " init=\"(\"",
+    " rtype=\"-3\"",
+    "<import href=\"https://x.example/y.voml\"/>",
+    " use=\"nothing\"",
+    "inputs=\"a.b.c.d\"",
 ];
 
 /// Text that stays well-formed XML inside element content or attribute values.
 const CODE: &[&str] = &[
-    "(", ")", "$0 ", "$7 ", "%0 ", "%3 ", "^0 ", "^0/0 ", "^0/9 ", "^4 ", "^1/1 ", "\"", "#\\a ",
-    ";", "#|", "|#", "'(1 . 2) ", "(define x) ", "(let ((a 1)) a) ", "#(1 2) ", "&lt;", "&amp;",
-    "nodes ", "x.y ", "1e400 ", "-0 ", "NaN ", "red ", "blu ", "update ", "yes ", "^0/1 ^0/1 ",
+    "(",
+    ")",
+    "$0 ",
+    "$7 ",
+    "%0 ",
+    "%3 ",
+    "^0 ",
+    "^0/0 ",
+    "^0/9 ",
+    "^4 ",
+    "^1/1 ",
+    "\"",
+    "#\\a ",
+    ";",
+    "#|",
+    "|#",
+    "'(1 . 2) ",
+    "(define x) ",
+    "(let ((a 1)) a) ",
+    "#(1 2) ",
+    "&lt;",
+    "&amp;",
+    "nodes ",
+    "x.y ",
+    "1e400 ",
+    "-0 ",
+    "NaN ",
+    "red ",
+    "blu ",
+    "update ",
+    "yes ",
+    "^0/1 ^0/1 ",
 ];
 
 fn mutate(rng: &mut Rng, input: &[u8]) -> Vec<u8> {
@@ -61,7 +132,9 @@ fn mutate(rng: &mut Rng, input: &[u8]) -> Vec<u8> {
                 let anchors: Vec<usize> = out
                     .windows(2)
                     .enumerate()
-                    .filter(|(_, w)| (w[0] == b'>' && w[1] != b'<') || (w[0] == b'=' && w[1] == b'"'))
+                    .filter(|(_, w)| {
+                        (w[0] == b'>' && w[1] != b'<') || (w[0] == b'=' && w[1] == b'"')
+                    })
                     .map(|(i, _)| i + 2)
                     .collect();
                 if !anchors.is_empty() {
@@ -169,10 +242,19 @@ fn regressions_compile_without_panicking() {
 #[test]
 fn arbitrary_and_mutated_specs_never_panic_or_hang() {
     // Keep the panic hook quiet: panics are caught and reported below.
-    let budget = std::env::var("VOML_FUZZ_SECONDS").ok().and_then(|s| s.parse().ok()).unwrap_or(20u64);
-    let seed = std::env::var("VOML_FUZZ_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or_else(|| {
-        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_nanos() as u64) | 1
-    });
+    let budget = std::env::var("VOML_FUZZ_SECONDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(20u64);
+    let seed = std::env::var("VOML_FUZZ_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(1, |d| d.as_nanos() as u64)
+                | 1
+        });
     println!("robustness: seed {seed}, {budget} s (VOML_FUZZ_SEED / VOML_FUZZ_SECONDS)");
     let mut rng = Rng(seed);
     let seeds = seeds();
@@ -198,11 +280,19 @@ fn arbitrary_and_mutated_specs_never_panic_or_hang() {
     std::panic::set_hook(hook);
     println!("robustness: {cases} cases");
     if let Some((input, why)) = failure {
-        let hash = input.iter().fold(0xcbf29ce484222325u64, |h, b| (h ^ *b as u64).wrapping_mul(0x100000001b3));
+        let hash = input.iter().fold(0xcbf29ce484222325u64, |h, b| {
+            (h ^ *b as u64).wrapping_mul(0x100000001b3)
+        });
         let path = root().join(format!("tests/robustness/found-{hash:016x}.voml"));
         let _ = std::fs::create_dir_all(path.parent().unwrap());
         let _ = std::fs::write(&path, &input);
-        panic!("the compiler {why} on an input saved as {} (seed {seed})", path.display());
+        panic!(
+            "the compiler {why} on an input saved as {} (seed {seed})",
+            path.display()
+        );
     }
-    assert!(cases > 100, "only {cases} cases ran in {budget} s: the compiler is too slow");
+    assert!(
+        cases > 100,
+        "only {cases} cases ran in {budget} s: the compiler is too slow"
+    );
 }

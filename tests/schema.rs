@@ -25,7 +25,13 @@ fn xmllint_available() -> bool {
 
 fn validate(file: &Path) -> Result<(), String> {
     let out = Command::new("xmllint")
-        .args(["--noout", "--noent", "--nonet", "--schema", "schemas/voml.xsd"])
+        .args([
+            "--noout",
+            "--noent",
+            "--nonet",
+            "--schema",
+            "schemas/voml.xsd",
+        ])
         .arg(file)
         .current_dir(root())
         .output()
@@ -78,7 +84,12 @@ fn the_schema_rejects_structural_mistakes() {
         .iter()
         .map(|name| root().join(format!("tests/check/{name}.voml")))
         .filter(|f| validate(f).is_ok())
-        .map(|f| format!("{} passes the schema but the compiler rejects it", f.display()))
+        .map(|f| {
+            format!(
+                "{} passes the schema but the compiler rejects it",
+                f.display()
+            )
+        })
         .collect();
     finish(problems);
 }

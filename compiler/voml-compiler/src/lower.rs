@@ -325,7 +325,7 @@ impl<'a> Lowering<'a> {
             )
             .label("not an integer or a record-type name")
             .did_you_mean(text, RECORD_TYPES.iter().map(|(n, _)| *n))
-            .hint("names: entry (-3), exit (-4), mark (-2), label (-5), pg-entry, pg-exit, ..."),
+            .hint("names: entry (-3), exit (-4), mark (-2), label (-5), pg-entry, pg-exit, callback (-1000), ..."),
         );
         None
     }
@@ -682,7 +682,11 @@ impl<'a> Lowering<'a> {
             } else {
                 (&self.controls, &self.infos)
             };
-            let own_index = if info { &self.index.infos } else { &self.index.controls };
+            let own_index = if info {
+                &self.index.infos
+            } else {
+                &self.index.controls
+            };
             if let Some(&i) = own_index.get(word) {
                 out.push(i);
                 continue;
@@ -1377,7 +1381,7 @@ impl<'a> Lowering<'a> {
             Some(attr) => self.expressions(attr, 1, &scope).and_then(|e| {
                 let symbol = format!("voml/ir/{name}/enable");
                 self.define_value(&symbol, &e[0], el, "`enable` expression")
-                    .then(|| ir::EntryPoint {
+                    .then_some(ir::EntryPoint {
                         symbol,
                         span: attr.value_span,
                     })
@@ -1391,7 +1395,7 @@ impl<'a> Lowering<'a> {
         } else {
             let symbol = format!("voml/ir/{name}/phase1");
             self.define(&symbol, "", &code, body, "IR component")
-                .then(|| ir::EntryPoint {
+                .then_some(ir::EntryPoint {
                     symbol,
                     span: body.tag_span,
                 })
@@ -1400,7 +1404,7 @@ impl<'a> Lowering<'a> {
             Some((code, end)) if !code.text.trim().is_empty() => {
                 let symbol = format!("voml/ir/{name}/phase2");
                 self.define(&symbol, "", &code, end, "`end-with` code")
-                    .then(|| ir::EntryPoint {
+                    .then_some(ir::EntryPoint {
                         symbol,
                         span: end.tag_span,
                     })
@@ -2187,6 +2191,7 @@ pub const RECORD_TYPES: &[(&str, i64)] = &[
     ("eventsubset", -203),
     ("pg-entry", -3),
     ("pg-exit", -4),
+    ("callback", -1000),
 ];
 
 pub fn record_type_code(name: &str) -> Option<i64> {

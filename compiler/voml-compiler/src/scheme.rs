@@ -302,7 +302,10 @@ pub fn too_deep(text: &str, limit: usize) -> Option<Range<usize>> {
 pub fn read_error(text: &str) -> Option<(String, Range<usize>)> {
     // steel's reader recurses per parenthesis: refuse what would exhaust the stack.
     if let Some(r) = too_deep(text, voml_ir::MAX_NESTING) {
-        return Some((format!("expressions nested more than {} deep", voml_ir::MAX_NESTING), r));
+        return Some((
+            format!("expressions nested more than {} deep", voml_ir::MAX_NESTING),
+            r,
+        ));
     }
     // The reader is third-party code: a panic in it must become a diagnostic, not a crash.
     let text_owned = text.to_string();

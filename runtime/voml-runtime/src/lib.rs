@@ -426,14 +426,7 @@ impl Runtime {
     /// Delivers a callback event (start/end of input, tick, resize) to the EP components
     /// that declared it, then renders as after any event.
     pub fn callback(&mut self, etype: i64, ts: f64, extra: &[Value]) -> Result<(), Stop> {
-        let mut fields = vec![Value::Real(ts)];
-        fields.extend_from_slice(extra);
-        let record = Record {
-            line: 0,
-            rtype: CALLBACK_RTYPE,
-            etype,
-            fields,
-        };
+        let record = callback_record(etype, ts, extra);
         self.process_inner(&record, None)
     }
 
@@ -503,12 +496,21 @@ impl Runtime {
                     RenderMode::Synchronous { tick } => tick,
                     RenderMode::Asynchronous => 0.0,
                 };
+                // The latest tick boundary at or before this record.
+                let tick_time = if next.is_finite() {
+                    next + tick * ((ts - next) / tick).floor().max(0.0)
+                } else {
+                    ts
+                };
                 self.next_tick = Some(if next.is_finite() {
                     next + tick * ((ts - next) / tick).floor().max(0.0) + tick
                 } else {
                     ts + tick
                 });
-                self.render(event.as_ref())
+                // The clock tick reaches EP components as an event, then everything renders.
+                let tick_record = callback_record(callback::TICK, tick_time, &[]);
+                self.dispatch(&tick_record, event.as_ref())
+                    .and_then(|()| self.render(event.as_ref()))
             }
             Some(_) => Ok(()),
         });
@@ -625,23 +627,33 @@ impl Runtime {
     /// One round of rendering: phase 1 of every enabled IR component, then phase 2 of those.
     fn render(&mut self, event: Option<&EventRef>) -> Result<(), Stop> {
         self.stats.renders += 1;
-        let mut ran = Vec::new();
+        // Every `enable` is evaluated first, so all components see the same control state.
+        let mut enabled = Vec::with_capacity(self.irs.len());
         for i in 0..self.irs.len() {
             if self.irs[i].disabled {
                 continue;
             }
-            let comp = &self.vo.ir_components[i];
-            if let Some(enable) = self.irs[i].enable.clone() {
-                let who = Who {
-                    component: Some(format!("IR component `{}`", self.irs[i].name)),
-                    part: "enable".into(),
-                    span: comp.enable.as_ref().map_or(comp.span, |e| e.span),
-                    target: Target::Ir(i),
-                };
-                match self.call(&enable, &mut [], &who, event)? {
-                    Some(v) if host::truthy(&v) => {}
-                    _ => continue,
+            let on = match self.irs[i].enable.clone() {
+                None => true,
+                Some(enable) => {
+                    let comp = &self.vo.ir_components[i];
+                    let who = Who {
+                        component: Some(format!("IR component `{}`", self.irs[i].name)),
+                        part: "enable".into(),
+                        span: comp.enable.as_ref().map_or(comp.span, |e| e.span),
+                        target: Target::Ir(i),
+                    };
+                    matches!(self.call(&enable, &mut [], &who, event)?, Some(v) if host::truthy(&v))
                 }
+            };
+            if on {
+                enabled.push(i);
+            }
+        }
+        let mut ran = Vec::with_capacity(enabled.len());
+        for i in enabled {
+            if self.irs[i].disabled {
+                continue;
             }
             self.phase1(i, event)?;
             ran.push(i);
@@ -722,6 +734,24 @@ impl Runtime {
         };
         if changed.is_empty() {
             return Ok(());
+        }
+        // A resize reaches EP components as an event: (ts view width height).
+        for &v in &changed {
+            let (now, size) = {
+                let host = self.host.borrow();
+                let info = host
+                    .views
+                    .get(v)
+                    .and_then(|id| host.llvo.view_info(*id).ok());
+                (host.now, info.map_or((0, 0), |i| (i.width, i.height)))
+            };
+            let extra = [
+                Value::Int(v as i64),
+                Value::Int(size.0 as i64),
+                Value::Int(size.1 as i64),
+            ];
+            let record = callback_record(callback::RESIZE, now, &extra);
+            self.dispatch(&record, event)?;
         }
         for i in 0..self.irs.len() {
             let comp = &self.vo.ir_components[i];
@@ -838,6 +868,18 @@ impl Runtime {
             .zip(ids)
             .map(|(v, id)| (v.name.clone(), host.llvo.png(id).map_err(|e| e.to_string())))
             .collect()
+    }
+}
+
+/// A callback event as a record of type [`CALLBACK_RTYPE`].
+fn callback_record(etype: i64, ts: f64, extra: &[Value]) -> Record {
+    let mut fields = vec![Value::Real(ts)];
+    fields.extend_from_slice(extra);
+    Record {
+        line: 0,
+        rtype: CALLBACK_RTYPE,
+        etype,
+        fields,
     }
 }
 
@@ -997,7 +1039,7 @@ pub fn replay<R: std::io::BufRead>(
                     summary.stopped = true;
                     return summary;
                 }
-                if runtime.stats.records % 4096 == 0 {
+                if runtime.stats.records.is_multiple_of(4096) {
                     on(ReplayEvent::Progress(runtime.stats.records));
                 }
             }

@@ -162,11 +162,19 @@ fn id_count(args: &[SteelVal]) -> Result<SteelVal, SteelErr> {
 /// `(number->fixed x digits)`: `x` as a string with `digits` decimals (labels for pictures).
 fn number_fixed(args: &[SteelVal]) -> Result<SteelVal, SteelErr> {
     arity("number->fixed", args, 2)?;
-    let x = crate::host::number(&args[0])
-        .ok_or_else(|| error(format!("number->fixed: expected a number, found {}", args[0])))?;
+    let x = crate::host::number(&args[0]).ok_or_else(|| {
+        error(format!(
+            "number->fixed: expected a number, found {}",
+            args[0]
+        ))
+    })?;
     let digits = match &args[1] {
         SteelVal::IntV(d) if (0..=17).contains(d) => *d as usize,
-        other => return Err(error(format!("number->fixed: digits must be an integer from 0 to 17, found {other}"))),
+        other => {
+            return Err(error(format!(
+                "number->fixed: digits must be an integer from 0 to 17, found {other}"
+            )))
+        }
     };
     Ok(SteelVal::StringV(format!("{x:.digits$}").into()))
 }
