@@ -1747,6 +1747,9 @@ impl<'a> Lowering<'a> {
         let mut ok = true;
         let proc = if el.name == "beep" {
             "beep".to_string()
+        } else if el.name == "channel" || el.name == "master" {
+            // Not to be confused with drawing: these set up the sound mixer.
+            format!("voml-sound-{}", el.name)
         } else {
             format!("voml-{}", el.name)
         };
@@ -1776,9 +1779,26 @@ impl<'a> Lowering<'a> {
             "resize" => &["view", "size"],
             "rescale" => &["view", "world"],
             "snapshot" => &["view", "file"],
+            "tone" => &["pitch", "duration", "volume", "pan", "voice", "channel"],
+            "note-on" => &["channel", "pitch", "volume"],
+            "note-off" => &["channel", "pitch"],
+            "note-volume" => &["channel", "pitch", "volume"],
+            "channel" => &["channel", "voice", "pan", "volume", "mute"],
+            "master" => &["volume"],
             _ => &[],
         };
         for name in order {
+            if *name == "pitch" {
+                call.push(" ", span, false);
+                match self.pitch(el, scope) {
+                    Some(arg) => call.push_program(&arg),
+                    None => {
+                        ok = false;
+                        call.push("#f", span, false);
+                    }
+                }
+                continue;
+            }
             let Some(aspec) = spec.attrs.iter().find(|a| a.name == *name) else {
                 continue;
             };
@@ -1818,17 +1838,53 @@ impl<'a> Lowering<'a> {
         ok.then_some(call)
     }
 
+    /// The pitch of a sound primitive in Hz: `freq` as it is, `note` (MIDI) converted.
+    fn pitch(&mut self, el: &Element, scope: &Scope) -> Option<Frag> {
+        match (el.attr("freq"), el.attr("note")) {
+            (Some(f), Some(n)) => {
+                self.err(
+                    Diagnostic::new(Code::BadValue, n.name_span, format!("`<{}>` has both `freq` and `note`", el.name))
+                        .label("give one of them")
+                        .secondary(f.name_span, "`freq` given here"),
+                );
+                None
+            }
+            (Some(f), None) => self.expressions(f, 1, scope).map(|mut v| v.remove(0)),
+            (None, Some(n)) => self.expressions(n, 1, scope).map(|mut v| {
+                let mut out = Frag::default();
+                out.push("(midi->hz ", n.value_span, false);
+                out.push_program(&v.remove(0));
+                out.push(")", n.value_span, false);
+                out
+            }),
+            (None, None) if schema::PITCHED.contains(&el.name.as_str()) => {
+                self.err(
+                    Diagnostic::new(Code::MissingAttribute, el.name_span, format!("`<{}>` needs a pitch", el.name))
+                        .label("no `freq` or `note`")
+                        .hint("write freq=\"440\" (Hz) or note=\"69\" (MIDI note number)"),
+                );
+                None
+            }
+            (None, None) => {
+                let mut out = Frag::default();
+                out.push("#f", el.tag_span, false);
+                Some(out)
+            }
+        }
+    }
+
     /// One argument of a primitive call: the attribute's value in the form its kind asks
     /// for, or its default.
     fn argument(&mut self, el: &Element, aspec: &schema::AttrSpec, scope: &Scope) -> Option<Frag> {
         let span = el.tag_span;
         let Some(attr) = el.attr(aspec.name) else {
             let mut f = Frag::default();
-            let default = aspec.default.unwrap_or("#f");
-            let text = match aspec.kind {
-                Kind::Colour | Kind::Enum(_) => scheme_string(default),
-                Kind::Flag => flag(default).unwrap_or("#f").to_string(),
-                _ => default.to_string(),
+            // An attribute without a default is passed as #f ("not given").
+            let text = match (aspec.default, aspec.kind) {
+                (None, _) => "#f".to_string(),
+                (Some(d), Kind::Colour | Kind::Enum(_) | Kind::StrOrExpr) => scheme_string(d),
+                (Some(d), Kind::Flag) => flag(d).unwrap_or("#f").to_string(),
+                (Some(d), _) => d.to_string(),
             };
             f.push(&text, span, false);
             return Some(f);

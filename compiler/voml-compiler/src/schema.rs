@@ -523,7 +523,57 @@ pub const ELEMENTS: &[ElementSpec] = &[
         &[req("view", Kind::ViewRef), req("file", Kind::StrOrExpr)],
     ),
     primitive("beep", &[]),
+    // Sound primitives (seeds 000 and 001). Pitch is `freq` (Hz) or `note` (MIDI number).
+    primitive(
+        "tone",
+        &[
+            opt("freq", Kind::Exprs(1), None),
+            opt("note", Kind::Exprs(1), None),
+            opt("duration", Kind::Exprs(1), Some("0.25")),
+            opt("volume", Kind::Exprs(1), Some("0.8")),
+            opt("pan", Kind::Exprs(1), Some("0")),
+            opt("voice", Kind::StrOrExpr, Some("sine")),
+            opt("channel", Kind::Exprs(1), Some("#f")),
+        ],
+    ),
+    primitive(
+        "note-on",
+        &[
+            req("channel", Kind::Exprs(1)),
+            opt("freq", Kind::Exprs(1), None),
+            opt("note", Kind::Exprs(1), None),
+            opt("volume", Kind::Exprs(1), Some("0.8")),
+        ],
+    ),
+    primitive(
+        "note-off",
+        &[req("channel", Kind::Exprs(1)), opt("freq", Kind::Exprs(1), None), opt("note", Kind::Exprs(1), None)],
+    ),
+    primitive(
+        "note-volume",
+        &[
+            req("channel", Kind::Exprs(1)),
+            opt("freq", Kind::Exprs(1), None),
+            opt("note", Kind::Exprs(1), None),
+            req("volume", Kind::Exprs(1)),
+        ],
+    ),
+    primitive(
+        "channel",
+        &[
+            req("channel", Kind::Exprs(1)),
+            opt("voice", Kind::StrOrExpr, None),
+            opt("pan", Kind::Exprs(1), None),
+            opt("volume", Kind::Exprs(1), None),
+            opt("mute", Kind::Enum(FLAG_WORDS), None),
+        ],
+    ),
+    primitive("master", &[req("volume", Kind::Exprs(1))]),
 ];
+
+/// Sound primitives whose pitch (`freq` or `note`) is required; `note-volume` may omit it
+/// to change every held note of the channel.
+pub const PITCHED: &[&str] = &["tone", "note-on", "note-off"];
 
 pub fn element(name: &str) -> Option<&'static ElementSpec> {
     ELEMENTS.iter().find(|e| e.name == name)

@@ -492,6 +492,11 @@ impl CompiledVo {
 /// - `(voml-figure view file ox oy ow oh wx wy ww wh style)`
 /// - `(voml-view-info view)`, `(voml-scroll view dx dy)`, `(voml-resize view w h)`,
 ///   `(voml-rescale view x0 x1 y0 y1)`, `(voml-snapshot view file)`, `(beep)`
+/// - sound: `(voml-tone hz duration volume pan voice channel)`,
+///   `(voml-note-on channel hz volume)`, `(voml-note-off channel hz)`,
+///   `(voml-note-volume channel hz-or-#f volume)`,
+///   `(voml-sound-channel channel voice pan volume mute)` (each `#f` = unchanged),
+///   `(voml-sound-master volume)`, and `(midi->hz note)` for `note="..."`
 ///
 /// where `view` is a view index, `style` is `(voml-style color thick adapt clip dash alpha)`,
 /// `fill` is a colour string or `#f`, and colours are strings.
@@ -514,6 +519,13 @@ pub mod primitive_api {
         "voml-rescale",
         "voml-snapshot",
         "beep",
+        "voml-tone",
+        "voml-note-on",
+        "voml-note-off",
+        "voml-note-volume",
+        "voml-sound-channel",
+        "voml-sound-master",
+        "midi->hz",
     ];
 }
 

@@ -34,8 +34,11 @@ pub struct Host {
     pub current_event: SteelVal,
     /// Trace time of the current record.
     pub now: f64,
-    /// Times at which `(beep)` was called.
-    pub beeps: Vec<f64>,
+    /// Sound the VO asked for, in trace time, until a consumer takes it
+    /// ([`crate::Runtime::take_sounds`]); bounded by [`MAX_PENDING_SOUNDS`].
+    pub sounds: std::collections::VecDeque<TimedSound>,
+    /// Sound commands dropped because nobody took them in time.
+    pub sounds_dropped: u64,
     /// Where `<snapshot>` may write, if the user allowed it.
     pub snapshot_dir: Option<PathBuf>,
     /// Snapshots written.
@@ -53,10 +56,50 @@ impl Host {
             colours: HashMap::new(),
             current_event: SteelVal::BoolV(false),
             now: 0.0,
-            beeps: Vec::new(),
+            sounds: std::collections::VecDeque::new(),
+            sounds_dropped: 0,
             snapshot_dir: None,
             snapshots: Vec::new(),
         }
+    }
+}
+
+/// At most this many sound commands wait for a consumer; older ones are dropped (and
+/// counted) so that a long run without audio output keeps constant memory.
+pub const MAX_PENDING_SOUNDS: usize = 1 << 20;
+
+/// A sound primitive's effect, as the runtime hands it to a sound back end.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SoundCommand {
+    /// A note of fixed length.
+    Tone { hz: f64, duration: f64, volume: f64, pan: f64, voice: String, channel: Option<i64> },
+    /// A held note, sounding until its note-off.
+    NoteOn { channel: i64, hz: f64, volume: f64 },
+    NoteOff { channel: i64, hz: f64 },
+    /// A volume change of a held note (or of all held notes of the channel).
+    NoteVolume { channel: i64, hz: Option<f64>, volume: f64 },
+    /// Channel settings; `None` leaves a setting as it is.
+    Channel { channel: i64, voice: Option<String>, pan: Option<f64>, volume: Option<f64>, mute: Option<bool> },
+    Master { volume: f64 },
+    /// The paper's `(beep)`.
+    Beep,
+}
+
+/// A sound command at a point of trace time.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TimedSound {
+    pub at: f64,
+    pub command: SoundCommand,
+}
+
+impl Host {
+    fn sound(&mut self, command: SoundCommand) {
+        if self.sounds.len() >= MAX_PENDING_SOUNDS {
+            self.sounds.pop_front();
+            self.sounds_dropped += 1;
+        }
+        let at = self.now;
+        self.sounds.push_back(TimedSound { at, command });
     }
 }
 
@@ -526,10 +569,121 @@ native!(style, "voml-style", 6, |_h, a| {
 });
 
 native!(beep, "beep", 0, |h, _a| {
-    let now = h.now;
-    h.beeps.push(now);
+    h.sound(SoundCommand::Beep);
     Ok(SteelVal::Void)
 });
+
+fn opt_num(name: &str, what: &str, v: &SteelVal) -> Result<Option<f64>, SteelErr> {
+    match v {
+        SteelVal::BoolV(false) => Ok(None),
+        other => num(name, what, other).map(Some),
+    }
+}
+
+fn channel(name: &str, v: &SteelVal) -> Result<i64, SteelErr> {
+    match v {
+        SteelVal::IntV(i) if (0..=1023).contains(i) => Ok(*i as i64),
+        other => Err(fail(name, format!("a channel is an integer from 0 to 1023, found {other}"))),
+    }
+}
+
+fn volume(name: &str, v: &SteelVal) -> Result<f64, SteelErr> {
+    let x = num(name, "volume", v)?;
+    if (0.0..=1.0).contains(&x) {
+        Ok(x)
+    } else {
+        Err(fail(name, format!("volume must be between 0 and 1, found {x}")))
+    }
+}
+
+fn hz(name: &str, v: &SteelVal) -> Result<f64, SteelErr> {
+    let f = num(name, "frequency", v)?;
+    if f.is_finite() && (1.0..=24_000.0).contains(&f) {
+        Ok(f)
+    } else {
+        Err(fail(name, format!("frequency must be between 1 and 24000 Hz, found {f}")))
+    }
+}
+
+native!(tone, "voml-tone", 6, |h, a| {
+    let duration = num("tone", "duration", &a[1])?;
+    if !(0.0..=600.0).contains(&duration) {
+        return Err(fail("tone", format!("duration must be between 0 and 600 seconds, found {duration}")));
+    }
+    let pan = num("tone", "pan", &a[3])?.clamp(-1.0, 1.0);
+    let voice = text_of(&a[4]).ok_or_else(|| fail("tone", format!("voice must be a name such as \"vibes\", found {}", a[4])))?;
+    let channel = match &a[5] {
+        SteelVal::BoolV(false) => None,
+        c => Some(channel("tone", c)?),
+    };
+    let command = SoundCommand::Tone { hz: hz("tone", &a[0])?, duration, volume: volume("tone", &a[2])?, pan, voice, channel };
+    h.sound(command);
+    Ok(SteelVal::Void)
+});
+
+native!(note_on, "voml-note-on", 3, |h, a| {
+    let command = SoundCommand::NoteOn { channel: channel("note-on", &a[0])?, hz: hz("note-on", &a[1])?, volume: volume("note-on", &a[2])? };
+    h.sound(command);
+    Ok(SteelVal::Void)
+});
+
+native!(note_off, "voml-note-off", 2, |h, a| {
+    let command = SoundCommand::NoteOff { channel: channel("note-off", &a[0])?, hz: hz("note-off", &a[1])? };
+    h.sound(command);
+    Ok(SteelVal::Void)
+});
+
+native!(note_volume, "voml-note-volume", 3, |h, a| {
+    let pitch = match &a[1] {
+        SteelVal::BoolV(false) => None,
+        p => Some(hz("note-volume", p)?),
+    };
+    let command = SoundCommand::NoteVolume { channel: channel("note-volume", &a[0])?, hz: pitch, volume: volume("note-volume", &a[2])? };
+    h.sound(command);
+    Ok(SteelVal::Void)
+});
+
+native!(sound_channel, "voml-sound-channel", 5, |h, a| {
+    let voice = match &a[1] {
+        SteelVal::BoolV(false) => None,
+        v => Some(text_of(v).ok_or_else(|| fail("channel", format!("voice must be a name, found {v}")))?),
+    };
+    let vol = match &a[3] {
+        SteelVal::BoolV(false) => None,
+        v => Some(volume("channel", v)?),
+    };
+    // `mute` is "yes"/"no" (or a boolean from a call); #f from an absent attribute keeps it.
+    let mute = match &a[4] {
+        SteelVal::BoolV(false) => None,
+        SteelVal::BoolV(true) => Some(true),
+        v => match text_of(v).as_deref() {
+            Some("yes" | "true") => Some(true),
+            Some("no" | "false") => Some(false),
+            _ => return Err(fail("channel", format!("mute must be yes or no, found {v}"))),
+        },
+    };
+    let command = SoundCommand::Channel {
+        channel: channel("channel", &a[0])?,
+        voice,
+        pan: opt_num("channel", "pan", &a[2])?.map(|p| p.clamp(-1.0, 1.0)),
+        volume: vol,
+        mute,
+    };
+    h.sound(command);
+    Ok(SteelVal::Void)
+});
+
+native!(sound_master, "voml-sound-master", 1, |h, a| {
+    let command = SoundCommand::Master { volume: volume("master", &a[0])? };
+    h.sound(command);
+    Ok(SteelVal::Void)
+});
+
+fn midi_to_hz(args: &[SteelVal]) -> Result<SteelVal, SteelErr> {
+    arity("midi->hz", args, 1)?;
+    let n = num("midi->hz", "note", &args[0])?;
+    Ok(SteelVal::NumV(440.0 * 2f64.powf((n - 69.0) / 12.0)))
+}
 
 native!(current_event, "current-event", 0, |h, _a| {
     Ok(h.current_event.clone())
@@ -558,6 +712,13 @@ pub fn register(engine: &mut Engine) {
         ("voml-rescale", rescale),
         ("voml-snapshot", snapshot),
         ("beep", beep),
+        ("voml-tone", tone),
+        ("voml-note-on", note_on),
+        ("voml-note-off", note_off),
+        ("voml-note-volume", note_volume),
+        ("voml-sound-channel", sound_channel),
+        ("voml-sound-master", sound_master),
+        ("midi->hz", midi_to_hz),
         ("current-event", current_event),
         ("current-time", current_time),
     ];

@@ -360,9 +360,15 @@ impl Runtime {
         self.host.borrow_mut()
     }
 
-    /// Times at which the VO beeped.
+    /// Trace times of the beeps among the sound commands not yet taken.
     pub fn beeps(&self) -> Vec<f64> {
-        self.host.borrow().beeps.clone()
+        let host = self.host.borrow();
+        host.sounds.iter().filter(|s| s.command == host::SoundCommand::Beep).map(|s| s.at).collect()
+    }
+
+    /// Takes the sound commands issued since the last call, in trace-time order.
+    pub fn take_sounds(&mut self) -> Vec<host::TimedSound> {
+        self.host.borrow_mut().sounds.drain(..).collect()
     }
 
     /// The current value of an info or control structure, as Scheme text.
