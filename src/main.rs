@@ -9,6 +9,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 
 mod run;
+mod window;
 use voml_compiler::{diag, Code, Options, RealFs};
 
 #[derive(Parser)]
@@ -57,6 +58,13 @@ enum Command {
         /// Render without a window: write PNGs to --out.
         #[arg(long)]
         headless: bool,
+        /// In a window, replay at this many trace seconds per second (default: as fast as
+        /// possible).
+        #[arg(long, value_name = "FACTOR")]
+        speed: Option<f64>,
+        /// Close the windows when the trace ends.
+        #[arg(long)]
+        exit_when_finished: bool,
         /// Where the pictures go.
         #[arg(long, short = 'o', default_value = "out")]
         out: PathBuf,
@@ -151,22 +159,27 @@ fn main() -> ExitCode {
             spec,
             trace,
             headless,
+            speed,
+            exit_when_finished,
             out,
             frames_every,
             strict,
             budget_ms,
             common,
         } => {
-            if !headless {
-                let why = if std::env::var_os("DISPLAY").is_none()
-                    && std::env::var_os("WAYLAND_DISPLAY").is_none()
-                {
-                    "there is no display here"
-                } else {
-                    "this build has no window back end yet"
-                };
-                eprintln!("error: {why}; run headless instead: voml run {} --trace {} --headless --out DIR", spec.display(), trace.display());
+            if !headless && !voml_window::display_available() {
+                eprintln!(
+                    "error: there is no display here (DISPLAY is unset or unreachable); run headless instead: voml run {} --trace {} --headless --out DIR",
+                    spec.display(),
+                    trace.display()
+                );
                 return ExitCode::from(2);
+            }
+            if let Some(s) = speed {
+                if !(s.is_finite() && s > 0.0) {
+                    eprintln!("error: --speed needs a positive factor");
+                    return ExitCode::from(2);
+                }
             }
             if let Some(every) = frames_every {
                 if every.is_nan() || every <= 0.0 {
@@ -183,6 +196,9 @@ fn main() -> ExitCode {
                 budget: std::time::Duration::from_millis(budget_ms.max(1)),
                 color: use_color(common.color),
                 compile_options: options(&common),
+                window: !headless,
+                speed,
+                exit_when_finished,
             })
         }
     }

@@ -11,6 +11,7 @@ use voml_runtime::{Config, ReplayEvent, Runtime};
 use voml_trace::{ReadOptions, TraceReader};
 
 /// Everything `voml run` was asked to do.
+#[derive(Clone)]
 pub struct RunArgs {
     pub spec: PathBuf,
     pub trace: PathBuf,
@@ -20,6 +21,13 @@ pub struct RunArgs {
     pub budget: Duration,
     pub color: bool,
     pub compile_options: voml_compiler::Options,
+    /// Show the views in windows instead of writing PNGs.
+    pub window: bool,
+    /// Replay at this many trace seconds per wall second (windows only); `None` = as fast
+    /// as possible.
+    pub speed: Option<f64>,
+    /// Close the windows at the end of the trace.
+    pub exit_when_finished: bool,
 }
 
 /// At most this many faults are shown in full; the rest are counted.
@@ -29,6 +37,9 @@ pub fn run(args: &RunArgs) -> ExitCode {
     let Some(vo) = load(args) else {
         return ExitCode::from(1);
     };
+    if args.window {
+        return crate::window::run(args, vo);
+    }
     if let Err(e) = std::fs::create_dir_all(&args.out) {
         eprintln!(
             "error: cannot create the output directory `{}`: {e}",

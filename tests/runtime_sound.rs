@@ -8,8 +8,18 @@ use voml_trace::{Record, Value};
 
 fn runtime(text: &str) -> Runtime {
     std::env::set_var("STEEL_HOME", std::env::temp_dir().join("voml-steel-home"));
-    let out = voml_compiler::compile_str("sound.voml", text, &voml_compiler::MemoryFs::new(), &Default::default());
-    let vo = out.vo.unwrap_or_else(|| panic!("{}", voml_compiler::diag::render(&out.db, &out.diagnostics, false)));
+    let out = voml_compiler::compile_str(
+        "sound.voml",
+        text,
+        &voml_compiler::MemoryFs::new(),
+        &Default::default(),
+    );
+    let vo = out.vo.unwrap_or_else(|| {
+        panic!(
+            "{}",
+            voml_compiler::diag::render(&out.db, &out.diagnostics, false)
+        )
+    });
     Runtime::new(vo, Llvo::headless(), Config::default()).expect("loads")
 }
 
@@ -36,7 +46,12 @@ const SPEC: &str = r#"<voml><body><visual-object name="s">
 </visual-object></body></voml>"#;
 
 fn record(rtype: i64, etype: i64, ts: f64, proc: i64) -> Record {
-    Record { line: 1, rtype, etype, fields: vec![Value::Real(ts), Value::Int(proc)] }
+    Record {
+        line: 1,
+        rtype,
+        etype,
+        fields: vec![Value::Real(ts), Value::Int(proc)],
+    }
 }
 
 #[test]
@@ -49,11 +64,50 @@ fn sound_primitives_become_timed_commands() {
     let sounds = rt.take_sounds();
     let at = |t: f64, command: SoundCommand| TimedSound { at: t, command };
     let expected = vec![
-        at(1.5, SoundCommand::Channel { channel: 2, voice: Some("vibes".into()), pan: Some(-0.5), volume: None, mute: Some(false) }),
-        at(1.5, SoundCommand::Tone { hz: 440.0 * 2f64.powf((62.0 - 69.0) / 12.0), duration: 0.1, volume: 0.8, pan: 1.0, voice: "marimba".into(), channel: None }),
-        at(1.5, SoundCommand::NoteOn { channel: 2, hz: 300.0, volume: 0.5 }),
-        at(2.25, SoundCommand::NoteVolume { channel: 2, hz: None, volume: 0.25 }),
-        at(2.25, SoundCommand::NoteOff { channel: 2, hz: 300.0 }),
+        at(
+            1.5,
+            SoundCommand::Channel {
+                channel: 2,
+                voice: Some("vibes".into()),
+                pan: Some(-0.5),
+                volume: None,
+                mute: Some(false),
+            },
+        ),
+        at(
+            1.5,
+            SoundCommand::Tone {
+                hz: 440.0 * 2f64.powf((62.0 - 69.0) / 12.0),
+                duration: 0.1,
+                volume: 0.8,
+                pan: 1.0,
+                voice: "marimba".into(),
+                channel: None,
+            },
+        ),
+        at(
+            1.5,
+            SoundCommand::NoteOn {
+                channel: 2,
+                hz: 300.0,
+                volume: 0.5,
+            },
+        ),
+        at(
+            2.25,
+            SoundCommand::NoteVolume {
+                channel: 2,
+                hz: None,
+                volume: 0.25,
+            },
+        ),
+        at(
+            2.25,
+            SoundCommand::NoteOff {
+                channel: 2,
+                hz: 300.0,
+            },
+        ),
         at(2.25, SoundCommand::Master { volume: 0.9 }),
         at(2.25, SoundCommand::Beep),
     ];
@@ -81,19 +135,45 @@ fn bad_sound_arguments_are_faults_at_the_primitive() {
     let mut rt = runtime(&text);
     rt.process(&record(-3, -21, 1.5, 2), "t").unwrap();
     let fault = &rt.faults()[0];
-    assert!(fault.message.contains("volume must be between 0 and 1, found 4"), "{}", fault.message);
-    assert!(fault.location.as_deref().unwrap().starts_with("sound.voml:"), "{:?}", fault.location);
+    assert!(
+        fault
+            .message
+            .contains("volume must be between 0 and 1, found 4"),
+        "{}",
+        fault.message
+    );
+    assert!(
+        fault
+            .location
+            .as_deref()
+            .unwrap()
+            .starts_with("sound.voml:"),
+        "{:?}",
+        fault.location
+    );
 }
 
 #[test]
 fn a_pitch_is_required_once() {
     for (bad, message) in [
         (r#"<tone duration="1"/>"#, "`<tone>` needs a pitch"),
-        (r#"<note-on channel="1" freq="1" note="2"/>"#, "`<note-on>` has both `freq` and `note`"),
+        (
+            r#"<note-on channel="1" freq="1" note="2"/>"#,
+            "`<note-on>` has both `freq` and `note`",
+        ),
     ] {
         let text = SPEC.replace("<beep/>", bad);
-        let out = voml_compiler::compile_str("sound.voml", &text, &voml_compiler::MemoryFs::new(), &Default::default());
+        let out = voml_compiler::compile_str(
+            "sound.voml",
+            &text,
+            &voml_compiler::MemoryFs::new(),
+            &Default::default(),
+        );
         assert!(out.vo.is_none());
-        assert!(out.diagnostics.iter().any(|d| d.message == message), "{:?}", out.diagnostics);
+        assert!(
+            out.diagnostics.iter().any(|d| d.message == message),
+            "{:?}",
+            out.diagnostics
+        );
     }
 }

@@ -63,3 +63,294 @@ pub fn finish(problems: Vec<String>) {
         );
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// Running visual objects (runtime tests): loading, replaying, pixels, reference pictures.
+
+/// Points steel at a scratch home directory (it warns without one); once per process.
+pub fn quiet_steel() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let home = std::env::temp_dir().join(format!("voml-test-steel-{}", std::process::id()));
+        let _ = std::fs::create_dir_all(&home);
+        std::env::set_var("STEEL_HOME", home);
+    });
+}
+
+/// Compiles a spec file, failing the test with the rendered diagnostics if it has errors.
+pub fn compile_spec(path: &Path) -> voml_ir::CompiledVo {
+    let out = voml_compiler::compile(
+        path,
+        &voml_compiler::RealFs,
+        &voml_compiler::Options::default(),
+    );
+    match out.vo {
+        Some(vo) => vo,
+        None => panic!(
+            "{} does not compile:\n{}",
+            path.display(),
+            voml_compiler::diag::render(&out.db, &out.diagnostics, false)
+        ),
+    }
+}
+
+/// Compiles a spec given as text under the file name `name` (relative names resolve from
+/// the repository root when the test runs there).
+pub fn compile_text(name: &str, text: &str) -> voml_ir::CompiledVo {
+    let out = voml_compiler::compile_str(
+        name,
+        text,
+        &voml_compiler::RealFs,
+        &voml_compiler::Options::default(),
+    );
+    match out.vo {
+        Some(vo) => vo,
+        None => panic!(
+            "{name} does not compile:\n{}",
+            voml_compiler::diag::render(&out.db, &out.diagnostics, false)
+        ),
+    }
+}
+
+/// A runtime drawing headless, with the given strictness and budget.
+pub fn start_runtime(
+    vo: voml_ir::CompiledVo,
+    strict: bool,
+    budget_ms: u64,
+) -> voml_runtime::Runtime {
+    quiet_steel();
+    let config = voml_runtime::Config {
+        strict,
+        budget: std::time::Duration::from_millis(budget_ms),
+        snapshot_dir: None,
+    };
+    match voml_runtime::Runtime::new(vo, voml_llvo::Llvo::headless(), config) {
+        Ok(rt) => rt,
+        Err(e) => panic!("the visual object does not load: {e}"),
+    }
+}
+
+/// What a replay reported besides its summary.
+#[derive(Default)]
+pub struct Replayed {
+    pub summary: voml_runtime::ReplaySummary,
+    /// `Display` of every bad trace line, in order.
+    pub bad_lines: Vec<String>,
+    /// Line numbers of the bad trace lines.
+    pub bad_line_numbers: Vec<u64>,
+}
+
+/// Replays trace bytes (named `name` in reports) through `runtime`, as `voml run` does.
+pub fn replay_bytes(
+    runtime: &mut voml_runtime::Runtime,
+    trace: &[u8],
+    name: &str,
+    strict: bool,
+) -> Replayed {
+    let mut reader = voml_trace::TraceReader::new(
+        std::io::Cursor::new(trace.to_vec()),
+        name.to_string(),
+        voml_trace::ReadOptions { strict },
+    );
+    let mut bad_lines = Vec::new();
+    let mut bad_line_numbers = Vec::new();
+    let summary = voml_runtime::replay(runtime, &mut reader, None, |event| {
+        if let voml_runtime::ReplayEvent::BadLine(e) = event {
+            bad_lines.push(e.to_string());
+            bad_line_numbers.push(e.line);
+        }
+    });
+    Replayed {
+        summary,
+        bad_lines,
+        bad_line_numbers,
+    }
+}
+
+/// Replays a trace file.
+pub fn replay_file(runtime: &mut voml_runtime::Runtime, trace: &Path) -> Replayed {
+    let bytes =
+        std::fs::read(trace).unwrap_or_else(|e| panic!("cannot read {}: {e}", trace.display()));
+    replay_bytes(runtime, &bytes, &trace.display().to_string(), false)
+}
+
+/// The pixels view number `index` shows now.
+pub fn view_pixels(runtime: &voml_runtime::Runtime, index: usize) -> voml_llvo::RgbaPixels {
+    let mut host = runtime.host();
+    let id = host.views[index];
+    host.llvo.pixels(id).expect("the view has pixels")
+}
+
+/// Pixel (x, y) of view number `index`, in pixels of the view's world point (wx, wy).
+pub fn world_to_px(runtime: &voml_runtime::Runtime, index: usize, wx: f64, wy: f64) -> (f64, f64) {
+    let host = runtime.host();
+    let id = host.views[index];
+    let map = host.llvo.mapping(id).expect("the view has a mapping");
+    map.to_px(voml_llvo::Point { x: wx, y: wy })
+}
+
+/// Decodes PNG bytes into RGBA pixels, by drawing the image 1:1 into an opaque white view
+/// of the image's size (the pictures compared are opaque, so this is exact; the runtime
+/// tests check that a picture survives the round trip).
+pub fn decode_png(bytes: &[u8]) -> Result<voml_llvo::RgbaPixels, String> {
+    let mut llvo = voml_llvo::Llvo::headless();
+    let image = llvo.load_image(bytes).map_err(|e| e.to_string())?;
+    let (w, h) = llvo.image_size(image).map_err(|e| e.to_string())?;
+    let spec = voml_llvo::ViewSpec::new("decode")
+        .window(w, h)
+        .world(0.0, f64::from(w), 0.0, f64::from(h))
+        .margins(0, 0, 0, 0)
+        .background(voml_llvo::Color::WHITE);
+    let view = llvo.create_view(spec).map_err(|e| e.to_string())?;
+    let owner = llvo.new_owner(false);
+    let figure = voml_llvo::Primitive::Figure {
+        image,
+        orig_origin: (0.0, 0.0),
+        orig_extents: (0.0, 0.0),
+        world_origin: voml_llvo::Point { x: 0.0, y: 0.0 },
+        world_extents: (f64::from(w), f64::from(h)),
+    };
+    llvo.draw(view, owner, &figure, &voml_llvo::Style::default())
+        .map_err(|e| e.to_string())?;
+    llvo.pixels(view).map_err(|e| e.to_string())
+}
+
+/// Encodes RGBA pixels as a PNG (uncompressed deflate blocks: no dependency needed).
+pub fn encode_png(p: &voml_llvo::RgbaPixels) -> Vec<u8> {
+    fn crc32(bytes: &[u8]) -> u32 {
+        let mut crc = 0xffff_ffffu32;
+        for &b in bytes {
+            crc ^= u32::from(b);
+            for _ in 0..8 {
+                crc = if crc & 1 != 0 {
+                    (crc >> 1) ^ 0xedb8_8320
+                } else {
+                    crc >> 1
+                };
+            }
+        }
+        !crc
+    }
+    fn chunk(out: &mut Vec<u8>, kind: &[u8; 4], data: &[u8]) {
+        out.extend_from_slice(&(data.len() as u32).to_be_bytes());
+        let mut body = kind.to_vec();
+        body.extend_from_slice(data);
+        out.extend_from_slice(&body);
+        out.extend_from_slice(&crc32(&body).to_be_bytes());
+    }
+    let row = p.width as usize * 4;
+    let mut raw = Vec::with_capacity((row + 1) * p.height as usize);
+    for y in 0..p.height as usize {
+        raw.push(0); // filter: none
+        raw.extend_from_slice(&p.data[y * row..(y + 1) * row]);
+    }
+    let mut zlib = vec![0x78, 0x01];
+    let mut blocks = raw.chunks(65_535).peekable();
+    if blocks.peek().is_none() {
+        zlib.extend_from_slice(&[1, 0, 0, 0xff, 0xff]);
+    }
+    while let Some(block) = blocks.next() {
+        zlib.push(u8::from(blocks.peek().is_none()));
+        let len = block.len() as u16;
+        zlib.extend_from_slice(&len.to_le_bytes());
+        zlib.extend_from_slice(&(!len).to_le_bytes());
+        zlib.extend_from_slice(block);
+    }
+    let (mut a, mut b) = (1u32, 0u32);
+    for &byte in &raw {
+        a = (a + u32::from(byte)) % 65_521;
+        b = (b + a) % 65_521;
+    }
+    zlib.extend_from_slice(&((b << 16) | a).to_be_bytes());
+    let mut ihdr = Vec::new();
+    ihdr.extend_from_slice(&p.width.to_be_bytes());
+    ihdr.extend_from_slice(&p.height.to_be_bytes());
+    ihdr.extend_from_slice(&[8, 6, 0, 0, 0]); // 8-bit RGBA
+    let mut out = b"\x89PNG\r\n\x1a\n".to_vec();
+    chunk(&mut out, b"IHDR", &ihdr);
+    chunk(&mut out, b"IDAT", &zlib);
+    chunk(&mut out, b"IEND", &[]);
+    out
+}
+
+/// Largest difference per channel still taken as the same picture (anti-aliasing may
+/// differ by a unit or two between builds of the rasteriser).
+pub const PIXEL_TOLERANCE: u8 = 4;
+
+/// Compares a picture with the committed reference `tests/render/<name>.png`; with
+/// `VOML_BLESS=1` rewrites the reference instead. On a difference, writes
+/// `<name>.actual.png` and `<name>.diff.png` (differing pixels red over a faded copy of the
+/// actual picture) into a scratch directory and says where.
+pub fn check_render(name: &str, png: &[u8]) -> Option<String> {
+    let reference = root().join("tests/render").join(format!("{name}.png"));
+    if blessing() {
+        std::fs::write(&reference, png)
+            .unwrap_or_else(|e| panic!("cannot write {}: {e}", reference.display()));
+        return None;
+    }
+    let actual = decode_png(png).expect("the runtime's PNG decodes");
+    let expected = match std::fs::read(&reference) {
+        Ok(bytes) => match decode_png(&bytes) {
+            Ok(p) => p,
+            Err(e) => return Some(format!("{}: cannot decode: {e}", reference.display())),
+        },
+        Err(_) => {
+            return Some(format!(
+                "{}: reference picture missing; run with VOML_BLESS=1 to create it",
+                reference.display()
+            ))
+        }
+    };
+    let mut problem = None;
+    let mut diff = actual.clone();
+    if (actual.width, actual.height) != (expected.width, expected.height) {
+        problem = Some(format!(
+            "size {}x{} instead of {}x{}",
+            actual.width, actual.height, expected.width, expected.height
+        ));
+    } else {
+        let mut count = 0usize;
+        let mut worst = 0u8;
+        for (i, (a, e)) in actual
+            .data
+            .chunks(4)
+            .zip(expected.data.chunks(4))
+            .enumerate()
+        {
+            let d = a
+                .iter()
+                .zip(e)
+                .map(|(x, y)| x.abs_diff(*y))
+                .max()
+                .unwrap_or(0);
+            let out = &mut diff.data[i * 4..i * 4 + 4];
+            if d > PIXEL_TOLERANCE {
+                count += 1;
+                worst = worst.max(d);
+                out.copy_from_slice(&[255, 0, 0, 255]);
+            } else {
+                for c in &mut out[..3] {
+                    *c = 255 - (255 - *c) / 4;
+                }
+            }
+        }
+        if count > 0 {
+            problem = Some(format!(
+                "{count} pixels differ by more than {PIXEL_TOLERANCE} (at most {worst})"
+            ));
+        }
+    }
+    let problem = problem?;
+    let dir = std::env::temp_dir().join(format!("voml-render-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    let actual_path = dir.join(format!("{name}.actual.png"));
+    let diff_path = dir.join(format!("{name}.diff.png"));
+    let _ = std::fs::write(&actual_path, png);
+    let _ = std::fs::write(&diff_path, encode_png(&diff));
+    Some(format!(
+        "{} differs from the picture drawn: {problem}\n  actual: {}\n  diff:   {}\n  (VOML_BLESS=1 regenerates the reference)",
+        reference.display(),
+        actual_path.display(),
+        diff_path.display()
+    ))
+}

@@ -1843,9 +1843,13 @@ impl<'a> Lowering<'a> {
         match (el.attr("freq"), el.attr("note")) {
             (Some(f), Some(n)) => {
                 self.err(
-                    Diagnostic::new(Code::BadValue, n.name_span, format!("`<{}>` has both `freq` and `note`", el.name))
-                        .label("give one of them")
-                        .secondary(f.name_span, "`freq` given here"),
+                    Diagnostic::new(
+                        Code::BadValue,
+                        n.name_span,
+                        format!("`<{}>` has both `freq` and `note`", el.name),
+                    )
+                    .label("give one of them")
+                    .secondary(f.name_span, "`freq` given here"),
                 );
                 None
             }
@@ -1859,9 +1863,13 @@ impl<'a> Lowering<'a> {
             }),
             (None, None) if schema::PITCHED.contains(&el.name.as_str()) => {
                 self.err(
-                    Diagnostic::new(Code::MissingAttribute, el.name_span, format!("`<{}>` needs a pitch", el.name))
-                        .label("no `freq` or `note`")
-                        .hint("write freq=\"440\" (Hz) or note=\"69\" (MIDI note number)"),
+                    Diagnostic::new(
+                        Code::MissingAttribute,
+                        el.name_span,
+                        format!("`<{}>` needs a pitch", el.name),
+                    )
+                    .label("no `freq` or `note`")
+                    .hint("write freq=\"440\" (Hz) or note=\"69\" (MIDI note number)"),
                 );
                 None
             }

@@ -547,7 +547,11 @@ pub const ELEMENTS: &[ElementSpec] = &[
     ),
     primitive(
         "note-off",
-        &[req("channel", Kind::Exprs(1)), opt("freq", Kind::Exprs(1), None), opt("note", Kind::Exprs(1), None)],
+        &[
+            req("channel", Kind::Exprs(1)),
+            opt("freq", Kind::Exprs(1), None),
+            opt("note", Kind::Exprs(1), None),
+        ],
     ),
     primitive(
         "note-volume",

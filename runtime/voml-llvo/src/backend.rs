@@ -58,6 +58,25 @@ impl PxPath {
         b
     }
 
+    fn remap(&mut self, m: &PxRemap) {
+        let f = |x: &mut f32, y: &mut f32| {
+            let (nx, ny) = m.apply(f64::from(*x), f64::from(*y));
+            *x = nx as f32;
+            *y = ny as f32;
+        };
+        for s in &mut self.segs {
+            match s {
+                PathSeg::MoveTo(x, y) | PathSeg::LineTo(x, y) => f(x, y),
+                PathSeg::CubicTo(a, b, c, d, e, g) => {
+                    f(a, b);
+                    f(c, d);
+                    f(e, g);
+                }
+                PathSeg::Close => {}
+            }
+        }
+    }
+
     fn translate(&mut self, dx: f32, dy: f32) {
         for s in &mut self.segs {
             match s {
@@ -76,6 +95,43 @@ impl PxPath {
                 PathSeg::Close => {}
             }
         }
+    }
+}
+
+/// A change of pixel positions along each axis, old to new:
+/// `x' = sx * x + ox`, `y' = sy * y + oy` (window pixels). Adaptive
+/// rescaling moves the content of a scrollable area by one.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PxRemap {
+    /// Scale along x (negative mirrors).
+    pub sx: f64,
+    /// Offset along x, pixels.
+    pub ox: f64,
+    /// Scale along y (negative mirrors).
+    pub sy: f64,
+    /// Offset along y, pixels.
+    pub oy: f64,
+}
+
+impl PxRemap {
+    /// No change.
+    pub const IDENTITY: PxRemap = PxRemap {
+        sx: 1.0,
+        ox: 0.0,
+        sy: 1.0,
+        oy: 0.0,
+    };
+
+    /// Where the old position (x, y) goes.
+    pub fn apply(&self, x: f64, y: f64) -> (f64, f64) {
+        (self.sx * x + self.ox, self.sy * y + self.oy)
+    }
+
+    /// The whole pixels covering the image of `r`.
+    pub fn apply_rect(&self, r: &PxRect) -> PxRect {
+        let (x0, y0) = self.apply(f64::from(r.x), f64::from(r.y));
+        let (x1, y1) = self.apply(r.right() as f64, r.bottom() as f64);
+        PxRect::covering(x0.min(x1), y0.min(y1), x0.max(x1), y0.max(y1))
     }
 }
 
@@ -245,6 +301,64 @@ impl DrawCmd {
         }
     }
 
+    /// The erase command that covers what this erase command covered after
+    /// the pixels moved by `m` (adaptive rescaling resampled them): paths
+    /// follow the map, solid and widened by the scale; boxes become the
+    /// boxes covering their image. The clip stays (it is the fixed area or
+    /// a margin).
+    pub(crate) fn remapped(self, m: &PxRemap, background: Color) -> DrawCmd {
+        match self {
+            DrawCmd::Clear { rect, color } => DrawCmd::Clear {
+                rect: m.apply_rect(&rect).inflate(1),
+                color,
+            },
+            DrawCmd::Stroke {
+                mut path,
+                mut style,
+                color,
+                clip,
+                mode,
+            } => {
+                path.remap(m);
+                let grow = m.sx.abs().max(m.sy.abs()).max(1.0) as f32;
+                style.width = style.width * grow + 1.0;
+                style.dash.clear();
+                DrawCmd::Stroke {
+                    path,
+                    style,
+                    color,
+                    clip,
+                    mode,
+                }
+            }
+            DrawCmd::Fill {
+                mut path,
+                color,
+                clip,
+                mode,
+            } => {
+                path.remap(m);
+                DrawCmd::Fill {
+                    path,
+                    color,
+                    clip,
+                    mode,
+                }
+            }
+            DrawCmd::Shift { .. } => self,
+            other => {
+                let (rect, color) = match &other {
+                    DrawCmd::Text { color, .. } => (other.bounds(), *color),
+                    _ => (other.bounds(), background),
+                };
+                DrawCmd::Clear {
+                    rect: m.apply_rect(&rect).inflate(1),
+                    color,
+                }
+            }
+        }
+    }
+
     /// The command's clip rectangle, if it has one.
     pub(crate) fn clip_mut(&mut self) -> Option<&mut PxRect> {
         match self {
@@ -346,6 +460,26 @@ pub trait Backend {
     /// Executes one drawing command.
     fn draw(&mut self, view: ViewId, cmd: &DrawCmd) -> Result<(), LlvoError>;
 
+    /// Resamples the pixels of `area` for a new world-to-pixel mapping
+    /// (adaptive rescaling): afterwards each pixel of the area shows what
+    /// the old content showed at the position `map` sends to it; pixels
+    /// whose source lies outside the old area become `fill`. Pixels outside
+    /// the area are left alone. This is lossy, which is why the core then
+    /// asks the visual object to redraw.
+    ///
+    /// Returns `Ok(false)` when the back end cannot resample; the core then
+    /// clears the area instead. That is the default.
+    fn remap_area(
+        &mut self,
+        view: ViewId,
+        area: PxRect,
+        map: PxRemap,
+        fill: Color,
+    ) -> Result<bool, LlvoError> {
+        let _ = (view, area, map, fill);
+        Ok(false)
+    }
+
     /// From now on, what is drawn need not be visible until [`Backend::flush`].
     fn begin_buffer(&mut self, view: ViewId) -> Result<(), LlvoError>;
 
@@ -432,6 +566,18 @@ impl Backend for NullBackend {
         self.known(view)?;
         self.commands += 1;
         Ok(())
+    }
+
+    fn remap_area(
+        &mut self,
+        view: ViewId,
+        _: PxRect,
+        _: PxRemap,
+        _: Color,
+    ) -> Result<bool, LlvoError> {
+        self.known(view)?;
+        self.commands += 1;
+        Ok(true)
     }
 
     fn begin_buffer(&mut self, view: ViewId) -> Result<(), LlvoError> {

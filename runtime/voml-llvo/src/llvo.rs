@@ -5,7 +5,8 @@ use std::collections::HashMap;
 use std::io::Cursor;
 use std::path::Path;
 
-use crate::backend::{Backend, BackendEvent, DrawCmd, RgbaPixels};
+use crate::adapt::{self, AdaptState};
+use crate::backend::{Backend, BackendEvent, DrawCmd, PxRemap, RgbaPixels};
 use crate::error::LlvoError;
 use crate::geom::{PxRect, WorldMap};
 use crate::lower::{lower, Ctx};
@@ -49,6 +50,8 @@ struct View {
     window_epoch: u64,
     needs_redraw: bool,
     buffering: bool,
+    /// Quantitative adaptation: base world and remembered extremes.
+    adapt: AdaptState,
 }
 
 impl View {
@@ -222,6 +225,7 @@ impl<B: Backend> Llvo<B> {
         )?;
         self.views.push(Some(View {
             map: WorldMap::new(spec.window, spec.margins, spec.world),
+            adapt: AdaptState::new(&spec.adapt, spec.quality, spec.world),
             spec,
             residual: (0.0, 0.0),
             shift: (0, 0),
@@ -293,6 +297,10 @@ impl<B: Backend> Llvo<B> {
     /// content of the scrollable area moves the opposite way (scrolling
     /// right by dx moves the picture left), margins stay. The raster moves
     /// by whole pixels; the fraction is carried to the next scroll.
+    ///
+    /// In a view that rescales adaptively, extremes that scroll out of the
+    /// area are forgotten and the view zooms back in as far as the
+    /// remaining ones allow (see the crate documentation).
     pub fn scroll(&mut self, view: ViewId, dx: f64, dy: f64) -> Result<(), LlvoError> {
         let v = self.view(view)?;
         if !(dx.is_finite() && dy.is_finite()) {
@@ -304,8 +312,17 @@ impl<B: Backend> Llvo<B> {
             });
         }
         let [x0, x1, y0, y1] = v.spec.world;
+        Self::check_world([x0 + dx, x1 + dx, y0 + dy, y1 + dy])?;
+        self.move_world(view, dx, dy)?;
+        let world = self.view(view)?.spec.world;
+        self.settle(view, world)
+    }
+
+    /// The scroll itself, without adaptation.
+    fn move_world(&mut self, view: ViewId, dx: f64, dy: f64) -> Result<(), LlvoError> {
+        let v = self.view(view)?;
+        let [x0, x1, y0, y1] = v.spec.world;
         let world = [x0 + dx, x1 + dx, y0 + dy, y1 + dy];
-        Self::check_world(world)?;
         let (sx, sy) = v.map.scale();
         let (rx, ry) = (v.residual.0 - dx * sx, v.residual.1 + dy * sy);
         let (ix, iy) = (rx.round(), ry.round());
@@ -313,6 +330,7 @@ impl<B: Backend> Llvo<B> {
         let v = self.view_mut(view)?;
         v.spec.world = world;
         v.map.world = world;
+        v.adapt.shift(dx, dy);
         v.residual = (rx - ix, ry - iy);
         let (ix, iy) = (ix as i64, iy as i64);
         v.shift = (v.shift.0.saturating_add(ix), v.shift.1.saturating_add(iy));
@@ -330,12 +348,154 @@ impl<B: Backend> Llvo<B> {
         Ok(())
     }
 
+    /// Adapts the view before an adaptive primitive is drawn: scrolls just
+    /// enough on scrolling sides, grows the world just enough on rescaling
+    /// sides, remembers the primitive's extreme points, then settles.
+    fn adapt(&mut self, view: ViewId, prim: &Primitive, style: &Style) -> Result<(), LlvoError> {
+        let v = self.view(view)?;
+        if v.spec.adapt.is_none() {
+            return Ok(());
+        }
+        if let Primitive::Figure { image, .. } = prim {
+            if self.images.get(image.0 as usize).is_none() {
+                return Ok(());
+            }
+        }
+        let Some(bounds) = adapt::bounds(prim, style) else {
+            return Ok(());
+        };
+        let (dx, dy) = v.adapt.scroll_for(&v.spec.world, &bounds);
+        if dx != 0.0 || dy != 0.0 {
+            let [x0, x1, y0, y1] = v.spec.world;
+            if Self::check_world([x0 + dx, x1 + dx, y0 + dy, y1 + dy]).is_err() {
+                return Ok(());
+            }
+            self.move_world(view, dx, dy)?;
+        }
+        let v = self.view_mut(view)?;
+        if !v.adapt.rescales() {
+            return Ok(());
+        }
+        let mut window = v.spec.world;
+        v.adapt.grow_to(&mut window, &bounds);
+        let state = &mut v.adapt;
+        adapt::extreme_points(prim, style, &mut |p| state.remember(p));
+        self.settle(view, window)
+    }
+
+    /// Forgets the extremes outside `window` and gives the view the world
+    /// its base and remaining extremes call for, resampling if it changed.
+    fn settle(&mut self, view: ViewId, window: [f64; 4]) -> Result<(), LlvoError> {
+        let v = self.view_mut(view)?;
+        if !v.adapt.rescales() {
+            return Ok(());
+        }
+        let mut w = window;
+        // Zooming in can move more extremes out; a few rounds settle it.
+        for _ in 0..4 {
+            v.adapt.prune(&w);
+            let next = v.adapt.target(&w);
+            if next == w {
+                break;
+            }
+            w = next;
+        }
+        if w == v.spec.world || Self::check_world(w).is_err() {
+            return Ok(());
+        }
+        self.zoom(view, w)
+    }
+
+    /// Shows `world` in the view, resampling the scrollable area's pixels
+    /// into the new mapping (lossy: the view is marked for redraw) and
+    /// moving the undraw records with them.
+    fn zoom(&mut self, view: ViewId, world: [f64; 4]) -> Result<(), LlvoError> {
+        let v = self.view(view)?;
+        let old = v.map;
+        let new = WorldMap { world, ..old };
+        let (rx, ry) = v.residual;
+        // The raster shows world point w at old.to_px(w) - residual.
+        let at = |d: f64| {
+            let w = old.to_world(d + rx, d + ry);
+            new.to_px(w)
+        };
+        let (p0, p1) = (at(0.0), at(1.0));
+        let m = PxRemap {
+            sx: p1.0 - p0.0,
+            ox: p0.0,
+            sy: p1.1 - p0.1,
+            oy: p0.1,
+        };
+        let (area, bg) = (old.area, v.spec.background);
+        let kept = area.is_empty() || self.backend.remap_area(view, area, m, bg)?;
+        if !kept {
+            self.backend.draw(
+                view,
+                &DrawCmd::Clear {
+                    rect: area,
+                    color: bg,
+                },
+            )?;
+        }
+        let Some(v) = self.views.get_mut(view.0 as usize).and_then(|v| v.as_mut()) else {
+            return Err(LlvoError::UnknownView(view));
+        };
+        v.spec.world = world;
+        v.map.world = world;
+        v.residual = (0.0, 0.0);
+        v.needs_redraw = true;
+        if kept {
+            for o in &mut self.owners {
+                for frame in [&mut o.current, &mut o.last] {
+                    for r in frame.items.iter_mut().filter(|r| r.view == view) {
+                        if !r.scrolls
+                            || r.area_epoch != v.area_epoch
+                            || r.window_epoch != v.window_epoch
+                        {
+                            continue;
+                        }
+                        r.cmd
+                            .translate(v.shift.0 - r.shift.0, v.shift.1 - r.shift.1);
+                        r.shift = v.shift;
+                        let cmd = std::mem::replace(
+                            &mut r.cmd,
+                            DrawCmd::Clear {
+                                rect: PxRect::default(),
+                                color: bg,
+                            },
+                        );
+                        r.cmd = cmd.remapped(&m, bg);
+                    }
+                }
+            }
+        } else {
+            v.area_epoch += 1;
+        }
+        Ok(())
+    }
+
+    /// How many extreme points the view remembers for adaptive rescaling,
+    /// all sides together: never more than its quality.
+    pub fn remembered_extremes(&self, view: ViewId) -> Result<usize, LlvoError> {
+        Ok(self.view(view)?.adapt.len())
+    }
+
+    /// The view's world without adaptive zooming: as opened or explicitly
+    /// rescaled, moved along by every scroll. The world shown is this,
+    /// grown on rescaling sides as far as the remembered extremes need.
+    pub fn base_world(&self, view: ViewId) -> Result<[f64; 4], LlvoError> {
+        Ok(self.view(view)?.adapt.base)
+    }
+
     /// Shows another world rectangle in the view. The scrollable area is
     /// cleared and the view marked for redraw; margins keep their pixels.
+    /// The rectangle becomes the view's base for adaptation, and the
+    /// remembered extremes are forgotten with the pixels.
     pub fn rescale(&mut self, view: ViewId, world: [f64; 4]) -> Result<(), LlvoError> {
         self.view(view)?;
         Self::check_world(world)?;
         let v = self.view_mut(view)?;
+        v.adapt.reset(world);
         v.spec.world = world;
         v.map.world = world;
         v.residual = (0.0, 0.0);
@@ -369,6 +529,7 @@ impl<B: Backend> Llvo<B> {
     /// drawn (records of earlier drawings are forgotten).
     pub fn clear(&mut self, view: ViewId) -> Result<(), LlvoError> {
         let v = self.view_mut(view)?;
+        v.adapt.forget();
         v.area_epoch += 1;
         v.window_epoch += 1;
         let cmd = DrawCmd::Clear {
@@ -482,6 +643,10 @@ impl<B: Backend> Llvo<B> {
     /// be clamped (thickness, alpha, dash, text size) are, with a warning
     /// (see [`Llvo::take_warnings`]). A primitive entirely outside its
     /// clip draws nothing and returns `Ok`.
+    ///
+    /// With `style.adapt` set, the view first adapts (scrolls or rescales
+    /// as its [`crate::Adaptation`] says) so that the primitive's world
+    /// bounding box is inside the world rectangle; see the crate docs.
     pub fn draw(
         &mut self,
         view: ViewId,
@@ -493,6 +658,9 @@ impl<B: Backend> Llvo<B> {
             Some(o) => o.undrawable,
             None => false,
         };
+        if style.adapt {
+            self.adapt(view, prim, style)?;
+        }
         let images = &self.images;
         let image_size = |id: ImageId| images.get(id.0 as usize).copied();
         let v = self

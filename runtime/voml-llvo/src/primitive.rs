@@ -239,9 +239,9 @@ pub struct Style {
     pub join: LineJoin,
     /// Where the primitive may paint.
     pub clip: ClipMode,
-    /// The paper's adaptation flag: the view may scroll or rescale so that
-    /// the primitive is visible. Carried for the adaptation layer; the LLVO
-    /// core does not act on it yet.
+    /// The paper's adaptation flag: before the primitive is drawn, the
+    /// view scrolls or rescales (as its `adapt` settings say) so that the
+    /// primitive's world bounding box is inside the world rectangle.
     pub adapt: bool,
 }
 
@@ -278,6 +278,12 @@ impl Style {
             thick: 0.0,
             ..Style::default()
         }
+    }
+
+    /// The same style with the adaptation flag set or cleared.
+    pub fn adapt(mut self, adapt: bool) -> Style {
+        self.adapt = adapt;
+        self
     }
 
     /// The same style with another clip mode.

@@ -11,7 +11,9 @@ use tiny_skia::{
     PremultipliedColorU8, Rect, SpreadMode, Stroke, StrokeDash, Transform,
 };
 
-use crate::backend::{Backend, DrawCmd, PaintMode, PathSeg, PxPath, RgbaPixels, StrokeStyle};
+use crate::backend::{
+    Backend, DrawCmd, PaintMode, PathSeg, PxPath, PxRemap, RgbaPixels, StrokeStyle,
+};
 use crate::color::Color;
 use crate::error::LlvoError;
 use crate::font::FontSpec;
@@ -169,29 +171,123 @@ impl Surface {
             return;
         }
         let (w, h) = (area.w as i64, area.h as i64);
-        let (dx, dy) = (i64::from(dx), i64::from(dy));
+        let dx = i64::from(dx).clamp(-w, w);
+        let dy = i64::from(dy).clamp(-h, h);
         let width = self.pixmap.width() as usize;
-        let old: Vec<PremultipliedColorU8> = {
-            let pixels = self.pixmap.pixels();
-            let mut v = Vec::with_capacity((w * h) as usize);
-            for y in 0..h as usize {
-                let row = (area.y as usize + y) * width + area.x as usize;
-                v.extend_from_slice(&pixels[row..row + w as usize]);
-            }
-            v
-        };
         let bg = premul(fill);
         let pixels = self.pixmap.pixels_mut();
-        for y in 0..h {
+        let row_start = |y: i64| (i64::from(area.y) + y) as usize * width + area.x as usize;
+        // The columns that keep content, in destination coordinates.
+        let (keep0, keep1) = (dx.max(0), (w + dx).min(w));
+        // Rows in an order that reads every source row before it is
+        // overwritten; copy_within handles the overlap inside a row.
+        let rows: Box<dyn Iterator<Item = i64>> = if dy > 0 {
+            Box::new((0..h).rev())
+        } else {
+            Box::new(0..h)
+        };
+        for y in rows {
+            let dst = row_start(y);
             let sy = y - dy;
-            let row = (i64::from(area.y) + y) as usize * width + area.x as usize;
-            for x in 0..w {
-                let sx = x - dx;
-                pixels[row + x as usize] = if (0..w).contains(&sx) && (0..h).contains(&sy) {
-                    old[(sy * w + sx) as usize]
-                } else {
-                    bg
-                };
+            if !(0..h).contains(&sy) || keep0 >= keep1 {
+                pixels[dst..dst + w as usize].fill(bg);
+                continue;
+            }
+            let src = row_start(sy);
+            let (s0, s1) = ((keep0 - dx) as usize, (keep1 - dx) as usize);
+            pixels.copy_within(src + s0..src + s1, dst + keep0 as usize);
+            pixels[dst..dst + keep0 as usize].fill(bg);
+            pixels[dst + keep1 as usize..dst + w as usize].fill(bg);
+        }
+    }
+
+    /// Resamples the area (see [`Backend::remap_area`]): separable, each
+    /// destination pixel averages the source pixels its footprint covers
+    /// (at least one pixel wide, so enlarging interpolates linearly);
+    /// footprint outside the old area counts as `fill`. Premultiplied
+    /// averages stay valid premultiplied colours.
+    fn remap(&mut self, area: PxRect, m: PxRemap, fill: Color) {
+        let area = area.intersect(&self.bounds());
+        if area.is_empty() {
+            return;
+        }
+        let (w, h) = (area.w as usize, area.h as usize);
+        let stride = self.pixmap.width() as usize * 4;
+        let fill = premul(fill);
+        let fill = [
+            f32::from(fill.red()),
+            f32::from(fill.green()),
+            f32::from(fill.blue()),
+            f32::from(fill.alpha()),
+        ];
+        // Area-local maps: u' = s * u + o.
+        let ox = m.sx * f64::from(area.x) + m.ox - f64::from(area.x);
+        let oy = m.sy * f64::from(area.y) + m.oy - f64::from(area.y);
+        let at = |y: usize| (area.y as usize + y) * stride + area.x as usize * 4;
+        // The old pixels of the area, row after row.
+        let mut old: Vec<u8> = Vec::with_capacity(w * h * 4);
+        {
+            let data = self.pixmap.data();
+            for y in 0..h {
+                old.extend_from_slice(&data[at(y)..at(y) + w * 4]);
+            }
+        }
+        // Rows resampled along x (f32), unless x does not change.
+        let rows: Option<Vec<f32>> = (!(m.sx == 1.0 && ox == 0.0)).then(|| {
+            let taps = Taps::new(w, m.sx, ox);
+            let mut out = vec![0.0f32; w * h * 4];
+            for (src, dst) in old.chunks_exact(w * 4).zip(out.chunks_exact_mut(w * 4)) {
+                for (x, px) in dst.chunks_exact_mut(4).enumerate() {
+                    let fw = taps.fill[x];
+                    let mut acc = [fill[0] * fw, fill[1] * fw, fill[2] * fw, fill[3] * fw];
+                    for &(i, wt) in taps.of(x) {
+                        let s = &src[i as usize * 4..i as usize * 4 + 4];
+                        for c in 0..4 {
+                            acc[c] += f32::from(s[c]) * wt;
+                        }
+                    }
+                    px.copy_from_slice(&acc);
+                }
+            }
+            out
+        });
+        let taps = Taps::new(h, m.sy, oy);
+        let mut acc = vec![0.0f32; w * 4];
+        let data = self.pixmap.data_mut();
+        for y in 0..h {
+            let fw = taps.fill[y];
+            for px in acc.chunks_exact_mut(4) {
+                for c in 0..4 {
+                    px[c] = fill[c] * fw;
+                }
+            }
+            for &(i, wt) in taps.of(y) {
+                let i = i as usize;
+                match &rows {
+                    Some(rows) => {
+                        for (a, s) in acc.iter_mut().zip(&rows[i * w * 4..(i + 1) * w * 4]) {
+                            *a += s * wt;
+                        }
+                    }
+                    None => {
+                        for (a, s) in acc.iter_mut().zip(&old[i * w * 4..(i + 1) * w * 4]) {
+                            *a += f32::from(*s) * wt;
+                        }
+                    }
+                }
+            }
+            // Averages of premultiplied colours keep colour <= alpha; the
+            // clamp only guards against float rounding.
+            for (d, a) in data[at(y)..at(y) + w * 4]
+                .chunks_exact_mut(4)
+                .zip(acc.chunks_exact(4))
+            {
+                let q = |v: f32| (v + 0.5).clamp(0.0, 255.0) as u8;
+                let alpha = q(a[3]);
+                d[0] = q(a[0]).min(alpha);
+                d[1] = q(a[1]).min(alpha);
+                d[2] = q(a[2]).min(alpha);
+                d[3] = alpha;
             }
         }
     }
@@ -260,6 +356,58 @@ impl Surface {
                 }
             });
         }
+    }
+}
+
+/// The source pixels (index, weight) that make up each destination pixel
+/// along one axis of `n` pixels mapped by u' = s * u + o; `fill` is the
+/// weight of what lies outside the source.
+struct Taps {
+    start: Vec<usize>,
+    taps: Vec<(u32, f32)>,
+    fill: Vec<f32>,
+}
+
+impl Taps {
+    fn new(n: usize, s: f64, o: f64) -> Taps {
+        let mut t = Taps {
+            start: Vec::with_capacity(n + 1),
+            taps: Vec::new(),
+            fill: Vec::with_capacity(n),
+        };
+        let nf = n as f64;
+        for d in 0..n {
+            t.start.push(t.taps.len());
+            let (a, b) = ((d as f64 - o) / s, (d as f64 + 1.0 - o) / s);
+            let (mut a, mut b) = (a.min(b), a.max(b));
+            if b - a < 1.0 {
+                let c = (a + b) / 2.0;
+                (a, b) = (c - 0.5, c + 0.5);
+            }
+            let span = b - a;
+            if !span.is_finite() || span <= 0.0 {
+                t.fill.push(1.0);
+                continue;
+            }
+            let (i0, i1) = (a.max(0.0).floor(), b.min(nf).ceil());
+            let mut inside = 0.0;
+            let mut i = i0;
+            while i < i1 {
+                let cover = b.min(i + 1.0) - a.max(i);
+                if cover > 0.0 {
+                    inside += cover;
+                    t.taps.push((i as u32, (cover / span) as f32));
+                }
+                i += 1.0;
+            }
+            t.fill.push(((span - inside) / span).max(0.0) as f32);
+        }
+        t.start.push(t.taps.len());
+        t
+    }
+
+    fn of(&self, d: usize) -> &[(u32, f32)] {
+        &self.taps[self.start[d]..self.start[d + 1]]
     }
 }
 
@@ -430,6 +578,17 @@ impl Backend for RasterBackend {
             }
         }
         Ok(())
+    }
+
+    fn remap_area(
+        &mut self,
+        view: ViewId,
+        area: PxRect,
+        map: PxRemap,
+        fill: Color,
+    ) -> Result<bool, LlvoError> {
+        self.surface(view)?.remap(area, map, fill);
+        Ok(true)
     }
 
     fn begin_buffer(&mut self, view: ViewId) -> Result<(), LlvoError> {

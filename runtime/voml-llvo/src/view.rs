@@ -77,9 +77,12 @@ pub struct ViewSpec {
     pub margins: [u32; 4],
     /// Background colour (also what undraw paints with).
     pub background: Color,
-    /// Adaptation per direction (stored; acted on by the adaptation layer).
+    /// Adaptation per direction: what the view does when a primitive drawn
+    /// with [`crate::Style::adapt`] falls outside the world rectangle.
     pub adapt: Adaptation,
-    /// Adaptation quality: maximum extreme points remembered.
+    /// Adaptation quality: the most extreme points the view remembers for
+    /// zooming back in, shared by its rescaling directions (at least one
+    /// each).
     pub quality: u32,
 }
 
@@ -120,6 +123,18 @@ impl ViewSpec {
     /// Sets the background colour.
     pub fn background(mut self, color: Color) -> ViewSpec {
         self.background = color;
+        self
+    }
+
+    /// Sets the adaptation per direction.
+    pub fn adapt(mut self, adapt: Adaptation) -> ViewSpec {
+        self.adapt = adapt;
+        self
+    }
+
+    /// Sets the adaptation quality.
+    pub fn quality(mut self, quality: u32) -> ViewSpec {
+        self.quality = quality;
         self
     }
 

@@ -6,8 +6,8 @@
 use std::path::PathBuf;
 
 use voml_llvo::{
-    ClipMode, Color, FontFamily, FontSpec, HAlign, LineCap, Llvo, OwnerId, Point, Primitive, Style,
-    VAlign, ViewId, ViewSpec,
+    Adaptation, ClipMode, Color, FontFamily, FontSpec, HAlign, LineCap, Llvo, OwnerId, Point,
+    Primitive, Style, VAlign, ViewId, ViewSpec,
 };
 
 /// Per-channel difference tolerated, for float noise across platforms.
@@ -598,4 +598,235 @@ fn scroll_translates_content() {
         }
     }
     check("scroll_translates_content", &mut a, va);
+}
+
+fn adaptive_view(name: &str, w: u32, h: u32, world: [f64; 4], adapt: &str) -> (Llvo, ViewId) {
+    let mut llvo = Llvo::headless();
+    let view = llvo
+        .create_view(
+            ViewSpec::new(name)
+                .window(w, h)
+                .world(world[0], world[1], world[2], world[3])
+                .adapt(Adaptation::parse(adapt).expect("adapt")),
+        )
+        .expect("view");
+    (llvo, view)
+}
+
+/// A deterministic generator for the plots.
+struct Lcg(u64);
+
+impl Lcg {
+    fn next(&mut self) -> f64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (self.0 >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+/// A temporal plot in a view that scrolls towards x+: the window follows
+/// the newest sample, older samples and the plain tick marks drawn with
+/// them move left.
+#[test]
+fn adapt_scrolling_time_plot() {
+    let (mut llvo, v) = adaptive_view("plot", 200, 100, [0.0, 10.0, -1.5, 1.5], "x+:scroll");
+    let f = |t: f64| (t * 1.3).sin() * (0.6 + 0.4 * (t * 0.21).cos());
+    let blue = Style::stroke(c("blue"), 2.0).adapt(true);
+    for i in 1..=170 {
+        let (t0, t1) = (f64::from(i - 1) * 0.1, f64::from(i) * 0.1);
+        draw(&mut llvo, v, line((t0, f(t0)), (t1, f(t1))), blue.clone());
+        if i % 10 == 5 {
+            // Plain ticks at whole x, half a unit behind the newest sample:
+            // drawn where the window is now, scrolled with it later.
+            let x = t1 - 0.5;
+            draw(
+                &mut llvo,
+                v,
+                line((x, -1.5), (x, -1.2)),
+                Style::stroke(c("gray"), 1.0),
+            );
+        }
+    }
+    assert_eq!(llvo.view_spec(v).unwrap().world, [7.0, 17.0, -1.5, 1.5]);
+    check("adapt_scrolling_time_plot", &mut llvo, v);
+}
+
+/// The paper's peak in a temporal plot: x scrolls, y rescales. Values
+/// about 50, one sample of 160 at x = 12. Before the peak the view shows
+/// y 0..100; at the peak it has zoomed out to 0..160 (the older part of
+/// the plot resampled, hence blurred); once x = 12 has scrolled out it
+/// zooms back in to 0..100 (the part drawn at the small scale enlarged).
+#[test]
+fn adapt_rescale_peak_and_zoom_back() {
+    let (mut llvo, v) = adaptive_view(
+        "peak",
+        200,
+        120,
+        [0.0, 10.0, 0.0, 100.0],
+        "x+:scroll y+:rescale",
+    );
+    let value = |i: i32| {
+        if i == 48 {
+            160.0
+        } else {
+            50.0 + 20.0 * (f64::from(i) * 0.3).sin()
+        }
+    };
+    let red = Style::stroke(c("red"), 2.0).adapt(true);
+    let step = |llvo: &mut Llvo, i: i32| {
+        let (x0, x1) = (f64::from(i - 1) * 0.25, f64::from(i) * 0.25);
+        draw(
+            llvo,
+            v,
+            line((x0, value(i - 1)), (x1, value(i))),
+            red.clone(),
+        );
+    };
+    for i in 1..=47 {
+        step(&mut llvo, i);
+    }
+    assert_eq!(llvo.view_spec(v).unwrap().world, [1.75, 11.75, 0.0, 100.0]);
+    check("adapt_rescale_peak_1_before", &mut llvo, v);
+    for i in 48..=56 {
+        step(&mut llvo, i);
+    }
+    assert_eq!(llvo.view_spec(v).unwrap().world, [4.0, 14.0, 0.0, 160.0]);
+    assert!(llvo.take_redraw(v).unwrap());
+    check("adapt_rescale_peak_2_at_peak", &mut llvo, v);
+    for i in 57..=96 {
+        step(&mut llvo, i);
+        let w = llvo.view_spec(v).unwrap().world;
+        let want = if i <= 88 { 160.0 } else { 100.0 };
+        assert_eq!(w[3], want, "sample {i}, window {w:?}");
+    }
+    assert!(llvo.take_redraw(v).unwrap());
+    check("adapt_rescale_peak_3_after", &mut llvo, v);
+}
+
+/// Quality 8 (four points for each of y+ and y-) over a thousand noisy
+/// samples: extremes that have scrolled away (+-5) are forgotten, the
+/// visible ones (3 and -2) are exactly at the window's edges.
+#[test]
+fn adapt_bounded_quality_keeps_extremes() {
+    let mut llvo = Llvo::headless();
+    let v = llvo
+        .create_view(
+            ViewSpec::new("quality")
+                .window(200, 120)
+                .world(0.0, 10.0, -1.0, 1.0)
+                .adapt(Adaptation::parse("x+:scroll y+:rescale y-:rescale").unwrap())
+                .quality(8),
+        )
+        .unwrap();
+    let mut rng = Lcg(42);
+    let sample = |i: i32, rng: &mut Lcg| match i {
+        100 => 5.0,
+        150 => -5.0,
+        700 => 3.0,
+        850 => -2.0,
+        _ => {
+            let r = rng.next();
+            if r < 0.1 {
+                (rng.next() - 0.5) * 3.8
+            } else {
+                (rng.next() - 0.5) * 1.6
+            }
+        }
+    };
+    let green = Style::stroke(c("darkgreen"), 1.0).adapt(true);
+    let mut prev = 0.0;
+    for i in 1..=1000 {
+        let y = sample(i, &mut rng);
+        let (x0, x1) = (f64::from(i - 1) * 0.02, f64::from(i) * 0.02);
+        draw(&mut llvo, v, line((x0, prev), (x1, y)), green.clone());
+        prev = y;
+        assert!(llvo.remembered_extremes(v).unwrap() <= 8);
+    }
+    // The window's edges are exactly the visible extremes (at x 14, 17).
+    assert_eq!(llvo.view_spec(v).unwrap().world, [10.0, 20.0, -2.0, 3.0]);
+    check("adapt_bounded_quality_keeps_extremes", &mut llvo, v);
+}
+
+/// Scrolling moves the scrollable area only: axis labels and the frame in
+/// the margins keep every pixel while the plot scrolls under them.
+#[test]
+fn adapt_margins_stay_put() {
+    let mut llvo = Llvo::headless();
+    let v = llvo
+        .create_view(
+            ViewSpec::new("margins")
+                .window(240, 140)
+                .margins(40, 10, 10, 30)
+                .world(0.0, 10.0, 0.0, 10.0)
+                .background(c("white"))
+                .adapt(Adaptation::parse("x+:scroll").unwrap()),
+        )
+        .unwrap();
+    let font = FontSpec {
+        family: FontFamily::Sans,
+        bold: false,
+        size_px: 11.0,
+    };
+    let label = |llvo: &mut Llvo, at: (f64, f64), text: &str, h: HAlign, va: VAlign| {
+        draw(
+            llvo,
+            v,
+            Primitive::Text {
+                at: at.into(),
+                content: text.into(),
+                font,
+                halign: h,
+                valign: va,
+            },
+            Style::stroke(c("black"), 1.0).clip(ClipMode::Margin),
+        );
+    };
+    for y in [0, 5, 10] {
+        label(
+            &mut llvo,
+            (-0.4, f64::from(y)),
+            &y.to_string(),
+            HAlign::Right,
+            VAlign::Center,
+        );
+    }
+    label(&mut llvo, (5.0, -1.2), "time", HAlign::Center, VAlign::Top);
+    let frame = Style::stroke(c("black"), 1.0).clip(ClipMode::Margin);
+    draw(
+        &mut llvo,
+        v,
+        line((-0.1, -0.1), (-0.1, 10.0)),
+        frame.clone(),
+    );
+    draw(&mut llvo, v, line((-0.1, -0.1), (10.0, -0.1)), frame);
+
+    let margins_of = |llvo: &mut Llvo| {
+        let p = llvo.pixels(v).unwrap();
+        let area = llvo.mapping(v).unwrap().area;
+        let mut out = Vec::new();
+        for y in 0..p.height {
+            for x in 0..p.width {
+                let inside = i64::from(x) >= i64::from(area.x)
+                    && i64::from(x) < area.right()
+                    && i64::from(y) >= i64::from(area.y)
+                    && i64::from(y) < area.bottom();
+                if !inside {
+                    out.push(p.pixel(x, y));
+                }
+            }
+        }
+        out
+    };
+    let before = margins_of(&mut llvo);
+    let purple = Style::stroke(c("purple"), 2.0).adapt(true);
+    let f = |t: f64| 5.0 + 4.0 * (t * 0.9).sin();
+    for i in 1..=80 {
+        let (t0, t1) = (f64::from(i - 1) * 0.2, f64::from(i) * 0.2);
+        draw(&mut llvo, v, line((t0, f(t0)), (t1, f(t1))), purple.clone());
+    }
+    assert_eq!(llvo.view_spec(v).unwrap().world, [6.0, 16.0, 0.0, 10.0]);
+    assert!(before == margins_of(&mut llvo), "a margin pixel changed");
+    check("adapt_margins_stay_put", &mut llvo, v);
 }

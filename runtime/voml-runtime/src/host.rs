@@ -72,15 +72,41 @@ pub const MAX_PENDING_SOUNDS: usize = 1 << 20;
 #[derive(Clone, Debug, PartialEq)]
 pub enum SoundCommand {
     /// A note of fixed length.
-    Tone { hz: f64, duration: f64, volume: f64, pan: f64, voice: String, channel: Option<i64> },
+    Tone {
+        hz: f64,
+        duration: f64,
+        volume: f64,
+        pan: f64,
+        voice: String,
+        channel: Option<i64>,
+    },
     /// A held note, sounding until its note-off.
-    NoteOn { channel: i64, hz: f64, volume: f64 },
-    NoteOff { channel: i64, hz: f64 },
+    NoteOn {
+        channel: i64,
+        hz: f64,
+        volume: f64,
+    },
+    NoteOff {
+        channel: i64,
+        hz: f64,
+    },
     /// A volume change of a held note (or of all held notes of the channel).
-    NoteVolume { channel: i64, hz: Option<f64>, volume: f64 },
+    NoteVolume {
+        channel: i64,
+        hz: Option<f64>,
+        volume: f64,
+    },
     /// Channel settings; `None` leaves a setting as it is.
-    Channel { channel: i64, voice: Option<String>, pan: Option<f64>, volume: Option<f64>, mute: Option<bool> },
-    Master { volume: f64 },
+    Channel {
+        channel: i64,
+        voice: Option<String>,
+        pan: Option<f64>,
+        volume: Option<f64>,
+        mute: Option<bool>,
+    },
+    Master {
+        volume: f64,
+    },
     /// The paper's `(beep)`.
     Beep,
 }
@@ -583,7 +609,10 @@ fn opt_num(name: &str, what: &str, v: &SteelVal) -> Result<Option<f64>, SteelErr
 fn channel(name: &str, v: &SteelVal) -> Result<i64, SteelErr> {
     match v {
         SteelVal::IntV(i) if (0..=1023).contains(i) => Ok(*i as i64),
-        other => Err(fail(name, format!("a channel is an integer from 0 to 1023, found {other}"))),
+        other => Err(fail(
+            name,
+            format!("a channel is an integer from 0 to 1023, found {other}"),
+        )),
     }
 }
 
@@ -592,7 +621,10 @@ fn volume(name: &str, v: &SteelVal) -> Result<f64, SteelErr> {
     if (0.0..=1.0).contains(&x) {
         Ok(x)
     } else {
-        Err(fail(name, format!("volume must be between 0 and 1, found {x}")))
+        Err(fail(
+            name,
+            format!("volume must be between 0 and 1, found {x}"),
+        ))
     }
 }
 
@@ -601,34 +633,59 @@ fn hz(name: &str, v: &SteelVal) -> Result<f64, SteelErr> {
     if f.is_finite() && (1.0..=24_000.0).contains(&f) {
         Ok(f)
     } else {
-        Err(fail(name, format!("frequency must be between 1 and 24000 Hz, found {f}")))
+        Err(fail(
+            name,
+            format!("frequency must be between 1 and 24000 Hz, found {f}"),
+        ))
     }
 }
 
 native!(tone, "voml-tone", 6, |h, a| {
     let duration = num("tone", "duration", &a[1])?;
     if !(0.0..=600.0).contains(&duration) {
-        return Err(fail("tone", format!("duration must be between 0 and 600 seconds, found {duration}")));
+        return Err(fail(
+            "tone",
+            format!("duration must be between 0 and 600 seconds, found {duration}"),
+        ));
     }
     let pan = num("tone", "pan", &a[3])?.clamp(-1.0, 1.0);
-    let voice = text_of(&a[4]).ok_or_else(|| fail("tone", format!("voice must be a name such as \"vibes\", found {}", a[4])))?;
+    let voice = text_of(&a[4]).ok_or_else(|| {
+        fail(
+            "tone",
+            format!("voice must be a name such as \"vibes\", found {}", a[4]),
+        )
+    })?;
     let channel = match &a[5] {
         SteelVal::BoolV(false) => None,
         c => Some(channel("tone", c)?),
     };
-    let command = SoundCommand::Tone { hz: hz("tone", &a[0])?, duration, volume: volume("tone", &a[2])?, pan, voice, channel };
+    let command = SoundCommand::Tone {
+        hz: hz("tone", &a[0])?,
+        duration,
+        volume: volume("tone", &a[2])?,
+        pan,
+        voice,
+        channel,
+    };
     h.sound(command);
     Ok(SteelVal::Void)
 });
 
 native!(note_on, "voml-note-on", 3, |h, a| {
-    let command = SoundCommand::NoteOn { channel: channel("note-on", &a[0])?, hz: hz("note-on", &a[1])?, volume: volume("note-on", &a[2])? };
+    let command = SoundCommand::NoteOn {
+        channel: channel("note-on", &a[0])?,
+        hz: hz("note-on", &a[1])?,
+        volume: volume("note-on", &a[2])?,
+    };
     h.sound(command);
     Ok(SteelVal::Void)
 });
 
 native!(note_off, "voml-note-off", 2, |h, a| {
-    let command = SoundCommand::NoteOff { channel: channel("note-off", &a[0])?, hz: hz("note-off", &a[1])? };
+    let command = SoundCommand::NoteOff {
+        channel: channel("note-off", &a[0])?,
+        hz: hz("note-off", &a[1])?,
+    };
     h.sound(command);
     Ok(SteelVal::Void)
 });
@@ -638,7 +695,11 @@ native!(note_volume, "voml-note-volume", 3, |h, a| {
         SteelVal::BoolV(false) => None,
         p => Some(hz("note-volume", p)?),
     };
-    let command = SoundCommand::NoteVolume { channel: channel("note-volume", &a[0])?, hz: pitch, volume: volume("note-volume", &a[2])? };
+    let command = SoundCommand::NoteVolume {
+        channel: channel("note-volume", &a[0])?,
+        hz: pitch,
+        volume: volume("note-volume", &a[2])?,
+    };
     h.sound(command);
     Ok(SteelVal::Void)
 });
@@ -646,7 +707,10 @@ native!(note_volume, "voml-note-volume", 3, |h, a| {
 native!(sound_channel, "voml-sound-channel", 5, |h, a| {
     let voice = match &a[1] {
         SteelVal::BoolV(false) => None,
-        v => Some(text_of(v).ok_or_else(|| fail("channel", format!("voice must be a name, found {v}")))?),
+        v => Some(
+            text_of(v)
+                .ok_or_else(|| fail("channel", format!("voice must be a name, found {v}")))?,
+        ),
     };
     let vol = match &a[3] {
         SteelVal::BoolV(false) => None,
@@ -659,7 +723,12 @@ native!(sound_channel, "voml-sound-channel", 5, |h, a| {
         v => match text_of(v).as_deref() {
             Some("yes" | "true") => Some(true),
             Some("no" | "false") => Some(false),
-            _ => return Err(fail("channel", format!("mute must be yes or no, found {v}"))),
+            _ => {
+                return Err(fail(
+                    "channel",
+                    format!("mute must be yes or no, found {v}"),
+                ))
+            }
         },
     };
     let command = SoundCommand::Channel {
@@ -674,7 +743,9 @@ native!(sound_channel, "voml-sound-channel", 5, |h, a| {
 });
 
 native!(sound_master, "voml-sound-master", 1, |h, a| {
-    let command = SoundCommand::Master { volume: volume("master", &a[0])? };
+    let command = SoundCommand::Master {
+        volume: volume("master", &a[0])?,
+    };
     h.sound(command);
     Ok(SteelVal::Void)
 });

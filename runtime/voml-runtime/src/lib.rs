@@ -363,7 +363,11 @@ impl Runtime {
     /// Trace times of the beeps among the sound commands not yet taken.
     pub fn beeps(&self) -> Vec<f64> {
         let host = self.host.borrow();
-        host.sounds.iter().filter(|s| s.command == host::SoundCommand::Beep).map(|s| s.at).collect()
+        host.sounds
+            .iter()
+            .filter(|s| s.command == host::SoundCommand::Beep)
+            .map(|s| s.at)
+            .collect()
     }
 
     /// Takes the sound commands issued since the last call, in trace-time order.
@@ -515,6 +519,10 @@ impl Runtime {
                 });
                 // The clock tick reaches EP components as an event, then everything renders.
                 let tick_record = callback_record(callback::TICK, tick_time, &[]);
+                // Condition parts of the tick see the tick, not the record before it.
+                if self.has_conditions {
+                    self.host.borrow_mut().current_event = record_value(&tick_record);
+                }
                 self.dispatch(&tick_record, event.as_ref())
                     .and_then(|()| self.render(event.as_ref()))
             }
@@ -862,6 +870,80 @@ impl Runtime {
                     .map(|c| format!("IR component `{}`", c.name)),
             )
             .collect()
+    }
+
+    /// The user resized view `view` (window back ends): the view gets the new size, EP
+    /// components get a resize callback event and `refresh="resize"` components redraw.
+    pub fn user_resize(&mut self, view: usize, width: u32, height: u32) -> Result<(), Stop> {
+        self.user_view_change(view, |llvo, id| {
+            llvo.resize(id, width.clamp(1, 16384), height.clamp(1, 16384))
+                .is_ok()
+        })
+    }
+
+    /// The user zoomed view `view` by `factor` (> 1 zooms in) around pixel (`px`, `py`).
+    pub fn user_zoom(&mut self, view: usize, factor: f64, px: f64, py: f64) -> Result<(), Stop> {
+        if !(factor.is_finite() && factor > 0.0) {
+            return Ok(());
+        }
+        self.user_view_change(view, |llvo, id| {
+            let (Ok(map), Ok(info)) = (llvo.mapping(id), llvo.view_info(id)) else {
+                return false;
+            };
+            let centre = map.to_world(px, py);
+            let [x0, x1, y0, y1] = info.world;
+            let world = [
+                centre.x + (x0 - centre.x) / factor,
+                centre.x + (x1 - centre.x) / factor,
+                centre.y + (y0 - centre.y) / factor,
+                centre.y + (y1 - centre.y) / factor,
+            ];
+            llvo.rescale(id, world).is_ok()
+        })
+    }
+
+    /// The user dragged view `view` by (`dx`, `dy`) pixels: the content follows the pointer.
+    pub fn user_pan(&mut self, view: usize, dx: f64, dy: f64) -> Result<(), Stop> {
+        self.user_view_change(view, |llvo, id| {
+            let Ok(map) = llvo.mapping(id) else {
+                return false;
+            };
+            let (sx, sy) = map.scale();
+            if sx == 0.0 || sy == 0.0 {
+                return false;
+            }
+            // Dragging right moves the world window left; screen y grows downwards.
+            llvo.scroll(id, -dx / sx, dy / sy).is_ok()
+        })
+    }
+
+    fn user_view_change(
+        &mut self,
+        view: usize,
+        change: impl FnOnce(&mut Llvo, voml_llvo::ViewId) -> bool,
+    ) -> Result<(), Stop> {
+        let changed = {
+            let mut host = self.host.borrow_mut();
+            let Some(&id) = host.views.get(view) else {
+                return Ok(());
+            };
+            change(&mut host.llvo, id)
+        };
+        if !changed {
+            return Ok(());
+        }
+        let _guard = host::enter(&self.host);
+        self.watchdog.arm();
+        let result = self.redraw_resized(None);
+        self.watchdog.disarm();
+        result
+    }
+
+    /// The pixels of view `view` (RGBA, straight alpha) for a window back end.
+    pub fn view_pixels(&mut self, view: usize) -> Option<voml_llvo::RgbaPixels> {
+        let mut host = self.host.borrow_mut();
+        let id = *host.views.get(view)?;
+        host.llvo.pixels(id).ok()
     }
 
     /// PNG bytes of every view, by view name.

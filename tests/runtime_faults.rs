@@ -1,0 +1,476 @@
+//! Faults during a run are contained and reported where they come from: Scheme errors and
+//! runaway code in components (the `.voml` location, the component, the record), bad
+//! trace lines (their line numbers; the good records around them still count), bad fields
+//! of an event, and errors steel finds only when the program loads. Also through
+//! `voml run`: its exit status and what it prints.
+
+mod support;
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use support::{compile_text, quiet_steel, replay_bytes, start_runtime};
+use voml_runtime::{Action, EventRef, FaultKind, Runtime};
+
+/// `name:line:col` (1-based) of the first occurrence of `needle` in `text`.
+fn locate(name: &str, text: &str, needle: &str) -> String {
+    let at = text
+        .find(needle)
+        .unwrap_or_else(|| panic!("`{needle}` is not in the spec"));
+    let before = &text[..at];
+    let line = before.matches('\n').count() + 1;
+    let col = at - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+    format!("{name}:{line}:{col}")
+}
+
+/// Records `-3 1 <ts> 0 0 1 <n>` for n = 1..=count, after a comment line (so that record
+/// k is on line k + 1).
+fn steps(count: u32) -> String {
+    let mut text = String::from("# steps\n");
+    for n in 1..=count {
+        text.push_str(&format!("-3 1 {n}.0 0 0 1 {n}\n"));
+    }
+    text
+}
+
+fn records(trace: &str) -> Vec<voml_trace::Record> {
+    trace
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !voml_trace::is_comment_or_blank(l))
+        .map(|(i, l)| voml_trace::parse_line(l, i as u64 + 1).expect("a good line"))
+        .collect()
+}
+
+fn var(rt: &Runtime, name: &str) -> String {
+    rt.variable(name)
+        .unwrap_or_else(|| panic!("no variable `{name}`"))
+}
+
+fn summaries(rt: &Runtime) -> Vec<String> {
+    rt.faults().iter().map(|f| f.to_string()).collect()
+}
+
+const STEP_EVENT: &str = r#"
+      <event-declarations>
+        <data-event name="step" rtype="entry" etype="1">
+          <data-field name="ts" type="real"/>
+          <data-field name="n" index="6" type="int"/>
+        </data-event>
+      </event-declarations>"#;
+
+/// A spec whose EP component `fragile` fails on step 3 and whose IR component `fragile-ir`
+/// fails once `steady` has seen 4 steps; `steady` and `steady-ir` never fail.
+fn scheme_faults_spec() -> String {
+    format!(
+        r#"<?xml version="1.0"?>
+<voml>
+  <body>
+    <visual-object name="faults">{STEP_EVENT}
+      <info-structures>
+        <variable name="fragile-runs" type="int"/>
+        <variable name="steady-runs" type="int"/>
+      </info-structures>
+      <control-structures>
+        <variable name="fragile-renders" type="int"/>
+        <variable name="steady-renders" type="int"/>
+      </control-structures>
+      <view-initializations>
+        <view name="v" window="40 30"/>
+      </view-initializations>
+      <event-processing>
+        <ep-component name="fragile" inputs="step.n" infos="fragile-runs">
+          <input name="^0">
+            (set! $0 (+ $0 1))
+            (if (= ^0/0 3)
+                (vector-ref (vector 1 2) ^0/0))
+          </input>
+        </ep-component>
+        <ep-component name="steady" inputs="step.n" infos="steady-runs">
+          <input name="^0">(set! $0 (+ $0 1))</input>
+        </ep-component>
+      </event-processing>
+      <info-rendition>
+        <ir-component name="fragile-ir" views="v" infos="steady-runs" controls="fragile-renders">
+          (set! %0 (+ %0 1))
+          <line view="^0" from="0 0" to="1 1"/>
+          (if (= $0 4)
+              (car (list)))
+        </ir-component>
+        <ir-component name="steady-ir" views="v" controls="steady-renders">
+          (set! %0 (+ %0 1))
+          <line view="^0" from="0 1" to="1 0"/>
+        </ir-component>
+      </info-rendition>
+    </visual-object>
+  </body>
+</voml>
+"#
+    )
+}
+
+const FAULTS_NAME: &str = "tests/faults/scheme-faults.voml";
+
+#[test]
+fn a_scheme_error_disables_its_component_and_says_where() {
+    let spec = scheme_faults_spec();
+    let mut rt = start_runtime(compile_text(FAULTS_NAME, &spec), false, 10_000);
+    let trace = steps(6);
+    let mut frozen = None;
+    for record in records(&trace) {
+        rt.process(&record, "steps.trf").expect("not strict");
+        if record.line == 5 {
+            frozen = Some(var(&rt, "fragile-renders"));
+        }
+    }
+    rt.finish(6.0, 0).expect("not strict");
+
+    let faults = rt.faults();
+    assert_eq!(faults.len(), 2, "{:#?}", summaries(&rt));
+    let ep = &faults[0];
+    assert_eq!(ep.kind, FaultKind::Scheme);
+    assert_eq!(ep.component.as_deref(), Some("EP component `fragile`"));
+    assert_eq!(ep.part.as_deref(), Some("input ^0"));
+    assert_eq!(
+        ep.location.as_deref(),
+        Some(locate(FAULTS_NAME, &spec, "vector-ref (vector 1 2)").as_str())
+    );
+    assert_eq!(
+        ep.event,
+        Some(EventRef {
+            record: 3,
+            source: "steps.trf".into(),
+            line: 4
+        })
+    );
+    assert_eq!(ep.action, Action::Disabled);
+
+    let ir = &faults[1];
+    assert_eq!(ir.kind, FaultKind::Scheme);
+    assert_eq!(ir.component.as_deref(), Some("IR component `fragile-ir`"));
+    assert_eq!(ir.part.as_deref(), Some("phase 1"));
+    assert_eq!(
+        ir.location.as_deref(),
+        Some(locate(FAULTS_NAME, &spec, "car (list)").as_str())
+    );
+    assert_eq!(ir.event.as_ref().map(|e| (e.record, e.line)), Some((4, 5)));
+    assert_eq!(ir.action, Action::Disabled);
+
+    assert_eq!(
+        rt.disabled_components(),
+        ["EP component `fragile`", "IR component `fragile-ir`"]
+    );
+    // The failing EP component ran for steps 1 to 3 only; the other one for all six.
+    assert_eq!(var(&rt, "fragile-runs"), "3");
+    assert_eq!(var(&rt, "steady-runs"), "6");
+    // The failing IR component did not run after step 4; the other one went on rendering.
+    let frozen = frozen.unwrap();
+    assert_eq!(var(&rt, "fragile-renders"), frozen);
+    let steady: u32 = var(&rt, "steady-renders").parse().unwrap();
+    assert!(steady >= frozen.parse::<u32>().unwrap() + 2);
+}
+
+#[test]
+fn strict_mode_stops_at_the_first_scheme_error() {
+    let spec = scheme_faults_spec();
+    let mut rt = start_runtime(compile_text(FAULTS_NAME, &spec), true, 10_000);
+    let replayed = replay_bytes(&mut rt, steps(6).as_bytes(), "steps.trf", true);
+    assert!(replayed.summary.stopped);
+    assert_eq!(rt.stats().records, 3);
+    assert_eq!(rt.faults().len(), 1, "{:#?}", summaries(&rt));
+    assert_eq!(rt.faults()[0].action, Action::Stopped);
+    assert_eq!(rt.faults()[0].event.as_ref().map(|e| e.record), Some(3));
+    assert_eq!(var(&rt, "fragile-runs"), "3");
+    // `steady` comes after `fragile` in the document: it never saw step 3.
+    assert_eq!(var(&rt, "steady-runs"), "2");
+}
+
+#[test]
+fn runaway_code_is_interrupted_and_the_run_goes_on() {
+    let name = "tests/faults/runaway.voml";
+    let spec = format!(
+        r#"<?xml version="1.0"?>
+<voml>
+  <body>
+    <visual-object name="runaway">{STEP_EVENT}
+      <info-structures>
+        <variable name="spins" type="int"/>
+        <variable name="steps" type="int"/>
+      </info-structures>
+      <utility-code>
+        (define (deeper n) (+ 1 (deeper (+ n 1))))
+      </utility-code>
+      <view-initializations>
+        <view name="v" window="40 30"/>
+      </view-initializations>
+      <event-processing>
+        <ep-component name="spinner" inputs="step.n" infos="spins">
+          <input name="^0">
+            (set! $0 (+ $0 1))
+            (if (= ^0/0 2)
+                (let forever () (forever)))
+          </input>
+        </ep-component>
+        <ep-component name="counter" inputs="step.n" infos="steps">
+          <input name="^0">(set! $0 (+ $0 1))</input>
+        </ep-component>
+      </event-processing>
+      <info-rendition>
+        <ir-component name="recursive" views="v" infos="steps">
+          <line view="^0" from="0 0" to="1 1"/>
+          (if (= $0 4)
+              (deeper 0))
+        </ir-component>
+      </info-rendition>
+    </visual-object>
+  </body>
+</voml>
+"#
+    );
+    let vo = compile_text(name, &spec);
+    let started = Instant::now();
+    let mut rt = start_runtime(vo, false, 100);
+    let replayed = replay_bytes(&mut rt, steps(6).as_bytes(), "steps.trf", false);
+    let took = started.elapsed();
+    assert!(took < Duration::from_secs(5), "the run took {took:?}");
+    assert!(!replayed.summary.stopped);
+
+    let faults = rt.faults();
+    assert_eq!(faults.len(), 2, "{:#?}", summaries(&rt));
+    assert_eq!(faults[0].kind, FaultKind::Runaway, "{}", faults[0]);
+    assert_eq!(
+        faults[0].component.as_deref(),
+        Some("EP component `spinner`")
+    );
+    assert_eq!(faults[0].event.as_ref().map(|e| e.record), Some(2));
+    assert_eq!(faults[1].kind, FaultKind::Runaway, "{}", faults[1]);
+    assert_eq!(
+        faults[1].component.as_deref(),
+        Some("IR component `recursive`")
+    );
+    assert_eq!(faults[1].event.as_ref().map(|e| e.record), Some(4));
+    assert_eq!(rt.stats().records, 6);
+    assert_eq!(var(&rt, "steps"), "6");
+    assert_eq!(var(&rt, "spins"), "2");
+}
+
+/// Counts the records of the step event.
+fn counting_spec() -> String {
+    format!(
+        r#"<?xml version="1.0"?>
+<voml>
+  <body>
+    <visual-object name="count">{STEP_EVENT}
+      <info-structures>
+        <variable name="seen" type="int"/>
+        <variable name="last" type="int"/>
+      </info-structures>
+      <event-processing>
+        <ep-component name="counter" inputs="step.n" infos="seen last">
+          <input name="^0">(set! $0 (+ $0 1)) (set! $1 ^0/0)</input>
+        </ep-component>
+      </event-processing>
+    </visual-object>
+  </body>
+</voml>
+"#
+    )
+}
+
+/// Good steps on lines 1, 2, 5 and 7; a binary line, a word for a number and an
+/// unterminated string on lines 3, 4 and 6.
+fn garbled_trace() -> Vec<u8> {
+    let mut t = Vec::new();
+    t.extend_from_slice(b"-3 1 1.0 0 0 1 1\n");
+    t.extend_from_slice(b"-3 1 2.0 0 0 1 2\n");
+    t.extend_from_slice(b"\xff\xfe\x00\x01\x9c\x07junk\xc3\x28\n");
+    t.extend_from_slice(b"-3 one 3.0 0 0 1 3\n");
+    t.extend_from_slice(b"-3 1 4.0 0 0 1 4\n");
+    t.extend_from_slice(b"-3 1 5.0 0 0 1 \"five\n");
+    t.extend_from_slice(b"-3 1 6.0 0 0 1 6\n");
+    t
+}
+
+#[test]
+fn bad_trace_lines_are_skipped_and_reported_with_their_line() {
+    let mut rt = start_runtime(compile_text("count.voml", &counting_spec()), false, 10_000);
+    let replayed = replay_bytes(&mut rt, &garbled_trace(), "garbled.trf", false);
+    assert_eq!(replayed.bad_line_numbers, [3, 4, 6]);
+    assert_eq!(replayed.summary.bad_lines, 3);
+    assert!(!replayed.summary.stopped);
+    assert!(
+        replayed.bad_lines[1].starts_with("garbled.trf:4:4: "),
+        "{}",
+        replayed.bad_lines[1]
+    );
+    assert_eq!(rt.stats().records, 4);
+    assert_eq!(var(&rt, "seen"), "4");
+    assert_eq!(var(&rt, "last"), "6");
+    assert!(rt.faults().is_empty(), "{:#?}", summaries(&rt));
+}
+
+#[test]
+fn strict_mode_stops_at_the_first_bad_line() {
+    let mut rt = start_runtime(compile_text("count.voml", &counting_spec()), true, 10_000);
+    let replayed = replay_bytes(&mut rt, &garbled_trace(), "garbled.trf", true);
+    assert!(replayed.summary.stopped);
+    assert_eq!(replayed.bad_line_numbers, [3]);
+    assert_eq!(var(&rt, "seen"), "2");
+}
+
+#[test]
+fn a_cut_last_line_is_a_bad_line_and_the_records_before_it_count() {
+    let mut rt = start_runtime(compile_text("count.voml", &counting_spec()), false, 10_000);
+    let mut trace = steps(5);
+    trace.push_str("-3 1");
+    let replayed = replay_bytes(&mut rt, trace.as_bytes(), "cut.trf", false);
+    assert_eq!(replayed.bad_line_numbers, [7]);
+    assert!(replayed.bad_lines[0].starts_with("cut.trf:7:"));
+    assert_eq!(var(&rt, "seen"), "5");
+    assert_eq!(var(&rt, "last"), "5");
+}
+
+#[test]
+fn an_event_without_a_declared_field_is_skipped() {
+    let name = "tests/faults/fields.voml";
+    let spec = r#"<?xml version="1.0"?>
+<voml>
+  <body>
+    <visual-object name="fields">
+      <event-declarations>
+        <data-event name="sample" rtype="entry" etype="1">
+          <data-field name="n" index="6" type="int"/>
+          <data-field name="extra" index="7" type="int"/>
+        </data-event>
+      </event-declarations>
+      <info-structures>
+        <variable name="total" type="int"/>
+        <variable name="seen" type="int"/>
+      </info-structures>
+      <event-processing>
+        <ep-component name="adder" inputs="sample.n.extra" infos="total seen">
+          <input name="^0">(set! $0 (+ $0 ^0/1)) (set! $1 (+ $1 1))</input>
+        </ep-component>
+      </event-processing>
+    </visual-object>
+  </body>
+</voml>
+"#;
+    let mut rt = start_runtime(compile_text(name, spec), false, 10_000);
+    let trace = "-3 1 1.0 0 0 2 1 10\n\
+                 -3 1 2.0 0 0 2 2\n\
+                 -3 1 3.0 0 0 2 three 30\n\
+                 -3 1 4.0 0 0 2 4 40\n";
+    let replayed = replay_bytes(&mut rt, trace.as_bytes(), "fields.trf", false);
+    assert!(replayed.bad_lines.is_empty());
+    let faults = rt.faults();
+    assert_eq!(faults.len(), 2, "{:#?}", summaries(&rt));
+    for (fault, line) in faults.iter().zip([2, 3]) {
+        assert_eq!(fault.kind, FaultKind::Field, "{fault}");
+        assert_eq!(fault.action, Action::Skipped);
+        assert_eq!(fault.component.as_deref(), Some("EP component `adder`"));
+        assert_eq!(fault.event.as_ref().map(|e| e.line), Some(line));
+    }
+    assert!(faults[0].message.contains("extra"), "{}", faults[0].message);
+    assert!(faults[1].message.contains("three"), "{}", faults[1].message);
+    assert!(rt.disabled_components().is_empty());
+    assert_eq!(rt.stats().skipped, 2);
+    assert_eq!(var(&rt, "seen"), "2");
+    assert_eq!(var(&rt, "total"), "50");
+}
+
+/// `Runtime::new` fails; returns its error's location and message.
+fn load_error(name: &str, spec: &str) -> (Option<String>, String) {
+    quiet_steel();
+    let vo = compile_text(name, spec);
+    match Runtime::new(
+        vo,
+        voml_llvo::Llvo::headless(),
+        voml_runtime::Config::default(),
+    ) {
+        Ok(_) => panic!("{name} loaded"),
+        Err(e) => (e.location, e.message),
+    }
+}
+
+#[test]
+fn an_unbound_identifier_is_reported_at_load_with_its_location() {
+    let name = "tests/faults/unbound-utility.voml";
+    let spec = r#"<voml><body><visual-object name="unbound">
+  <utility-code>
+    (define (helper x)
+      (no-such-helper x))
+  </utility-code>
+</visual-object></body></voml>"#;
+    let (location, message) = load_error(name, spec);
+    assert_eq!(location, Some(locate(name, spec, "no-such-helper")));
+    assert!(message.contains("no-such-helper"), "{message}");
+
+    let name = "tests/faults/unbound-component.voml";
+    let spec = format!(
+        r#"<voml><body><visual-object name="unbound">{STEP_EVENT}
+  <info-structures><variable name="seen" type="int"/></info-structures>
+  <event-processing>
+    <ep-component name="counter" inputs="step.n" infos="seen">
+      <input name="^0">(set! $0 (no-such-procedure ^0/0))</input>
+    </ep-component>
+  </event-processing>
+</visual-object></body></voml>"#
+    );
+    let (location, message) = load_error(name, &spec);
+    assert_eq!(location, Some(locate(name, &spec, "no-such-procedure")));
+    assert!(message.contains("no-such-procedure"), "{message}");
+}
+
+// ---------------------------------------------------------------------------------------
+// The same through `voml run`.
+
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("voml-faults-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn voml_run(dir: &std::path::Path, spec: &str, trace: &str) -> (i32, String) {
+    quiet_steel();
+    let out = Command::new(env!("CARGO_BIN_EXE_voml"))
+        .args(["run", spec, "--trace", trace, "--headless", "--out", "out"])
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .env_remove("VOML_PATH")
+        .output()
+        .expect("voml runs");
+    (
+        out.status.code().expect("voml exits"),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn voml_run_reports_bad_lines_and_goes_on() {
+    let dir = scratch("bad-lines");
+    std::fs::write(dir.join("count.voml"), counting_spec()).unwrap();
+    std::fs::write(dir.join("garbled.trf"), garbled_trace()).unwrap();
+    let (status, stderr) = voml_run(&dir, "count.voml", "garbled.trf");
+    assert_eq!(status, 0, "{stderr}");
+    assert!(stderr.contains("garbled.trf:4:4:"), "{stderr}");
+    assert!(stderr.contains("garbled.trf:6:"), "{stderr}");
+    assert!(stderr.contains("4 records"), "{stderr}");
+    assert!(dir.join("out").is_dir());
+}
+
+#[test]
+fn voml_run_shows_a_scheme_fault_at_its_voml_location_and_fails() {
+    let dir = scratch("scheme-fault");
+    let spec = scheme_faults_spec();
+    std::fs::write(dir.join("faults.voml"), &spec).unwrap();
+    std::fs::write(dir.join("steps.trf"), steps(6)).unwrap();
+    let (status, stderr) = voml_run(&dir, "faults.voml", "steps.trf");
+    assert_eq!(status, 1, "{stderr}");
+    let ep = locate("faults.voml", &spec, "vector-ref (vector 1 2)");
+    let ir = locate("faults.voml", &spec, "car (list)");
+    assert!(stderr.contains(&ep), "no {ep} in:\n{stderr}");
+    assert!(stderr.contains(&ir), "no {ir} in:\n{stderr}");
+    assert!(stderr.contains("fragile"), "{stderr}");
+}

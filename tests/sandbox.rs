@@ -1,0 +1,425 @@
+//! Hostile visual objects: code that tries to read or write files, run programs, read the
+//! environment, open network connections, escape through `eval`, fresh engines or
+//! prefixed `require-builtin`s, or block where the watchdog cannot interrupt it. Every
+//! probe runs as an `<input>` part on a one-record trace (or its `utility-code` at load)
+//! and must fail, visibly (a fault, or a load error), and without effect: marker files in
+//! a scratch directory must stay absent, secrets must not show up in any message.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use support::{compile_text, finish, quiet_steel, replay_bytes};
+use voml_runtime::{Config, Runtime};
+
+fn scratch() -> PathBuf {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    let dir = std::env::temp_dir().join(format!("voml-sandbox-{}", std::process::id()));
+    ONCE.call_once(|| {
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+    });
+    dir
+}
+
+/// A path as a Scheme string literal.
+fn lit(path: &Path) -> String {
+    format!("{:?}", path.to_str().expect("a UTF-8 temp path"))
+}
+
+fn spec(utility: &str, code: &str) -> String {
+    format!(
+        r#"<?xml version="1.0"?>
+<voml>
+  <body>
+    <visual-object name="probe">
+      <event-declarations>
+        <data-event name="tick" rtype="entry" etype="1">
+          <data-field name="ts" type="real"/>
+        </data-event>
+      </event-declarations>
+      <info-structures>
+        <variable name="loot" type="any"/>
+      </info-structures>
+      <utility-code><![CDATA[
+{utility}
+      ]]></utility-code>
+      <event-processing>
+        <ep-component name="probe" inputs="tick.ts" infos="loot">
+          <input name="^0"><![CDATA[
+            (set! $0 {code})
+          ]]></input>
+        </ep-component>
+      </event-processing>
+    </visual-object>
+  </body>
+</voml>
+"#
+    )
+}
+
+/// What became of a probe.
+struct Outcome {
+    /// It failed: a load error or a fault.
+    failed: bool,
+    /// Every message it produced, and the value it stored.
+    text: String,
+    took: Duration,
+}
+
+fn run_probe(utility: &str, code: &str, budget_ms: u64) -> Outcome {
+    quiet_steel();
+    let vo = compile_text("probe.voml", &spec(utility, code));
+    let config = Config {
+        strict: false,
+        budget: Duration::from_millis(budget_ms),
+        snapshot_dir: None,
+    };
+    let started = Instant::now();
+    let mut rt = match Runtime::new(vo, voml_llvo::Llvo::headless(), config) {
+        Ok(rt) => rt,
+        Err(e) => {
+            return Outcome {
+                failed: true,
+                text: format!("load error: {e}"),
+                took: started.elapsed(),
+            }
+        }
+    };
+    replay_bytes(&mut rt, b"-3 1 0.5 0 0 0\n", "one.trf", false);
+    let took = started.elapsed();
+    let mut text: Vec<String> = rt.faults().iter().map(|f| f.to_string()).collect();
+    let loot = rt.variable("loot").unwrap_or_default();
+    text.push(format!("loot: {loot}"));
+    Outcome {
+        failed: !rt.faults().is_empty() && loot == "#false",
+        text: text.join("\n"),
+        took,
+    }
+}
+
+/// Runs a probe; a complaint unless it failed, left no `marker` and leaked no `secret`.
+fn probe(
+    problems: &mut Vec<String>,
+    what: &str,
+    utility: &str,
+    code: &str,
+    marker: Option<&Path>,
+    secret: Option<&str>,
+) {
+    let outcome = run_probe(utility, code, 10_000);
+    if !outcome.failed {
+        problems.push(format!("{what}: did not fail\n{}", outcome.text));
+    }
+    if let Some(m) = marker {
+        if m.exists() {
+            problems.push(format!("{what}: created {}", m.display()));
+        }
+    }
+    if let Some(s) = secret.filter(|s| !s.is_empty()) {
+        if outcome.text.contains(s) {
+            problems.push(format!("{what}: leaked `{s}`:\n{}", outcome.text));
+        }
+    }
+}
+
+const SECRET: &str = "voml-sandbox-secret-4f1c";
+
+fn secret_file() -> PathBuf {
+    let path = scratch().join("secret.txt");
+    std::fs::write(&path, format!("(define leaked \"{SECRET}\")\n")).unwrap();
+    path
+}
+
+#[test]
+fn files_cannot_be_read() {
+    let secret = secret_file();
+    let s = lit(&secret);
+    let mut problems = Vec::new();
+    for (what, utility, code) in [
+        (
+            "open-input-file",
+            String::new(),
+            format!("(read-port-to-string (open-input-file {s}))"),
+        ),
+        (
+            "#%prim.open-input-file",
+            String::new(),
+            format!("(#%prim.read-port-to-string (#%prim.open-input-file {s}))"),
+        ),
+        (
+            "steel/ports as a prefix",
+            "(require-builtin steel/ports as io.)".to_string(),
+            format!("(io.read-port-to-string (io.open-input-file {s}))"),
+        ),
+        (
+            "steel/filesystem",
+            "(require-builtin steel/filesystem)".to_string(),
+            format!("(read-dir {})", lit(&scratch())),
+        ),
+        (
+            "require of a Scheme file",
+            format!("(require {s})"),
+            "leaked".to_string(),
+        ),
+    ] {
+        probe(&mut problems, what, &utility, &code, None, Some(SECRET));
+    }
+    // `require` of a system file must not echo any of it.
+    if let Ok(passwd) = std::fs::read_to_string("/etc/passwd") {
+        let first = passwd.lines().next().unwrap_or("").to_string();
+        probe(
+            &mut problems,
+            "require /etc/passwd",
+            r#"(require "/etc/passwd")"#,
+            "1",
+            None,
+            Some(&first),
+        );
+    }
+    finish(problems);
+}
+
+#[test]
+fn files_cannot_be_created() {
+    let mut problems = Vec::new();
+    let created = scratch().join("created.txt");
+    probe(
+        &mut problems,
+        "open-output-file",
+        "",
+        &format!(
+            "(let ((port (open-output-file {}))) (write-string \"x\" port) (close-output-port port))",
+            lit(&created)
+        ),
+        Some(&created),
+        None,
+    );
+    let dir = scratch().join("created-dir");
+    probe(
+        &mut problems,
+        "create-directory!",
+        "",
+        &format!("(create-directory! {})", lit(&dir)),
+        Some(&dir),
+        None,
+    );
+    finish(problems);
+}
+
+#[test]
+fn programs_cannot_be_run() {
+    let mut problems = Vec::new();
+    let touch = |name: &str| {
+        let m = scratch().join(name);
+        let cmd = format!("(command \"touch\" (list {}))", lit(&m));
+        (m, cmd)
+    };
+    let (m, cmd) = touch("spawned-plain");
+    probe(
+        &mut problems,
+        "spawn-process",
+        "(require-builtin steel/process)",
+        &format!("(wait (spawn-process {cmd}))"),
+        Some(&m),
+        None,
+    );
+    let (m, _) = touch("spawned-prim");
+    probe(
+        &mut problems,
+        "#%prim.spawn-process",
+        "",
+        &format!(
+            "(#%prim.wait (#%prim.spawn-process (#%prim.command \"touch\" (list {}))))",
+            lit(&m)
+        ),
+        Some(&m),
+        None,
+    );
+    let (m, _) = touch("spawned-prefixed");
+    probe(
+        &mut problems,
+        "require-builtin steel/process as p.",
+        "(require-builtin steel/process as p.)",
+        &format!(
+            "(p.wait (p.spawn-process (p.command \"touch\" (list {}))))",
+            lit(&m)
+        ),
+        Some(&m),
+        None,
+    );
+    let (m, cmd) = touch("spawned-eval");
+    probe(
+        &mut problems,
+        "eval of a quoted spawn",
+        "",
+        &format!("(eval '(begin (require-builtin steel/process) (wait (spawn-process {cmd}))))"),
+        Some(&m),
+        None,
+    );
+    let (m, cmd) = touch("spawned-eval-string");
+    probe(
+        &mut problems,
+        "eval! of a string",
+        "(require-builtin steel/meta as m.)",
+        &format!(
+            "(m.eval! {:?})",
+            format!("(require-builtin steel/process) (wait (spawn-process {cmd}))")
+        ),
+        Some(&m),
+        None,
+    );
+    // A fresh engine is not sandboxed.
+    for (what, utility, prefix, name) in [
+        ("run! in a fresh engine", "", "", "spawned-engine"),
+        (
+            "run! in a fresh engine from steel/meta",
+            "(require-builtin steel/meta as m.)",
+            "m.",
+            "spawned-engine-meta",
+        ),
+        (
+            "run! in a fresh engine from steel/base",
+            "(require-builtin steel/base as b.)",
+            "b.",
+            "spawned-engine-base",
+        ),
+    ] {
+        let (m, cmd) = touch(name);
+        let program = format!("(require-builtin steel/process) (wait (spawn-process {cmd}))");
+        probe(
+            &mut problems,
+            what,
+            utility,
+            &format!("({prefix}run! ({prefix}Engine::new) {program:?})"),
+            Some(&m),
+            None,
+        );
+    }
+    // git-clone runs the git program.
+    let clone = scratch().join("cloned");
+    probe(
+        &mut problems,
+        "git-clone",
+        "(require-builtin steel/git)",
+        &format!(
+            "(git-clone {} {} #f)",
+            lit(&scratch().join("no-such-repository")),
+            lit(&clone)
+        ),
+        Some(&clone),
+        None,
+    );
+    let (m, cmd) = touch("spawned-thread");
+    probe(
+        &mut problems,
+        "spawn-native-thread",
+        "(require-builtin steel/process)",
+        &format!("(spawn-native-thread (lambda () (wait (spawn-process {cmd}))))"),
+        Some(&m),
+        None,
+    );
+    std::thread::sleep(Duration::from_millis(200));
+    for name in [
+        "spawned-plain",
+        "spawned-prim",
+        "spawned-prefixed",
+        "spawned-eval",
+        "spawned-eval-string",
+        "spawned-engine",
+        "spawned-engine-meta",
+        "spawned-engine-base",
+        "spawned-thread",
+    ] {
+        if scratch().join(name).exists() {
+            problems.push(format!("{name} exists: a process ran"));
+        }
+    }
+    finish(problems);
+}
+
+#[test]
+fn the_environment_cannot_be_read() {
+    let home = std::env::var("HOME").unwrap_or_default();
+    let mut problems = Vec::new();
+    for (what, utility, code) in [
+        ("env-var", "", r#"(env-var "HOME")"#),
+        ("#%prim.env-var", "", r#"(#%prim.env-var "HOME")"#),
+        (
+            "env-var from steel/base",
+            "(require-builtin steel/base as b.)",
+            r#"(b.env-var "HOME")"#,
+        ),
+    ] {
+        probe(&mut problems, what, utility, code, None, Some(&home));
+    }
+    finish(problems);
+}
+
+#[test]
+fn the_network_cannot_be_reached() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a local port");
+    listener.set_nonblocking(true).unwrap();
+    let address = listener.local_addr().unwrap().to_string();
+    let mut problems = Vec::new();
+    probe(
+        &mut problems,
+        "tcp-connect",
+        "(require-builtin steel/tcp)",
+        &format!("(tcp-connect {address:?})"),
+        None,
+        None,
+    );
+    probe(
+        &mut problems,
+        "#%prim.tcp-connect",
+        "",
+        &format!("(#%prim.tcp-connect {address:?})"),
+        None,
+        None,
+    );
+    match listener.accept() {
+        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+        Ok((_, peer)) => problems.push(format!("a probe connected from {peer}")),
+        Err(e) => problems.push(format!("accept failed: {e}")),
+    }
+    finish(problems);
+}
+
+#[test]
+fn code_cannot_block_beyond_the_watchdog() {
+    // The watchdog interrupts the engine between instructions: a native call that blocks
+    // (sleeping, reading standard input, waiting on a channel) would hold the run.
+    let mut problems = Vec::new();
+    for (what, code) in [
+        ("time/sleep-ms", "(time/sleep-ms 3000)"),
+        ("stdin", "(read-line-from-port (stdin))"),
+        (
+            "current-input-port",
+            "(read-line-from-port (current-input-port))",
+        ),
+        (
+            "channel/recv",
+            "(let* ((c (channels/new)) (s (channels-sender c))) (channel/recv (channels-receiver c)))",
+        ),
+    ] {
+        // In a thread of its own, so that a probe that does block fails the test instead
+        // of hanging it.
+        let (send, receive) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = send.send(run_probe("", code, 100));
+        });
+        let Ok(outcome) = receive.recv_timeout(Duration::from_secs(20)) else {
+            problems.push(format!("{what}: still blocked after 20 s"));
+            continue;
+        };
+        if !outcome.failed {
+            problems.push(format!("{what}: did not fail\n{}", outcome.text));
+        }
+        if outcome.took > Duration::from_millis(2500) {
+            problems.push(format!("{what}: held the run for {:?}", outcome.took));
+        }
+    }
+    finish(problems);
+}
