@@ -8,6 +8,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
+mod audio;
 mod run;
 mod window;
 use voml_compiler::{diag, Code, Options, RealFs};
@@ -65,6 +66,10 @@ enum Command {
         /// Close the windows when the trace ends.
         #[arg(long)]
         exit_when_finished: bool,
+        /// Write the visual object's sound to a WAV file (headless), in step with trace time
+        /// divided by --speed (default 1).
+        #[arg(long, value_name = "FILE.wav")]
+        audio: Option<PathBuf>,
         /// Where the pictures go.
         #[arg(long, short = 'o', default_value = "out")]
         out: PathBuf,
@@ -161,12 +166,17 @@ fn main() -> ExitCode {
             headless,
             speed,
             exit_when_finished,
+            audio,
             out,
             frames_every,
             strict,
             budget_ms,
             common,
         } => {
+            if audio.is_some() && !headless {
+                eprintln!("error: --audio writes a WAV file in a headless run: add --headless (live sound output comes later)");
+                return ExitCode::from(2);
+            }
             if !headless && !voml_window::display_available() {
                 eprintln!(
                     "error: there is no display here (DISPLAY is unset or unreachable); run headless instead: voml run {} --trace {} --headless --out DIR",
@@ -199,6 +209,7 @@ fn main() -> ExitCode {
                 window: !headless,
                 speed,
                 exit_when_finished,
+                audio,
             })
         }
     }

@@ -28,6 +28,8 @@ pub struct RunArgs {
     pub speed: Option<f64>,
     /// Close the windows at the end of the trace.
     pub exit_when_finished: bool,
+    /// Write the visual object's sound to this WAV file.
+    pub audio: Option<PathBuf>,
 }
 
 /// At most this many faults are shown in full; the rest are counted.
@@ -79,6 +81,18 @@ pub fn run(args: &RunArgs) -> ExitCode {
             strict: args.strict,
         },
     );
+    let mut audio = match &args.audio {
+        Some(path) => match crate::audio::AudioOut::create(path, 48_000, args.speed.unwrap_or(1.0))
+        {
+            Ok(a) => Some(a),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(1);
+            }
+        },
+        None => None,
+    };
+    let mut audio_error: Option<String> = None;
     let started = Instant::now();
     let progress = Progress::new();
     let mut shown = 0usize;
@@ -107,10 +121,43 @@ pub fn run(args: &RunArgs) -> ExitCode {
                     }
                 }
                 ReplayEvent::Frame(runtime, n) => write_frames(runtime, &args.out, n),
-                ReplayEvent::Progress(records) => progress.tick(records),
+                ReplayEvent::Progress(runtime) => {
+                    progress.tick(runtime.stats().records);
+                    // Sound is rendered as the replay goes (or dropped without --audio).
+                    let sounds = runtime.take_sounds();
+                    if let Some(a) = audio.as_mut() {
+                        if let Some(origin) = runtime.stats().first_ts {
+                            a.set_origin(origin);
+                        }
+                        a.push(sounds);
+                        let now = runtime.host().now;
+                        if let Err(e) = a.advance(now) {
+                            audio_error.get_or_insert(e);
+                        }
+                    }
+                }
             },
         );
     progress.clear();
+    let mut audio_written = None;
+    if let Some(mut a) = audio.take() {
+        if let Some(origin) = runtime.stats().first_ts {
+            a.set_origin(origin);
+        }
+        a.push(runtime.take_sounds());
+        let commands = a.commands;
+        let late = a.late;
+        match a.finish(summary.last_ts) {
+            Ok(seconds) if audio_error.is_none() => audio_written = Some((seconds, commands, late)),
+            Ok(_) => {}
+            Err(e) => {
+                audio_error.get_or_insert(e);
+            }
+        }
+    }
+    if let Some(e) = &audio_error {
+        eprintln!("error: {e}");
+    }
     let bad_lines = summary.bad_lines;
     let stopped = summary.stopped;
     let frame_no = summary.frames;
@@ -164,13 +211,24 @@ pub fn run(args: &RunArgs) -> ExitCode {
     for path in &written {
         eprintln!("wrote {}", path.display());
     }
+    if let (Some(path), Some((seconds, commands, late))) = (&args.audio, audio_written) {
+        let late = if late > 0 {
+            format!(", {late} played late")
+        } else {
+            String::new()
+        };
+        eprintln!(
+            "wrote {} ({seconds:.1} s of sound from {commands} sound commands{late})",
+            path.display()
+        );
+    }
     if frame_no > 0 {
         eprintln!(
             "wrote {frame_no} frame(s) per view to {}",
             args.out.join("frames").display()
         );
     }
-    if stopped || faults > 0 || write_failed {
+    if stopped || faults > 0 || write_failed || audio_error.is_some() {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS

@@ -83,6 +83,8 @@ pub struct Stats {
     pub renders: u64,
     /// Records or parts skipped because of bad fields.
     pub skipped: u64,
+    /// The timestamp of the first record: where trace time starts for sound and pictures.
+    pub first_ts: Option<f64>,
 }
 
 /// The run cannot go on (strict mode, or the engine cannot be used any more).
@@ -446,6 +448,9 @@ impl Runtime {
             self.start(record.timestamp().unwrap_or(0.0))?;
         }
         self.stats.records += 1;
+        if self.stats.first_ts.is_none() {
+            self.stats.first_ts = record.timestamp();
+        }
         let event = EventRef {
             record: self.stats.records,
             source: source.to_string(),
@@ -1073,8 +1078,8 @@ pub enum ReplayEvent<'a> {
     BadLine(&'a voml_trace::TraceError),
     /// Frame time: the caller may write frame number `n` of every view now.
     Frame(&'a mut Runtime, u32),
-    /// Records processed so far (every 4096 records).
-    Progress(u64),
+    /// Every 4096 records: a chance to report progress and take sound commands.
+    Progress(&'a mut Runtime),
 }
 
 /// How a replay ended.
@@ -1128,7 +1133,7 @@ pub fn replay<R: std::io::BufRead>(
                     return summary;
                 }
                 if runtime.stats.records.is_multiple_of(4096) {
-                    on(ReplayEvent::Progress(runtime.stats.records));
+                    on(ReplayEvent::Progress(runtime));
                 }
             }
             Err(e) => {

@@ -33,6 +33,11 @@ pub const SCHEME: &str = r#"
 (define (getfontname table family size weight)
   (list 'font family (exact->inexact size) weight))
 
+;; (processor->hz p nprocs): Trace2au's logarithmic map of processor numbers to pitch,
+;; from 100 Hz (processor 0) to 3500 Hz (the last one).
+(define (processor->hz p nprocs)
+  (* 100.0 (expt 35.0 (/ (exact->inexact p) (max 1 (- nprocs 1))))))
+
 ;; (view-info view): the same as the <view-info view="..."/> primitive.
 (define (view-info view) (voml-view-info view))
 "#;

@@ -1,0 +1,214 @@
+//! `voml run --audio`: the sound of a visual object rendered to WAV in step with trace time
+//! (divided by --speed), checked by analysing the file: onsets within 5 ms of the scheduled
+//! times, pitch within 1 %, pan, and the auralization example over the real MPICL trace.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use support::root;
+
+fn voml(args: &[&str]) -> (bool, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_voml"))
+        .args(args)
+        .current_dir(root())
+        .env("STEEL_HOME", std::env::temp_dir().join("voml-steel-home"))
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn temp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("voml-audio-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Left and right channels as f32.
+fn read_wav(path: &Path) -> (u32, Vec<f32>, Vec<f32>) {
+    let mut reader = hound::WavReader::open(path).unwrap();
+    let spec = reader.spec();
+    assert_eq!(spec.channels, 2);
+    let samples: Vec<f32> = reader
+        .samples::<i16>()
+        .map(|s| f32::from(s.unwrap()) / 32768.0)
+        .collect();
+    let left = samples.iter().step_by(2).copied().collect();
+    let right = samples.iter().skip(1).step_by(2).copied().collect();
+    (spec.sample_rate, left, right)
+}
+
+/// Times (s) where the level first rises after at least 50 ms of near silence.
+fn onsets(rate: u32, signal: &[f32]) -> Vec<f64> {
+    let mut out = Vec::new();
+    let mut quiet = usize::MAX / 2;
+    for (i, s) in signal.iter().enumerate() {
+        if s.abs() > 0.01 {
+            if quiet > rate as usize / 20 {
+                out.push(i as f64 / f64::from(rate));
+            }
+            quiet = 0;
+        } else {
+            quiet += 1;
+        }
+    }
+    out
+}
+
+/// Frequency from upward zero crossings over `from..to` seconds.
+fn pitch(rate: u32, signal: &[f32], from: f64, to: f64) -> f64 {
+    let (a, b) = (
+        (from * f64::from(rate)) as usize,
+        (to * f64::from(rate)) as usize,
+    );
+    let crossings: Vec<f64> = (a + 1..b)
+        .filter(|&i| signal[i - 1] < 0.0 && signal[i] >= 0.0)
+        .map(|i| {
+            let (y0, y1) = (f64::from(signal[i - 1]), f64::from(signal[i]));
+            (i - 1) as f64 + y0 / (y0 - y1)
+        })
+        .collect();
+    let periods = (crossings.len() - 1) as f64;
+    f64::from(rate) * periods / (crossings[crossings.len() - 1] - crossings[0])
+}
+
+const SPEC: &str = r#"<voml><body><visual-object name="beeps">
+  <event-declarations>
+    <data-event name="ping" rtype="entry" etype="1">
+      <data-field name="ts" type="real"/><data-field name="hz" type="real"/><data-field name="pan" type="real"/>
+    </data-event>
+  </event-declarations>
+  <event-processing>
+    <ep-component name="ping" inputs="ping.ts.hz.pan">
+      <input name="^0"><tone freq="^0/1" duration="0.3" volume="0.8" pan="^0/2" voice="sine"/></input>
+    </ep-component>
+  </event-processing>
+</visual-object></body></voml>"#;
+
+#[test]
+fn tones_start_at_their_trace_times_with_their_pitch_and_pan() {
+    let dir = temp("tones");
+    let spec = dir.join("beeps.voml");
+    let trace = dir.join("beeps.trf");
+    let wav = dir.join("beeps.wav");
+    std::fs::write(&spec, SPEC).unwrap();
+    // Trace time starts at 10.0 (the first record), so the tones sound at 0.5, 1.25 and 2.0 s
+    // of output when replayed at speed 2.
+    std::fs::write(
+        &trace,
+        "-3 1 10.0 440 -1\n-3 1 11.0 660 0\n-3 1 12.5 550 1\n-3 1 14.0 880 0\n",
+    )
+    .unwrap();
+    let (ok, stderr) = voml(&[
+        "run",
+        spec.to_str().unwrap(),
+        "--trace",
+        trace.to_str().unwrap(),
+        "--headless",
+        "--out",
+        dir.to_str().unwrap(),
+        "--audio",
+        wav.to_str().unwrap(),
+        "--speed",
+        "2",
+    ]);
+    assert!(ok, "{stderr}");
+    assert!(stderr.contains("4 sound commands"), "{stderr}");
+    let (rate, left, right) = read_wav(&wav);
+    let mono: Vec<f32> = left.iter().zip(&right).map(|(l, r)| l + r).collect();
+    let found = onsets(rate, &mono);
+    let expected = [0.0, 0.5, 1.25, 2.0];
+    assert_eq!(found.len(), expected.len(), "onsets {found:?}");
+    for (f, e) in found.iter().zip(expected) {
+        assert!(
+            (f - e).abs() < 0.005,
+            "onset at {f:.4} s, expected {e} s ({found:?})"
+        );
+    }
+    // Pitch within 1 %, measured in the steady middle of each 0.15 s tone.
+    for (start, hz) in [(0.0, 440.0), (0.5, 660.0), (1.25, 550.0), (2.0, 880.0)] {
+        let measured = pitch(rate, &mono, start + 0.03, start + 0.12);
+        assert!(
+            (measured - hz).abs() / hz < 0.01,
+            "{hz} Hz measured as {measured:.1} Hz"
+        );
+    }
+    // Pan: the first tone is left, the third right.
+    let energy = |s: &[f32], from: f64| -> f64 {
+        let a = (from * f64::from(rate)) as usize;
+        s[a..a + rate as usize / 10]
+            .iter()
+            .map(|x| f64::from(*x).powi(2))
+            .sum()
+    };
+    assert!(
+        energy(&left, 0.02) > 20.0 * energy(&right, 0.02),
+        "tone 1 is not on the left"
+    );
+    assert!(
+        energy(&right, 1.27) > 20.0 * energy(&left, 1.27),
+        "tone 3 is not on the right"
+    );
+    assert!(
+        mono.iter().all(|s| s.abs() <= 2.0) && left.iter().chain(&right).all(|s| s.abs() < 1.0)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_mpicl_example_auralizes_sends_and_receives() {
+    let trace = root().join("../shared/traces/picl/mpicl-trace1.trf");
+    if !trace.exists() {
+        eprintln!("note: {} not found; test skipped", trace.display());
+        return;
+    }
+    let dir = temp("mpicl");
+    let wav = dir.join("messages.wav");
+    let (ok, stderr) = voml(&[
+        "run",
+        "examples/mpicl/sends-and-receives.voml",
+        "--trace",
+        trace.to_str().unwrap(),
+        "--headless",
+        "--out",
+        dir.to_str().unwrap(),
+        "--audio",
+        wav.to_str().unwrap(),
+        "--speed",
+        "0.02",
+    ]);
+    assert!(ok, "{stderr}");
+    // Count the notes independently: sends (-3 -27, -3 -22), receives (-4 -51, -4 -52), and
+    // blocked receives (-3 -52: note-on and a channel set-up; -4 -52: note-off).
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let count = |r: &str, e: &str| {
+        text.lines()
+            .filter(|l| l.split_whitespace().take(2).eq([r, e]))
+            .count()
+    };
+    let commands = count("-3", "-27")
+        + count("-3", "-22")
+        + count("-4", "-51")
+        + 2 * count("-3", "-52")
+        + 2 * count("-4", "-52");
+    assert!(
+        stderr.contains(&format!("from {commands} sound commands")),
+        "expected {commands} commands: {stderr}"
+    );
+    let (rate, left, right) = read_wav(&wav);
+    // The trace lasts 0.1163 s: 5.8 s at speed 0.02, plus the ringing tail.
+    let seconds = left.len() as f64 / f64::from(rate);
+    assert!((5.8..9.0).contains(&seconds), "{seconds} s of sound");
+    let loud = left.iter().chain(&right).filter(|s| s.abs() > 0.05).count();
+    assert!(loud > rate as usize / 10, "the WAV is nearly silent");
+    assert!(
+        left.iter().chain(&right).all(|s| s.abs() < 1.0),
+        "clipped samples"
+    );
+    assert!(dir.join("spacetime.png").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
