@@ -198,3 +198,37 @@ fn a_resize_reaches_ep_components_and_redraws_refresh_resize_components() {
     let info = host.llvo.view_info(host.views[0]).unwrap();
     assert_eq!((info.width, info.height), (200, 160));
 }
+
+#[test]
+fn primitives_are_also_plain_procedures_with_options() {
+    let text = spec(
+        r##"<event-declarations><data-event name="e" rtype="entry" etype="1"><data-field name="ts" type="real"/></data-event></event-declarations>
+           <view-initializations><view name="v" window="100 100" world="0 10 0 10"/></view-initializations>
+           <event-processing>
+             <ep-component name="draw" inputs="e">
+               <input name="^0">
+                 (draw-rectangle "v" 1 1 4 4 'fill "red" 'color "red")
+                 (draw-line 0 6 1 6 9 'color "blue" 'thick 3)
+                 (draw-text "v" 5 9 "label" 'size 8 'halign "CENTER")
+                 (play-tone 440 'duration 0.5 'voice "bell")
+               </input>
+             </ep-component>
+           </event-processing>"##,
+    );
+    let mut rt = runtime(&text, voml_compiler::MemoryFs::new());
+    rt.process(&record(-3, 1, 0.5, &[]), "t").unwrap();
+    assert!(rt.faults().is_empty(), "{:?}", rt.faults());
+    let sounds = rt.take_sounds();
+    assert_eq!(sounds.len(), 1);
+    assert!(matches!(&sounds[0].command, voml_runtime::host::SoundCommand::Tone { duration, voice, .. } if *duration == 0.5 && voice == "bell"));
+    let p = rt.view_pixels(0).unwrap();
+    // (2.5, 2.5) in world is inside the red rectangle; x = 6 is the blue line.
+    let px = |wx: f64, wy: f64| p.pixel((wx * 10.0) as u32, (100.0 - wy * 10.0) as u32).unwrap();
+    assert_eq!(&px(2.5, 2.5)[..3], &[255, 0, 0]);
+    assert!(px(6.0, 5.0)[2] > 200 && px(6.0, 5.0)[0] < 80, "{:?}", px(6.0, 5.0));
+    // An odd option list is a fault that says why.
+    let bad = text.replace("'thick 3)", "'thick)");
+    let mut rt = runtime(&bad, voml_compiler::MemoryFs::new());
+    rt.process(&record(-3, 1, 0.5, &[]), "t").unwrap();
+    assert!(rt.faults()[0].message.contains("options come in pairs"), "{}", rt.faults()[0].message);
+}

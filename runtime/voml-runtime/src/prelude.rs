@@ -38,6 +38,43 @@ pub const SCHEME: &str = r#"
 (define (processor->hz p nprocs)
   (* 100.0 (expt 35.0 (/ (exact->inexact p) (max 1 (- nprocs 1))))))
 
+;; The primitives as plain procedures, with options as a property list:
+;;   (draw-line view x0 y0 x1 y1 'color "red" 'thick 2 'adapt #t)
+;; `view` is a view name (a string) or number. Options: color thick adapt clip dash alpha,
+;; and fill (shapes), font size halign valign fcolor (text).
+(define (voml-option opts key default)
+  (cond ((null? opts) default)
+        ((null? (cdr opts)) (error "options come in pairs: 'name value; this one has no value:" (car opts)))
+        ((equal? (car opts) key) (car (cdr opts)))
+        (else (voml-option (cdr (cdr opts)) key default))))
+(define (voml-style-of opts)
+  (voml-style (voml-option opts 'color "black") (voml-option opts 'thick 1)
+              (voml-option opts 'adapt #f) (voml-option opts 'clip "area")
+              (voml-option opts 'dash #f) (voml-option opts 'alpha 1)))
+(define (draw-line view x0 y0 x1 y1 . opts) (voml-line view x0 y0 x1 y1 (voml-style-of opts)))
+(define (draw-polyline view points . opts) (voml-polyline view points (voml-style-of opts)))
+(define (draw-polygon view points . opts)
+  (voml-polygon view points (voml-option opts 'fill #f) (voml-style-of opts)))
+(define (draw-rectangle view x0 y0 x1 y1 . opts)
+  (voml-rectangle view x0 y0 x1 y1 (voml-option opts 'fill #f) (voml-style-of opts)))
+(define (draw-circle view cx cy r . opts)
+  (voml-circle view cx cy r (voml-option opts 'fill #f) (voml-style-of opts)))
+(define (draw-ellipse view cx cy rx ry . opts)
+  (voml-ellipse view cx cy rx ry (voml-option opts 'fill #f) (voml-style-of opts)))
+(define (draw-arc view cx cy r start extent . opts)
+  (voml-arc view cx cy r start extent (voml-style-of opts)))
+(define (draw-text view x y content . opts)
+  (voml-text view x y content (voml-option opts 'font #f)
+             (voml-option opts 'fcolor (voml-option opts 'color "black"))
+             (voml-option opts 'size #f) (voml-option opts 'halign "LEFT")
+             (voml-option opts 'valign "BASELINE") (voml-style-of opts)))
+(define (draw-figure view file wx wy ww wh . opts)
+  (voml-figure view file 0 0 0 0 wx wy ww wh (voml-style-of opts)))
+(define (play-tone hz . opts)
+  (voml-tone hz (voml-option opts 'duration 0.25) (voml-option opts 'volume 0.8)
+             (voml-option opts 'pan 0) (voml-option opts 'voice "sine")
+             (voml-option opts 'channel #f)))
+
 ;; (view-info view): the same as the <view-info view="..."/> primitive.
 (define (view-info view) (voml-view-info view))
 "#;
