@@ -220,15 +220,80 @@ fn primitives_are_also_plain_procedures_with_options() {
     assert!(rt.faults().is_empty(), "{:?}", rt.faults());
     let sounds = rt.take_sounds();
     assert_eq!(sounds.len(), 1);
-    assert!(matches!(&sounds[0].command, voml_runtime::host::SoundCommand::Tone { duration, voice, .. } if *duration == 0.5 && voice == "bell"));
+    assert!(
+        matches!(&sounds[0].command, voml_runtime::host::SoundCommand::Tone { duration, voice, .. } if *duration == 0.5 && voice == "bell")
+    );
     let p = rt.view_pixels(0).unwrap();
     // (2.5, 2.5) in world is inside the red rectangle; x = 6 is the blue line.
-    let px = |wx: f64, wy: f64| p.pixel((wx * 10.0) as u32, (100.0 - wy * 10.0) as u32).unwrap();
+    let px = |wx: f64, wy: f64| {
+        p.pixel((wx * 10.0) as u32, (100.0 - wy * 10.0) as u32)
+            .unwrap()
+    };
     assert_eq!(&px(2.5, 2.5)[..3], &[255, 0, 0]);
-    assert!(px(6.0, 5.0)[2] > 200 && px(6.0, 5.0)[0] < 80, "{:?}", px(6.0, 5.0));
+    assert!(
+        px(6.0, 5.0)[2] > 200 && px(6.0, 5.0)[0] < 80,
+        "{:?}",
+        px(6.0, 5.0)
+    );
     // An odd option list is a fault that says why.
     let bad = text.replace("'thick 3)", "'thick)");
     let mut rt = runtime(&bad, voml_compiler::MemoryFs::new());
     rt.process(&record(-3, 1, 0.5, &[]), "t").unwrap();
-    assert!(rt.faults()[0].message.contains("options come in pairs"), "{}", rt.faults()[0].message);
+    assert!(
+        rt.faults()[0].message.contains("options come in pairs"),
+        "{}",
+        rt.faults()[0].message
+    );
+}
+
+#[test]
+fn snapshots_go_only_where_the_run_allows() {
+    let dir = std::env::temp_dir().join(format!("voml-snapshot-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let text = spec(
+        r##"<event-declarations><data-event name="e" rtype="entry" etype="1"><data-field name="ts" type="real"/><data-field name="n" type="int"/></data-event></event-declarations>
+           <view-initializations><view name="v" window="60 40"/></view-initializations>
+           <event-processing>
+             <ep-component name="snap" inputs="e.ts.n">
+               <input name="^0">
+                 <line view="v" from="0 0" to="1 1" color="red" thick="4" cap="round"/>
+                 (if (= ^0/1 1) <snapshot view="v" file="first.png"/> <snapshot view="v" file="../escape.png"/>)
+               </input>
+             </ep-component>
+           </event-processing>"##,
+    );
+    steel_home();
+    let out = voml_compiler::compile_str(
+        "spec.voml",
+        &text,
+        &voml_compiler::MemoryFs::new(),
+        &Default::default(),
+    );
+    let vo = out.vo.unwrap();
+    let config = Config {
+        snapshot_dir: Some(dir.clone()),
+        ..Config::default()
+    };
+    let mut rt = Runtime::new(vo.clone(), Llvo::headless(), config).unwrap();
+    rt.process(&record(-3, 1, 0.5, &[1]), "t").unwrap();
+    let png = std::fs::read(dir.join("first.png")).expect("the snapshot is written");
+    assert!(png.starts_with(b"\x89PNG"));
+    rt.process(&record(-3, 1, 0.6, &[2]), "t").unwrap();
+    assert!(
+        rt.faults()[0]
+            .message
+            .contains("relative .png file name inside the output directory"),
+        "{:?}",
+        rt.faults()
+    );
+    assert!(!dir.parent().unwrap().join("escape.png").exists());
+    // Without an allowed directory, no snapshot at all.
+    let mut rt = Runtime::new(vo, Llvo::headless(), Config::default()).unwrap();
+    rt.process(&record(-3, 1, 0.5, &[1]), "t").unwrap();
+    assert!(
+        rt.faults()[0].message.contains("snapshots are not allowed"),
+        "{:?}",
+        rt.faults()
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -1814,7 +1814,7 @@ impl<'a> Lowering<'a> {
         let draws = spec.attrs.iter().any(|a| a.name == "color");
         if draws {
             call.push(" (voml-style", span, false);
-            for name in ["color", "thick", "adapt", "clip", "dash", "alpha"] {
+            for name in ["color", "thick", "adapt", "clip", "dash", "alpha", "cap"] {
                 let aspec = spec
                     .attrs
                     .iter()

@@ -132,6 +132,7 @@ macro_rules! drawing {
             opt("clip", Kind::Enum(&["area", "margin"]), Some("area")),
             opt("dash", Kind::Exprs(1), Some("#f")),
             opt("alpha", Kind::Exprs(1), Some("1")),
+            opt("cap", Kind::Enum(&["butt", "round", "square"]), Some("butt")),
             $($extra),*
         ]
     };

@@ -498,7 +498,7 @@ impl CompiledVo {
 ///   `(voml-sound-channel channel voice pan volume mute)` (each `#f` = unchanged),
 ///   `(voml-sound-master volume)`, and `(midi->hz note)` for `note="..."`
 ///
-/// where `view` is a view index, `style` is `(voml-style color thick adapt clip dash alpha)`,
+/// where `view` is a view index, `style` is `(voml-style color thick adapt clip dash alpha cap)`,
 /// `fill` is a colour string or `#f`, and colours are strings.
 pub mod primitive_api {
     /// Every procedure name the generated code may call, for the runtime to check it defines them.

@@ -15,8 +15,8 @@ use steel::rvals::SteelVal;
 use steel::steel_vm::engine::Engine;
 use steel::SteelErr;
 use voml_llvo::{
-    ClipMode, Color, FontSpec, HAlign, ImageId, InfoItem, Llvo, OwnerId, Point, Primitive, Style,
-    VAlign, ViewId,
+    ClipMode, Color, FontSpec, HAlign, ImageId, InfoItem, LineCap, Llvo, OwnerId, Point, Primitive,
+    Style, VAlign, ViewId,
 };
 
 /// What the native procedures act on.
@@ -263,7 +263,7 @@ impl Host {
         fill: Option<&SteelVal>,
     ) -> Result<Style, SteelErr> {
         let parts = items(v)
-            .filter(|p| p.len() == 6)
+            .filter(|p| p.len() == 7)
             .ok_or_else(|| fail(name, format!("bad style {v}")))?;
         let mut style = Style {
             color: self.colour(name, &parts[0])?,
@@ -276,6 +276,9 @@ impl Host {
                 SteelVal::BoolV(false) => 1.0,
                 a => num(name, "alpha", a)?,
             },
+            cap: text_of(&parts[6])
+                .and_then(|c| LineCap::parse(&c))
+                .unwrap_or_default(),
             ..Style::default()
         };
         if let Some(dash) = items(&parts[4]) {
@@ -590,7 +593,7 @@ native!(snapshot, "voml-snapshot", 2, |h, a| {
     Ok(SteelVal::Void)
 });
 
-native!(style, "voml-style", 6, |_h, a| {
+native!(style, "voml-style", 7, |_h, a| {
     Ok(SteelVal::ListV(a.iter().cloned().collect()))
 });
 

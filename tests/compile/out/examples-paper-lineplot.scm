@@ -44,7 +44,7 @@
                       (begin
                         (beep)
                         (set! control/beepcount 0)))
-                     (voml-line 0 (vector-ref scalar 0) (vector-ref scalar 1) info/currenttime (vector-ref scalar 3) (voml-style (nth (modulo scalar-id palette-len) info/palette) (+ (quotient scalar-id palette-len) 1) #t "margin" #f 1)) )))
+                     (voml-line 0 (vector-ref scalar 0) (vector-ref scalar 1) info/currenttime (vector-ref scalar 3) (voml-style (nth (modulo scalar-id palette-len) info/palette) (+ (quotient scalar-id palette-len) 1) #t "margin" #f 1 "butt")) )))
               info/assoclist))
         
 #t)
