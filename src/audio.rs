@@ -37,6 +37,11 @@ impl Default for ChannelState {
 
 pub struct AudioOut {
     synth: Synth,
+    /// Output time = `out_anchor + (trace − trace_anchor) / (speed × tempo)`; a tempo change
+    /// moves the anchors to its own time.
+    trace_anchor: f64,
+    out_anchor: f64,
+    tempo: f64,
     writer: hound::WavWriter<BufWriter<File>>,
     rate: u32,
     speed: f64,
@@ -64,6 +69,9 @@ impl AudioOut {
             .map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
         Ok(AudioOut {
             synth: Synth::new(rate),
+            trace_anchor: f64::NAN,
+            out_anchor: 0.0,
+            tempo: 1.0,
             writer,
             rate,
             speed,
@@ -81,24 +89,23 @@ impl AudioOut {
     pub fn set_origin(&mut self, trace_ts: f64) {
         if self.origin.is_nan() {
             self.origin = trace_ts;
+            self.trace_anchor = trace_ts;
         }
     }
 
     fn output_time(&self, trace_ts: f64) -> f64 {
-        let origin = if self.origin.is_nan() {
+        let anchor = if self.trace_anchor.is_nan() {
             trace_ts
         } else {
-            self.origin
+            self.trace_anchor
         };
-        ((trace_ts - origin) / self.speed).max(0.0)
+        (self.out_anchor + (trace_ts - anchor) / (self.speed * self.tempo)).max(0.0)
     }
 
     /// Schedules sound commands (in trace-time order).
     pub fn push(&mut self, sounds: Vec<TimedSound>) {
         for sound in sounds {
-            if self.origin.is_nan() {
-                self.origin = sound.at;
-            }
+            self.set_origin(sound.at);
             let t = self.output_time(sound.at);
             if t < self.rendered_s {
                 self.late += 1;
@@ -123,7 +130,7 @@ impl AudioOut {
                 voice,
                 channel: None,
             } => {
-                let duration_s = duration / self.speed;
+                let duration_s = duration / (self.speed * self.tempo);
                 self.last_end_s = self.last_end_s.max(t + duration_s);
                 let voice = voice.parse().unwrap_or(Voice::Sine);
                 vec![(
@@ -146,7 +153,7 @@ impl AudioOut {
                 channel: Some(c),
                 ..
             } => {
-                let end = t + duration / self.speed;
+                let end = t + duration / (self.speed * self.tempo);
                 vec![
                     (
                         t,
@@ -225,6 +232,14 @@ impl AudioOut {
                 )]
             }
             SoundCommand::Master { volume } => vec![(t, SoundEvent::Master { volume })],
+            SoundCommand::Tempo { factor } => {
+                // Re-anchor at this command's time: later trace time runs at the new tempo.
+                let trace_now = self.trace_anchor + (t - self.out_anchor) * self.speed * self.tempo;
+                self.out_anchor = t;
+                self.trace_anchor = trace_now;
+                self.tempo = factor;
+                Vec::new()
+            }
             // The paper's beep: a short bell.
             SoundCommand::Beep => {
                 self.last_end_s = self.last_end_s.max(t + 0.15);

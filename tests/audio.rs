@@ -212,3 +212,49 @@ fn the_mpicl_example_auralizes_sends_and_receives() {
     assert!(dir.join("spacetime.png").exists());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_tempo_change_speeds_up_the_sound_from_its_own_time_on() {
+    let dir = temp("tempo");
+    let spec = dir.join("tempo.voml");
+    let trace = dir.join("tempo.trf");
+    let wav = dir.join("tempo.wav");
+    // Event 2 sets the tempo to 4 before its tone: the gaps after it shrink four times.
+    std::fs::write(
+        &spec,
+        SPEC.replace(
+            r#"<input name="^0"><tone"#,
+            r#"<input name="^0">(if (= ^0/1 660) <tempo factor="4"/>)<tone"#,
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        &trace,
+        "-3 1 0.0 440 0\n-3 1 2.0 660 0\n-3 1 6.0 550 0\n-3 1 10.0 880 0\n",
+    )
+    .unwrap();
+    let (ok, stderr) = voml(&[
+        "run",
+        spec.to_str().unwrap(),
+        "--trace",
+        trace.to_str().unwrap(),
+        "--headless",
+        "--out",
+        dir.to_str().unwrap(),
+        "--audio",
+        wav.to_str().unwrap(),
+    ]);
+    assert!(ok, "{stderr}");
+    let (rate, left, right) = read_wav(&wav);
+    let mono: Vec<f32> = left.iter().zip(&right).map(|(l, r)| l + r).collect();
+    let found = onsets(rate, &mono);
+    let expected = [0.0, 2.0, 3.0, 4.0];
+    assert_eq!(found.len(), expected.len(), "onsets {found:?}");
+    for (f, e) in found.iter().zip(expected) {
+        assert!(
+            (f - e).abs() < 0.005,
+            "onset at {f:.4} s, expected {e} s ({found:?})"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -177,3 +177,40 @@ fn a_pitch_is_required_once() {
         );
     }
 }
+
+#[test]
+fn mapping_helpers_and_voice_names_are_checked() {
+    let text = r#"<voml><body><visual-object name="m">
+      <event-declarations><data-event name="e" rtype="entry" etype="1"><data-field name="ts" type="real"/></data-event></event-declarations>
+      <info-structures><variable name="probe" type="list"/></info-structures>
+      <event-processing>
+        <ep-component name="probe" inputs="e" infos="probe">
+          <input name="^0">
+            (set! $0 (map (lambda (x) (/ (round (* 100 x)) 100))
+                          (list (meter->hz 0 100 400) (meter->hz 50 100 400) (meter->hz 100 100 400)
+                                (quantize-hz 450 "major" 440) (quantize-hz 470 "whole-tone" 440)
+                                (processor->hz 0 8) (processor->hz 7 8))))
+          </input>
+        </ep-component>
+      </event-processing>
+    </visual-object></body></voml>"#;
+    let mut rt = runtime(text);
+    rt.process(&record(-3, 1, 1.0, 0), "t").unwrap();
+    assert!(rt.faults().is_empty(), "{:?}", rt.faults());
+    // A log-scale meter: 0 % the low end, 50 % the geometric middle, 100 % the high end;
+    // 450 Hz is nearest 440 Hz in A major, 470 Hz nearest B (493.88 Hz) in the whole-tone
+    // scale on A; Trace2au's map spans 100 Hz to 3500 Hz.
+    assert_eq!(
+        rt.variable("probe").unwrap(),
+        "(100.0 200.0 400.0 440.0 493.88 100.0 3500.0)"
+    );
+
+    let bad = SPEC.replace(r#"voice="marimba""#, r#"voice="kazoo""#);
+    let mut rt = runtime(&bad);
+    rt.process(&record(-3, -21, 1.5, 2), "t").unwrap();
+    assert!(
+        rt.faults()[0].message.contains("unknown voice `kazoo`"),
+        "{}",
+        rt.faults()[0].message
+    );
+}

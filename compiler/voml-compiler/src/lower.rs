@@ -1747,7 +1747,7 @@ impl<'a> Lowering<'a> {
         let mut ok = true;
         let proc = if el.name == "beep" {
             "beep".to_string()
-        } else if el.name == "channel" || el.name == "master" {
+        } else if matches!(el.name.as_str(), "channel" | "master" | "tempo") {
             // Not to be confused with drawing: these set up the sound mixer.
             format!("voml-sound-{}", el.name)
         } else {
@@ -1785,6 +1785,7 @@ impl<'a> Lowering<'a> {
             "note-volume" => &["channel", "pitch", "volume"],
             "channel" => &["channel", "voice", "pan", "volume", "mute"],
             "master" => &["volume"],
+            "tempo" => &["factor"],
             _ => &[],
         };
         for name in order {

@@ -574,6 +574,7 @@ pub const ELEMENTS: &[ElementSpec] = &[
         ],
     ),
     primitive("master", &[req("volume", Kind::Exprs(1))]),
+    primitive("tempo", &[req("factor", Kind::Exprs(1))]),
 ];
 
 /// Sound primitives whose pitch (`freq` or `note`) is required; `note-volume` may omit it

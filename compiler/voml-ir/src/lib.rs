@@ -496,7 +496,8 @@ impl CompiledVo {
 ///   `(voml-note-on channel hz volume)`, `(voml-note-off channel hz)`,
 ///   `(voml-note-volume channel hz-or-#f volume)`,
 ///   `(voml-sound-channel channel voice pan volume mute)` (each `#f` = unchanged),
-///   `(voml-sound-master volume)`, and `(midi->hz note)` for `note="..."`
+///   `(voml-sound-master volume)`, `(voml-sound-tempo factor)`, and `(midi->hz note)` for
+///   `note="..."`
 ///
 /// where `view` is a view index, `style` is `(voml-style color thick adapt clip dash alpha cap)`,
 /// `fill` is a colour string or `#f`, and colours are strings.
@@ -525,6 +526,7 @@ pub mod primitive_api {
         "voml-note-volume",
         "voml-sound-channel",
         "voml-sound-master",
+        "voml-sound-tempo",
         "midi->hz",
     ];
 }

@@ -107,6 +107,10 @@ pub enum SoundCommand {
     Master {
         volume: f64,
     },
+    /// From now on sound runs `factor` times faster against trace time.
+    Tempo {
+        factor: f64,
+    },
     /// The paper's `(beep)`.
     Beep,
 }
@@ -602,6 +606,26 @@ native!(beep, "beep", 0, |h, _a| {
     Ok(SteelVal::Void)
 });
 
+/// A voice name, checked against the synthesiser's voices.
+fn voice(name: &str, v: &SteelVal) -> Result<String, SteelErr> {
+    let text = text_of(v).ok_or_else(|| {
+        fail(
+            name,
+            format!("voice must be a name such as \"vibes\", found {v}"),
+        )
+    })?;
+    match text.parse::<voml_sound::Voice>() {
+        Ok(_) => Ok(text),
+        Err(_) => {
+            let names: Vec<&str> = voml_sound::Voice::ALL.iter().map(|v| v.name()).collect();
+            Err(fail(
+                name,
+                format!("unknown voice `{text}` (voices: {})", names.join(", ")),
+            ))
+        }
+    }
+}
+
 fn opt_num(name: &str, what: &str, v: &SteelVal) -> Result<Option<f64>, SteelErr> {
     match v {
         SteelVal::BoolV(false) => Ok(None),
@@ -652,12 +676,7 @@ native!(tone, "voml-tone", 6, |h, a| {
         ));
     }
     let pan = num("tone", "pan", &a[3])?.clamp(-1.0, 1.0);
-    let voice = text_of(&a[4]).ok_or_else(|| {
-        fail(
-            "tone",
-            format!("voice must be a name such as \"vibes\", found {}", a[4]),
-        )
-    })?;
+    let voice = voice("tone", &a[4])?;
     let channel = match &a[5] {
         SteelVal::BoolV(false) => None,
         c => Some(channel("tone", c)?),
@@ -710,10 +729,7 @@ native!(note_volume, "voml-note-volume", 3, |h, a| {
 native!(sound_channel, "voml-sound-channel", 5, |h, a| {
     let voice = match &a[1] {
         SteelVal::BoolV(false) => None,
-        v => Some(
-            text_of(v)
-                .ok_or_else(|| fail("channel", format!("voice must be a name, found {v}")))?,
-        ),
+        v => Some(voice("channel", v)?),
     };
     let vol = match &a[3] {
         SteelVal::BoolV(false) => None,
@@ -750,6 +766,18 @@ native!(sound_master, "voml-sound-master", 1, |h, a| {
         volume: volume("master", &a[0])?,
     };
     h.sound(command);
+    Ok(SteelVal::Void)
+});
+
+native!(sound_tempo, "voml-sound-tempo", 1, |h, a| {
+    let factor = num("tempo", "factor", &a[0])?;
+    if !(factor.is_finite() && (0.001..=1000.0).contains(&factor)) {
+        return Err(fail(
+            "tempo",
+            format!("factor must be between 0.001 and 1000, found {factor}"),
+        ));
+    }
+    h.sound(SoundCommand::Tempo { factor });
     Ok(SteelVal::Void)
 });
 
@@ -792,6 +820,7 @@ pub fn register(engine: &mut Engine) {
         ("voml-note-volume", note_volume),
         ("voml-sound-channel", sound_channel),
         ("voml-sound-master", sound_master),
+        ("voml-sound-tempo", sound_tempo),
         ("midi->hz", midi_to_hz),
         ("current-event", current_event),
         ("current-time", current_time),

@@ -81,7 +81,15 @@ pub const SCHEME: &str = r#"
 "#;
 
 /// The names of the native procedures, for documentation and tests.
-pub const NATIVE: &[&str] = &["id-get", "id-put", "id-rem", "id-count", "number->fixed"];
+pub const NATIVE: &[&str] = &[
+    "id-get",
+    "id-put",
+    "id-rem",
+    "id-count",
+    "number->fixed",
+    "meter->hz",
+    "quantize-hz",
+];
 
 /// Registers the native helpers.
 pub fn register(engine: &mut Engine) {
@@ -90,6 +98,8 @@ pub fn register(engine: &mut Engine) {
     engine.register_value("id-rem", SteelVal::FuncV(id_rem));
     engine.register_value("id-count", SteelVal::FuncV(id_count));
     engine.register_value("number->fixed", SteelVal::FuncV(number_fixed));
+    engine.register_value("meter->hz", SteelVal::FuncV(meter_hz));
+    engine.register_value("quantize-hz", SteelVal::FuncV(quantize_hz));
 }
 
 fn error(message: String) -> SteelErr {
@@ -220,4 +230,51 @@ fn number_fixed(args: &[SteelVal]) -> Result<SteelVal, SteelErr> {
         }
     };
     Ok(SteelVal::StringV(format!("{x:.digits$}").into()))
+}
+
+fn number_arg(name: &str, what: &str, v: &SteelVal) -> Result<f64, SteelErr> {
+    crate::host::number(v)
+        .ok_or_else(|| error(format!("{name}: {what} must be a number, found {v}")))
+}
+
+/// `(meter->hz percent low-hz high-hz)`: a percentage (0–100) as a pitch between two
+/// frequencies, on a logarithmic scale (the seeds' utilisation meter).
+fn meter_hz(args: &[SteelVal]) -> Result<SteelVal, SteelErr> {
+    arity("meter->hz", args, 3)?;
+    let percent = number_arg("meter->hz", "the percentage", &args[0])?;
+    let low = number_arg("meter->hz", "the low frequency", &args[1])?;
+    let high = number_arg("meter->hz", "the high frequency", &args[2])?;
+    if !(low > 0.0 && high > 0.0) {
+        return Err(error(format!(
+            "meter->hz: frequencies must be positive, found {low} and {high}"
+        )));
+    }
+    Ok(SteelVal::NumV(voml_sound::meter_pitch(percent, low, high)))
+}
+
+/// `(quantize-hz hz scale tonic-hz)`: the nearest pitch of a scale ("chromatic", "major",
+/// "minor-pentatonic", "whole-tone") built on a tonic.
+fn quantize_hz(args: &[SteelVal]) -> Result<SteelVal, SteelErr> {
+    arity("quantize-hz", args, 3)?;
+    let hz = number_arg("quantize-hz", "the frequency", &args[0])?;
+    let scale_name = match &args[1] {
+        SteelVal::StringV(s) | SteelVal::SymbolV(s) => s.as_str().to_string(),
+        other => {
+            return Err(error(format!(
+                "quantize-hz: the scale must be a name, found {other}"
+            )))
+        }
+    };
+    let scale: voml_sound::Scale = scale_name.parse().map_err(|_| {
+        error(format!(
+            "quantize-hz: unknown scale `{scale_name}` (chromatic, major, minor-pentatonic, whole-tone)"
+        ))
+    })?;
+    let tonic = number_arg("quantize-hz", "the tonic", &args[2])?;
+    if !(hz > 0.0 && tonic > 0.0) {
+        return Err(error("quantize-hz: frequencies must be positive".into()));
+    }
+    Ok(SteelVal::NumV(voml_sound::quantize_to_scale(
+        hz, scale, tonic,
+    )))
 }
