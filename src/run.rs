@@ -49,31 +49,11 @@ pub fn run(args: &RunArgs) -> ExitCode {
         );
         return ExitCode::from(1);
     }
-    let config = Config {
-        strict: args.strict,
-        budget: args.budget,
-        snapshot_dir: Some(args.out.clone()),
-    };
     let vo_for_faults = vo.clone();
-    let mut runtime = match Runtime::new(vo, Llvo::headless(), config) {
-        Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("error: the visual object cannot be loaded: {e}");
-            return ExitCode::from(1);
-        }
+    let Some((mut runtime, input)) = start(args, vo) else {
+        return ExitCode::from(1);
     };
     let source_name = args.trace.display().to_string();
-    let input: Box<dyn BufRead> = if args.trace.as_os_str() == "-" {
-        Box::new(std::io::stdin().lock())
-    } else {
-        match std::fs::File::open(&args.trace) {
-            Ok(f) => Box::new(std::io::BufReader::with_capacity(1 << 16, f)),
-            Err(e) => {
-                eprintln!("error: cannot open the trace `{source_name}`: {e}");
-                return ExitCode::from(1);
-            }
-        }
-    };
     let mut reader = TraceReader::new(
         input,
         source_name.clone(),
@@ -233,6 +213,37 @@ pub fn run(args: &RunArgs) -> ExitCode {
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// Loads the visual object into a runtime and opens the trace; reports why it cannot.
+pub fn start(args: &RunArgs, vo: CompiledVo) -> Option<(Runtime, Box<dyn BufRead>)> {
+    let config = Config {
+        strict: args.strict,
+        budget: args.budget,
+        snapshot_dir: Some(args.out.clone()),
+    };
+    let runtime = match Runtime::new(vo, Llvo::headless(), config) {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("error: the visual object cannot be loaded: {e}");
+            return None;
+        }
+    };
+    let input: Box<dyn BufRead> = if args.trace.as_os_str() == "-" {
+        Box::new(std::io::stdin().lock())
+    } else {
+        match std::fs::File::open(&args.trace) {
+            Ok(f) => Box::new(std::io::BufReader::with_capacity(1 << 16, f)),
+            Err(e) => {
+                eprintln!(
+                    "error: cannot open the trace `{}`: {e}",
+                    args.trace.display()
+                );
+                return None;
+            }
+        }
+    };
+    Some((runtime, input))
 }
 
 /// Compiles a `.voml` spec (showing its diagnostics) or reads a compiled `.vo`.

@@ -2,14 +2,12 @@
 //! not `Send`), and the main thread shows the views with `voml-window`, sending back resizes,
 //! zooms, pans and quit.
 
-use std::io::BufRead;
 use std::process::ExitCode;
 use std::sync::mpsc::{self, Receiver, Sender, TryRecvError};
 use std::time::{Duration, Instant};
 
 use voml_ir::CompiledVo;
-use voml_llvo::Llvo;
-use voml_runtime::{Config, Runtime};
+use voml_runtime::Runtime;
 use voml_trace::{ReadOptions, TraceReader};
 use voml_window::{FromUi, ToUi, ViewWindowSpec, WindowOptions};
 
@@ -59,33 +57,12 @@ pub fn run(args: &RunArgs, vo: CompiledVo) -> ExitCode {
 /// The engine's side: replays the trace, sends frames, obeys the user. Returns the exit code.
 fn replay(args: &RunArgs, vo: CompiledVo, to_ui: Sender<ToUi>, from_ui: Receiver<FromUi>) -> u8 {
     let views = vo.views.len();
-    let config = Config {
-        strict: args.strict,
-        budget: args.budget,
-        snapshot_dir: Some(args.out.clone()),
-    };
     let vo_for_faults = vo.clone();
-    let mut runtime = match Runtime::new(vo, Llvo::headless(), config) {
-        Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("error: the visual object cannot be loaded: {e}");
-            let _ = to_ui.send(ToUi::Finished);
-            return 1;
-        }
+    let Some((mut runtime, input)) = crate::run::start(args, vo) else {
+        let _ = to_ui.send(ToUi::Finished);
+        return 1;
     };
     let source = args.trace.display().to_string();
-    let input: Box<dyn BufRead> = if args.trace.as_os_str() == "-" {
-        Box::new(std::io::stdin().lock())
-    } else {
-        match std::fs::File::open(&args.trace) {
-            Ok(f) => Box::new(std::io::BufReader::new(f)),
-            Err(e) => {
-                eprintln!("error: cannot open the trace `{source}`: {e}");
-                let _ = to_ui.send(ToUi::Finished);
-                return 1;
-            }
-        }
-    };
     let mut reader = TraceReader::new(
         input,
         source.clone(),

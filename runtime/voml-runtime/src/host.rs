@@ -175,7 +175,8 @@ fn fail(name: &str, message: String) -> SteelErr {
     SteelErr::new(ErrorKind::Generic, format!("{name}: {message}"))
 }
 
-fn arity(name: &str, args: &[SteelVal], n: usize) -> Result<(), SteelErr> {
+/// Checks the number of arguments a native procedure got.
+pub(crate) fn arity(name: &str, args: &[SteelVal], n: usize) -> Result<(), SteelErr> {
     if args.len() == n {
         Ok(())
     } else {

@@ -379,16 +379,7 @@ impl Runtime {
 
     /// The current value of an info or control structure, as Scheme text.
     pub fn variable(&self, name: &str) -> Option<String> {
-        let var = self
-            .vo
-            .infos
-            .iter()
-            .chain(&self.vo.controls)
-            .find(|v| v.name == name)?;
-        self.engine
-            .extract_value(&var.global)
-            .ok()
-            .map(|v| v.to_string())
+        self.variable_value(name).map(|v| v.to_string())
     }
 
     /// The current value of an info or control structure.

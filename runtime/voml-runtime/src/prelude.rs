@@ -106,16 +106,7 @@ fn error(message: String) -> SteelErr {
     SteelErr::new(ErrorKind::TypeMismatch, message)
 }
 
-fn arity(name: &str, args: &[SteelVal], n: usize) -> Result<(), SteelErr> {
-    if args.len() == n {
-        Ok(())
-    } else {
-        Err(SteelErr::new(
-            ErrorKind::ArityMismatch,
-            format!("{name}: expected {n} arguments, got {}", args.len()),
-        ))
-    }
-}
+use crate::host::arity;
 
 /// The entries of an association list (`'()` or `#f` count as empty).
 fn entries<'a>(
