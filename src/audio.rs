@@ -35,65 +35,42 @@ impl Default for ChannelState {
     }
 }
 
-pub struct AudioOut {
-    synth: Synth,
+/// Turns the runtime's sound commands (trace time) into synthesiser events (output time):
+/// shared by the WAV writer and live output.
+pub struct Mapper {
+    speed: f64,
     /// Output time = `out_anchor + (trace − trace_anchor) / (speed × tempo)`; a tempo change
     /// moves the anchors to its own time.
     trace_anchor: f64,
     out_anchor: f64,
     tempo: f64,
-    writer: hound::WavWriter<BufWriter<File>>,
-    rate: u32,
-    speed: f64,
-    origin: f64,
-    /// Output seconds rendered so far.
-    rendered_s: f64,
-    /// When the last scheduled sound ends, in output seconds.
-    last_end_s: f64,
     channels: HashMap<u8, ChannelState>,
-    buffer: Vec<f32>,
-    /// Commands played later than their time (they arrived after that time was rendered).
-    pub late: u64,
+    /// When the last scheduled sound ends, in output seconds.
+    pub last_end_s: f64,
     pub commands: u64,
 }
 
-impl AudioOut {
-    pub fn create(path: &Path, rate: u32, speed: f64) -> Result<AudioOut, String> {
-        let spec = hound::WavSpec {
-            channels: 2,
-            sample_rate: rate,
-            bits_per_sample: 16,
-            sample_format: hound::SampleFormat::Int,
-        };
-        let writer = hound::WavWriter::create(path, spec)
-            .map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
-        Ok(AudioOut {
-            synth: Synth::new(rate),
+impl Mapper {
+    pub fn new(speed: f64) -> Mapper {
+        Mapper {
+            speed,
             trace_anchor: f64::NAN,
             out_anchor: 0.0,
             tempo: 1.0,
-            writer,
-            rate,
-            speed,
-            origin: f64::NAN,
-            rendered_s: 0.0,
-            last_end_s: 0.0,
             channels: HashMap::new(),
-            buffer: vec![0.0; CHUNK * 2],
-            late: 0,
+            last_end_s: 0.0,
             commands: 0,
-        })
+        }
     }
 
     /// Sets where output time zero is in trace time (the first record's timestamp).
     pub fn set_origin(&mut self, trace_ts: f64) {
-        if self.origin.is_nan() {
-            self.origin = trace_ts;
+        if self.trace_anchor.is_nan() {
             self.trace_anchor = trace_ts;
         }
     }
 
-    fn output_time(&self, trace_ts: f64) -> f64 {
+    pub fn output_time(&self, trace_ts: f64) -> f64 {
         let anchor = if self.trace_anchor.is_nan() {
             trace_ts
         } else {
@@ -102,26 +79,14 @@ impl AudioOut {
         (self.out_anchor + (trace_ts - anchor) / (self.speed * self.tempo)).max(0.0)
     }
 
-    /// Schedules sound commands (in trace-time order).
-    pub fn push(&mut self, sounds: Vec<TimedSound>) {
-        for sound in sounds {
-            self.set_origin(sound.at);
-            let t = self.output_time(sound.at);
-            if t < self.rendered_s {
-                self.late += 1;
-            }
-            self.commands += 1;
-            for (at, event) in self.events(t, sound.command) {
-                self.last_end_s = self.last_end_s.max(at);
-                self.synth.schedule(at, event);
-            }
-        }
-    }
-
-    /// The synthesiser events for one command at output time `t`.
-    fn events(&mut self, t: f64, command: SoundCommand) -> Vec<(f64, SoundEvent)> {
+    /// The synthesiser events for one command, at output times.
+    pub fn map(&mut self, sound: TimedSound) -> Vec<(f64, SoundEvent)> {
+        self.set_origin(sound.at);
+        self.commands += 1;
+        let t = self.output_time(sound.at);
+        let scale = self.speed * self.tempo;
         let channel = |c: i64| c.clamp(0, 255) as u8;
-        match command {
+        let events = match sound.command {
             SoundCommand::Tone {
                 hz,
                 duration,
@@ -130,7 +95,7 @@ impl AudioOut {
                 voice,
                 channel: None,
             } => {
-                let duration_s = duration / (self.speed * self.tempo);
+                let duration_s = duration / scale;
                 self.last_end_s = self.last_end_s.max(t + duration_s);
                 let voice = voice.parse().unwrap_or(Voice::Sine);
                 vec![(
@@ -153,7 +118,7 @@ impl AudioOut {
                 channel: Some(c),
                 ..
             } => {
-                let end = t + duration / (self.speed * self.tempo);
+                let end = t + duration / scale;
                 vec![
                     (
                         t,
@@ -176,21 +141,25 @@ impl AudioOut {
                 channel: c,
                 hz,
                 volume,
-            } => vec![(
-                t,
-                SoundEvent::NoteOn {
-                    channel: channel(c),
-                    pitch_hz: hz,
-                    volume,
-                },
-            )],
-            SoundCommand::NoteOff { channel: c, hz } => vec![(
-                t,
-                SoundEvent::NoteOff {
-                    channel: channel(c),
-                    pitch_hz: hz,
-                },
-            )],
+            } => {
+                vec![(
+                    t,
+                    SoundEvent::NoteOn {
+                        channel: channel(c),
+                        pitch_hz: hz,
+                        volume,
+                    },
+                )]
+            }
+            SoundCommand::NoteOff { channel: c, hz } => {
+                vec![(
+                    t,
+                    SoundEvent::NoteOff {
+                        channel: channel(c),
+                        pitch_hz: hz,
+                    },
+                )]
+            }
             SoundCommand::NoteVolume {
                 channel: c,
                 hz,
@@ -233,10 +202,9 @@ impl AudioOut {
             }
             SoundCommand::Master { volume } => vec![(t, SoundEvent::Master { volume })],
             SoundCommand::Tempo { factor } => {
-                // Re-anchor at this command's time: later trace time runs at the new tempo.
-                let trace_now = self.trace_anchor + (t - self.out_anchor) * self.speed * self.tempo;
+                // Re-anchor here: later trace time runs at the new tempo.
                 self.out_anchor = t;
-                self.trace_anchor = trace_now;
+                self.trace_anchor = sound.at;
                 self.tempo = factor;
                 Vec::new()
             }
@@ -254,12 +222,62 @@ impl AudioOut {
                     },
                 )]
             }
+        };
+        for (at, _) in &events {
+            self.last_end_s = self.last_end_s.max(*at);
+        }
+        events
+    }
+}
+
+pub struct AudioOut {
+    synth: Synth,
+    writer: hound::WavWriter<BufWriter<File>>,
+    rate: u32,
+    pub mapper: Mapper,
+    /// Output seconds rendered so far.
+    rendered_s: f64,
+    buffer: Vec<f32>,
+    /// Commands played later than their time (they arrived after that time was rendered).
+    pub late: u64,
+}
+
+impl AudioOut {
+    pub fn create(path: &Path, rate: u32, speed: f64) -> Result<AudioOut, String> {
+        let spec = hound::WavSpec {
+            channels: 2,
+            sample_rate: rate,
+            bits_per_sample: 16,
+            sample_format: hound::SampleFormat::Int,
+        };
+        let writer = hound::WavWriter::create(path, spec)
+            .map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
+        Ok(AudioOut {
+            synth: Synth::new(rate),
+            writer,
+            rate,
+            mapper: Mapper::new(speed),
+            rendered_s: 0.0,
+            buffer: vec![0.0; CHUNK * 2],
+            late: 0,
+        })
+    }
+
+    /// Schedules sound commands (in trace-time order).
+    pub fn push(&mut self, sounds: Vec<TimedSound>) {
+        for sound in sounds {
+            for (at, event) in self.mapper.map(sound) {
+                if at < self.rendered_s {
+                    self.late += 1;
+                }
+                self.synth.schedule(at, event);
+            }
         }
     }
 
     /// Renders output up to the output time of `trace_ts`.
     pub fn advance(&mut self, trace_ts: f64) -> Result<(), String> {
-        let target = self.output_time(trace_ts);
+        let target = self.mapper.output_time(trace_ts);
         self.render_until(target)
     }
 
@@ -284,12 +302,63 @@ impl AudioOut {
 
     /// Renders what is still sounding and closes the file; returns the length in seconds.
     pub fn finish(mut self, trace_end: f64) -> Result<f64, String> {
-        let end = self.output_time(trace_end).max(self.last_end_s) + TAIL_S;
+        let end = self
+            .mapper
+            .output_time(trace_end)
+            .max(self.mapper.last_end_s)
+            + TAIL_S;
         self.render_until(end)?;
         let length = self.rendered_s;
         self.writer
             .finalize()
             .map_err(|e| format!("cannot finish the WAV file: {e}"))?;
         Ok(length)
+    }
+}
+
+/// Live sound for a windowed run at a given speed (needs the `live-audio` feature).
+#[cfg(feature = "live-audio")]
+pub struct LiveSound {
+    output: voml_sound::LiveOutput,
+    mapper: Mapper,
+    /// Output time of trace time zero on the device clock.
+    offset: f64,
+    pub dropped: u64,
+}
+
+#[cfg(feature = "live-audio")]
+impl LiveSound {
+    /// Opens the default output device; prints one line and gives `None` when there is none.
+    pub fn start(speed: f64) -> Option<LiveSound> {
+        use voml_sound::{LiveOptions, LiveOutput};
+        match LiveOutput::start(LiveOptions::from_env()) {
+            Ok(output) => {
+                let offset = output.now_s() + output.latency_s();
+                Some(LiveSound {
+                    output,
+                    mapper: Mapper::new(speed),
+                    offset,
+                    dropped: 0,
+                })
+            }
+            Err(e) => {
+                eprintln!("warning: {e}");
+                None
+            }
+        }
+    }
+
+    pub fn push(&mut self, sounds: Vec<TimedSound>) {
+        for sound in sounds {
+            for (at, event) in self.mapper.map(sound) {
+                if self.output.send(self.offset + at, event).is_err() {
+                    self.dropped += 1;
+                }
+            }
+        }
+    }
+
+    pub fn stop(self) {
+        self.output.stop();
     }
 }

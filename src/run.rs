@@ -107,7 +107,7 @@ pub fn run(args: &RunArgs) -> ExitCode {
                     let sounds = runtime.take_sounds();
                     if let Some(a) = audio.as_mut() {
                         if let Some(origin) = runtime.stats().first_ts {
-                            a.set_origin(origin);
+                            a.mapper.set_origin(origin);
                         }
                         a.push(sounds);
                         let now = runtime.host().now;
@@ -122,10 +122,10 @@ pub fn run(args: &RunArgs) -> ExitCode {
     let mut audio_written = None;
     if let Some(mut a) = audio.take() {
         if let Some(origin) = runtime.stats().first_ts {
-            a.set_origin(origin);
+            a.mapper.set_origin(origin);
         }
         a.push(runtime.take_sounds());
-        let commands = a.commands;
+        let commands = a.mapper.commands;
         let late = a.late;
         match a.finish(summary.last_ts) {
             Ok(seconds) if audio_error.is_none() => audio_written = Some((seconds, commands, late)),

@@ -78,6 +78,10 @@ fn replay(args: &RunArgs, vo: CompiledVo, to_ui: Sender<ToUi>, from_ui: Receiver
     let mut failed = false;
     let mut bad_lines = 0u64;
     let mut quit = false;
+    // Sound plays live when the replay follows the clock (--speed) and the build has it.
+    #[cfg(feature = "live-audio")]
+    let mut live = args.speed.and_then(crate::audio::LiveSound::start);
+    let mut sound_noted = false;
     for item in reader.by_ref() {
         match item {
             Ok(record) => {
@@ -103,6 +107,23 @@ fn replay(args: &RunArgs, vo: CompiledVo, to_ui: Sender<ToUi>, from_ui: Receiver
                         eprint!("{}", fault.render(&vo_for_faults, false));
                         shown_faults += 1;
                     }
+                }
+                let sounds = runtime.take_sounds();
+                #[cfg(feature = "live-audio")]
+                let sounds = match live.as_mut() {
+                    Some(l) => {
+                        l.push(sounds);
+                        Vec::new()
+                    }
+                    None => sounds,
+                };
+                // Without live sound in this build or without --speed, say once where the sound is.
+                if !sounds.is_empty()
+                    && !sound_noted
+                    && !(cfg!(feature = "live-audio") && args.speed.is_some())
+                {
+                    sound_noted = true;
+                    eprintln!("note: this visual object makes sound, which plays live only with --speed in a build with the live-audio feature; `voml run ... --headless --audio FILE.wav` renders it");
                 }
                 if result.is_err() {
                     failed = true;
@@ -147,6 +168,10 @@ fn replay(args: &RunArgs, vo: CompiledVo, to_ui: Sender<ToUi>, from_ui: Receiver
     eprintln!("{summary}");
     let _ = to_ui.send(ToUi::Status(summary));
     let _ = to_ui.send(ToUi::Finished);
+    #[cfg(feature = "live-audio")]
+    if let Some(l) = live.take() {
+        l.stop();
+    }
     // The windows stay until the user closes them; keep answering resizes, zooms and pans.
     while !quit {
         match from_ui.recv_timeout(Duration::from_millis(50)) {

@@ -23,6 +23,19 @@
 //! [`Synth::schedule`], and pulls audio with [`Synth::render`] (offline, or from an audio
 //! callback: `render` does not allocate).
 //!
+//! # Live output
+//!
+//! With the cargo feature `live` (not on by default), `LiveOutput` plays a synth on the
+//! default audio device through cpal, fed from any thread through a lock-free ring buffer: the
+//! audio callback neither locks nor allocates. Without a device, `LiveOutput::start` returns
+//! `LiveError::NoDevice`, whose message is one line suitable as a warning.
+//!
+//! Building the feature on Linux needs the ALSA development files and pkg-config (Debian and
+//! Ubuntu: `apt-get install libasound2-dev pkg-config`; Fedora: `alsa-lib-devel pkgconf`); the
+//! default build needs neither. The `live_latency` example reports the device's buffer, sample
+//! rate and the resulting latency:
+//! `cargo run --release -p voml-sound --features live --example live_latency [--tone]`.
+//!
 //! # How it sounds right
 //!
 //! - **No clicks.** Every note has a linear attack (0.3 ms for a click, 1–5 ms struck, 80 ms
@@ -41,6 +54,8 @@
 
 mod event;
 mod limiter;
+#[cfg(feature = "live")]
+mod live;
 mod loudness;
 mod mapping;
 mod offline;
@@ -49,6 +64,11 @@ mod tables;
 mod voice;
 
 pub use event::{hz_to_midi, midi_to_hz, ChannelId, SoundEvent, UnknownVoice, Voice, NUM_CHANNELS};
+#[cfg(feature = "live")]
+pub use live::{
+    Full, LiveError, LiveOptions, LiveOutput, LiveRenderer, LiveSender, DEFAULT_EVENT_CAPACITY,
+    DEVICE_ENV, DEVICE_PERIODS,
+};
 pub use loudness::{loudness_gain, LoudnessCurve, LOUDNESS_REFERENCE_HZ};
 pub use mapping::{
     meter_pitch, processor_frequency, quantize_to_scale, trace2au_mix_volume, OverlappingClasses,

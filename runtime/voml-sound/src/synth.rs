@@ -222,6 +222,12 @@ impl Synth {
         self.queue.reserve(additional);
     }
 
+    /// How many events can be pending before [`Synth::schedule`] has to allocate: while
+    /// [`Synth::pending_events`] is below this, scheduling never allocates.
+    pub fn event_capacity(&self) -> usize {
+        self.queue.capacity()
+    }
+
     pub fn loudness_curve(&self) -> LoudnessCurve {
         self.loudness
     }
