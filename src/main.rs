@@ -270,7 +270,7 @@ fn check(files: &[PathBuf], common: &CommonArgs, deny_warnings: bool) -> ExitCod
     let opts = options(common);
     let mut failed = false;
     for file in files {
-        let out = voml_compiler::compile(file, &RealFs, &opts);
+        let out = voml::compile_checked(file, &RealFs, &opts);
         let (errors, warnings) = report(&out, common);
         if common.message_format == MessageFormat::Human {
             eprintln!("{}: {}", file.display(), summary(errors, warnings));
@@ -300,7 +300,7 @@ fn compile(
     emit: Option<Emit>,
     common: &CommonArgs,
 ) -> ExitCode {
-    let out = voml_compiler::compile(file, &RealFs, &options(common));
+    let out = voml::compile_checked(file, &RealFs, &options(common));
     let (errors, warnings) = report(&out, common);
     let Some(vo) = out.vo.as_ref().filter(|_| errors == 0) else {
         if common.message_format == MessageFormat::Human {

@@ -265,7 +265,7 @@ fn load(args: &RunArgs) -> Option<CompiledVo> {
             }
         };
     }
-    let out = voml_compiler::compile(&args.spec, &voml_compiler::RealFs, &args.compile_options);
+    let out = voml::compile_checked(&args.spec, &voml_compiler::RealFs, &args.compile_options);
     if !out.diagnostics.is_empty() {
         eprint!(
             "{}",

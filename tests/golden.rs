@@ -28,7 +28,7 @@ fn diagnostics_match_their_goldens_and_cover_every_code() {
     let mut seen = BTreeSet::new();
     for spec in files_with_ext(Path::new("tests/check"), "voml") {
         let spec = relative(&spec);
-        let out = voml_compiler::compile(&spec, &RealFs, &options());
+        let out = voml::compile_checked(&spec, &RealFs, &options());
         if out.diagnostics.is_empty() {
             problems.push(format!(
                 "{}: expected diagnostics, got none",

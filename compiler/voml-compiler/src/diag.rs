@@ -230,6 +230,10 @@ codes! {
     UseArity = "E0052", "use-arity", Error;
     /// An element with `use` also has code of its own; the code comes from the library.
     UseWithCode = "E0053", "use-with-code", Error;
+    /// The Scheme engine refuses the program when it loads it, typically for a name that is
+    /// defined nowhere (a typo, or a variable used without listing it in `infos`/`controls`
+    /// and writing `$n`/`%n`). `voml check` loads every spec into the engine to find these.
+    SchemeLoad = "E0054", "scheme-load", Error;
     /// An info structure no component reads or writes.
     UnusedInfo = "W0001", "unused-info", Warning;
     /// A control structure no component or view reads or writes.
@@ -243,7 +247,7 @@ codes! {
     SuspiciousColour = "W0005", "suspicious-colour", Warning;
     /// An EP component with no parts, or an IR component with no code: it does nothing.
     EmptyComponent = "W0006", "empty-component", Warning;
-    /// An `<import>`ed library component that nothing `use`s.
+    /// An `<import>` none of whose library components any component `use`s.
     UnusedImport = "W0007", "unused-import", Warning;
 }
 

@@ -182,16 +182,39 @@ fn compile_loaded(
     let vo = vo.clone();
     let lowering = lower::Lowering::new(db, opts, diags, &library);
     let compiled = lowering.visual_object(&vo);
+    // An import is unused when none of its components is used; a library may well offer
+    // more components than one spec needs.
+    let mut per_import: Vec<(Span, Vec<&str>, bool)> = Vec::new();
     for (name, lib) in &library {
-        if !lib.used.get() {
+        match per_import
+            .iter_mut()
+            .find(|(s, _, _)| *s == lib.import_span)
+        {
+            Some(entry) => {
+                entry.1.push(name);
+                entry.2 |= lib.used.get();
+            }
+            None => per_import.push((lib.import_span, vec![name], lib.used.get())),
+        }
+    }
+    for (import_span, mut names, used) in per_import {
+        if !used {
+            names.sort_unstable();
             diags.push(
                 Diagnostic::new(
                     Code::UnusedImport,
-                    lib.element.name_span,
-                    format!("library component `{name}` is never used"),
+                    import_span,
+                    "nothing from this import is used",
                 )
-                .label("no component has use=\"...\" naming it")
-                .secondary(lib.import_span, "imported here"),
+                .label("no component has use=\"...\" naming one of its components")
+                .hint(format!(
+                    "it defines {}",
+                    names
+                        .iter()
+                        .map(|n| format!("`{n}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )),
             );
         }
     }

@@ -1061,6 +1061,12 @@ fn locate_error(engine: &Engine, vo: &CompiledVo, e: &SteelErr) -> Option<Span> 
     None
 }
 
+/// Loads `vo` into a fresh engine without running anything but its top level: the check
+/// `voml check` makes so that a program the engine refuses is reported before any replay.
+pub fn check_program(vo: &CompiledVo) -> Result<(), LoadError> {
+    Runtime::new(vo.clone(), Llvo::headless(), Config::default()).map(|_| ())
+}
+
 /// What [`replay`] reports as it goes.
 pub enum ReplayEvent<'a> {
     /// A fault was recorded (already applied).

@@ -1,0 +1,41 @@
+//! The `voml` library side of the command line: compilation followed by the engine's own
+//! check of the program, shared by `voml check`, `voml compile`, `voml run` and the tests.
+
+use std::path::Path;
+
+use voml_compiler::{Code, Diagnostic, FileSystem, Options, Output};
+
+/// Compiles `path` and, when the compiler finds no error, loads the program into a Scheme
+/// engine as the runtime would, so that names defined nowhere are reported now, at their
+/// place in the `.voml` file, rather than when a trace is replayed.
+pub fn compile_checked(path: &Path, fs: &dyn FileSystem, options: &Options) -> Output {
+    let mut out = voml_compiler::compile(path, fs, options);
+    if let Some(vo) = &out.vo {
+        if let Err(e) = voml_runtime::check_program(vo) {
+            let span = e.span.unwrap_or(vo.span);
+            let mut d = Diagnostic::new(
+                Code::SchemeLoad,
+                span,
+                format!("the Scheme engine refuses the program: {}", e.message),
+            )
+            .label("here");
+            // A spec's variable named directly instead of through its formal parameter.
+            let free = e.message.rsplit(": ").next().unwrap_or("").trim();
+            let declared = vo
+                .infos
+                .iter()
+                .map(|v| (v, "infos", '$'))
+                .chain(vo.controls.iter().map(|v| (v, "controls", '%')));
+            d = match declared.into_iter().find(|(v, _, _)| v.name == free) {
+                Some((v, list, sigil)) => d.hint(format!(
+                    "`{free}` is declared as a variable of the spec: list it in the component's `{list}` and write `{sigil}n` (its position there)"
+                ))
+                .secondary(v.span, "declared here"),
+                None => d.hint("is a name misspelt, or defined nowhere?"),
+            };
+            out.diagnostics.push(d);
+            out.vo = None;
+        }
+    }
+    out
+}
