@@ -34,6 +34,7 @@ pub fn compile_checked(path: &Path, fs: &dyn FileSystem, options: &Options) -> O
                 None => d.hint("is a name misspelt, or defined nowhere?"),
             };
             out.diagnostics.push(d);
+            voml_compiler::sort_diagnostics(&mut out.diagnostics);
             out.vo = None;
         }
     }

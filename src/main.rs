@@ -302,6 +302,10 @@ fn compile(
 ) -> ExitCode {
     let out = voml::compile_checked(file, &RealFs, &options(common));
     let (errors, warnings) = report(&out, common);
+    if errors == 0 && out.vo.is_none() {
+        eprintln!("{}: a component library is checked, not compiled: its components become code in the specs that `use` them", file.display());
+        return ExitCode::from(1);
+    }
     let Some(vo) = out.vo.as_ref().filter(|_| errors == 0) else {
         if common.message_format == MessageFormat::Human {
             eprintln!(

@@ -161,7 +161,12 @@ fn compile_loaded(
         return None;
     }
     let mut root = doc.root?;
-    if !structure::check(&mut root, &["voml"], diags) {
+    if !structure::check(&mut root, &["voml", "voml-library"], diags) {
+        return None;
+    }
+    if root.name == "voml-library" {
+        // A library is checked on its own terms; it becomes code only inside a spec.
+        check_library(&root, diags);
         return None;
     }
     let library = imports(db, &root, opts, diags);
@@ -219,6 +224,127 @@ fn compile_loaded(
         }
     }
     Some(compiled)
+}
+
+/// Checks a component library on its own: each component's code must read as Scheme, and
+/// its formal parameters must lie within the component's own (formal) lists.
+fn check_library(root: &xml::Element, diags: &mut Vec<Diagnostic>) {
+    for comp in root
+        .elements()
+        .filter(|e| e.name == "ep-component" || e.name == "ir-component")
+    {
+        let count = |attr: &str| {
+            comp.attr_text(attr)
+                .map_or(0, |t| t.split_whitespace().count())
+        };
+        let fields: Vec<usize> = comp
+            .attr_text("inputs")
+            .map(|t| {
+                t.split_whitespace()
+                    .map(|entry| entry.split('.').count() - 1)
+                    .collect()
+            })
+            .unwrap_or_default();
+        let is_ep = comp.name == "ep-component";
+        let lists = (
+            count("infos"),
+            count("controls"),
+            if is_ep { fields.len() } else { count("views") },
+        );
+        let name = comp.attr_text("name").unwrap_or("?").trim().to_string();
+        let parts: Vec<&xml::Element> = if is_ep {
+            comp.elements()
+                .filter(|e| {
+                    matches!(
+                        e.name.as_str(),
+                        "input" | "before" | "after" | "preprocess-inputs"
+                    )
+                })
+                .collect()
+        } else {
+            std::iter::once(comp)
+                .chain(comp.elements().filter(|e| e.name == "end-with"))
+                .collect()
+        };
+        for part in parts {
+            let mut code = voml_ir::Program::default();
+            for node in &part.children {
+                match node {
+                    xml::Node::Text(t) => code.push_program(t),
+                    xml::Node::Element(e)
+                        if schema::element(&e.name).is_some_and(|s| s.primitive) =>
+                    {
+                        for attr in &e.attrs {
+                            let checked =
+                                library_params(&attr.value, lists, &fields, is_ep, &name, diags);
+                            if scheme::split_exprs(&checked.text).is_none()
+                                || scheme::read_error(&checked.text).is_some()
+                            {
+                                scheme::check_syntax(
+                                    &checked,
+                                    &format!("attribute `{}`", attr.name),
+                                    attr.value_span,
+                                    diags,
+                                );
+                            }
+                        }
+                        code.push(" #f ", e.tag_span, false);
+                    }
+                    xml::Node::Element(_) => {}
+                }
+            }
+            let checked = library_params(&code, lists, &fields, is_ep, &name, diags);
+            scheme::check_syntax(&checked, &format!("`{name}`"), part.tag_span, diags);
+        }
+    }
+}
+
+/// Replaces formal parameters by a placeholder, reporting those out of range of the
+/// library component's lists (infos, controls, inputs or views).
+fn library_params(
+    code: &voml_ir::Program,
+    (infos, controls, carets): (usize, usize, usize),
+    fields: &[usize],
+    is_ep: bool,
+    name: &str,
+    diags: &mut Vec<Diagnostic>,
+) -> voml_ir::Program {
+    scheme::substitute(code, |param, span| {
+        let (text, len, list) = match *param {
+            scheme::Param::Info(n) => (format!("${n}"), (n >= infos).then_some(infos), "infos"),
+            scheme::Param::Control(n) => (
+                format!("%{n}"),
+                (n >= controls).then_some(controls),
+                "controls",
+            ),
+            scheme::Param::Caret(n) => (
+                format!("^{n}"),
+                (n >= carets).then_some(carets),
+                if is_ep { "inputs" } else { "views" },
+            ),
+            scheme::Param::Field(n, m) => match fields.get(n) {
+                Some(&f) => (
+                    format!("^{n}/{m}"),
+                    (m >= f).then_some(f),
+                    "fields listed for this input",
+                ),
+                None => (format!("^{n}/{m}"), Some(fields.len()), "inputs"),
+            },
+        };
+        if let Some(len) = len {
+            diags.push(
+                Diagnostic::new(
+                    Code::ParameterOutOfRange,
+                    span,
+                    format!(
+                        "`{text}` is out of range: library component `{name}` has {len} {list}"
+                    ),
+                )
+                .label("out of range"),
+            );
+        }
+        Some("voml-formal".to_string())
+    })
 }
 
 /// Reads every `<import>`ed library and collects its components by name.
@@ -304,7 +430,7 @@ fn imports(
 }
 
 /// Errors first, then by file and position, so output is stable.
-fn sort_diagnostics(diags: &mut [Diagnostic]) {
+pub fn sort_diagnostics(diags: &mut [Diagnostic]) {
     diags.sort_by_key(|d| {
         let s = d.primary_span();
         (std::cmp::Reverse(d.severity), s.file, s.start, d.code)
