@@ -118,10 +118,8 @@ fn replay(args: &RunArgs, vo: CompiledVo, to_ui: Sender<ToUi>, from_ui: Receiver
                     None => sounds,
                 };
                 // Without live sound in this build or without --speed, say once where the sound is.
-                if !sounds.is_empty()
-                    && !sound_noted
-                    && !(cfg!(feature = "live-audio") && args.speed.is_some())
-                {
+                let live_possible = cfg!(feature = "live-audio") && args.speed.is_some();
+                if !sounds.is_empty() && !sound_noted && !live_possible {
                     sound_noted = true;
                     eprintln!("note: this visual object makes sound, which plays live only with --speed in a build with the live-audio feature; `voml run ... --headless --audio FILE.wav` renders it");
                 }

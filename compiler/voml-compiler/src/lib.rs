@@ -337,7 +337,12 @@ fn library_params(
                     Code::ParameterOutOfRange,
                     span,
                     format!(
-                        "`{text}` is out of range: library component `{name}` has {len} {list}"
+                        "`{text}` is out of range: library component `{name}` has {len} {}",
+                        if len == 1 {
+                            list.trim_end_matches('s')
+                        } else {
+                            list
+                        }
                     ),
                 )
                 .label("out of range"),
