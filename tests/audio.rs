@@ -28,6 +28,41 @@ fn temp(name: &str) -> PathBuf {
     dir
 }
 
+/// Runs `spec` over `trace` (both given as text) with `--audio`; returns the WAV's rate, its
+/// left and right channels, and what `voml` printed.
+fn run_with_audio(
+    name: &str,
+    spec: &str,
+    trace: &str,
+    extra: &[&str],
+) -> (u32, Vec<f32>, Vec<f32>, String) {
+    let dir = temp(name);
+    let (spec_path, trace_path, wav) = (
+        dir.join("spec.voml"),
+        dir.join("trace.trf"),
+        dir.join("out.wav"),
+    );
+    std::fs::write(&spec_path, spec).unwrap();
+    std::fs::write(&trace_path, trace).unwrap();
+    let mut args = vec![
+        "run",
+        spec_path.to_str().unwrap(),
+        "--trace",
+        trace_path.to_str().unwrap(),
+        "--headless",
+        "--out",
+        dir.to_str().unwrap(),
+        "--audio",
+        wav.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    let (ok, stderr) = voml(&args);
+    assert!(ok, "{stderr}");
+    let (rate, left, right) = read_wav(&wav);
+    let _ = std::fs::remove_dir_all(&dir);
+    (rate, left, right, stderr)
+}
+
 /// Left and right channels as f32.
 fn read_wav(path: &Path) -> (u32, Vec<f32>, Vec<f32>) {
     let mut reader = hound::WavReader::open(path).unwrap();
@@ -91,34 +126,11 @@ const SPEC: &str = r#"<voml><body><visual-object name="beeps">
 
 #[test]
 fn tones_start_at_their_trace_times_with_their_pitch_and_pan() {
-    let dir = temp("tones");
-    let spec = dir.join("beeps.voml");
-    let trace = dir.join("beeps.trf");
-    let wav = dir.join("beeps.wav");
-    std::fs::write(&spec, SPEC).unwrap();
-    // Trace time starts at 10.0 (the first record), so the tones sound at 0.5, 1.25 and 2.0 s
-    // of output when replayed at speed 2.
-    std::fs::write(
-        &trace,
-        "-3 1 10.0 440 -1\n-3 1 11.0 660 0\n-3 1 12.5 550 1\n-3 1 14.0 880 0\n",
-    )
-    .unwrap();
-    let (ok, stderr) = voml(&[
-        "run",
-        spec.to_str().unwrap(),
-        "--trace",
-        trace.to_str().unwrap(),
-        "--headless",
-        "--out",
-        dir.to_str().unwrap(),
-        "--audio",
-        wav.to_str().unwrap(),
-        "--speed",
-        "2",
-    ]);
-    assert!(ok, "{stderr}");
+    // Trace time starts at 10.0 (the first record), so the tones sound at 0, 0.5, 1.25 and
+    // 2.0 s of output when replayed at speed 2.
+    let trace = "-3 1 10.0 440 -1\n-3 1 11.0 660 0\n-3 1 12.5 550 1\n-3 1 14.0 880 0\n";
+    let (rate, left, right, stderr) = run_with_audio("tones", SPEC, trace, &["--speed", "2"]);
     assert!(stderr.contains("4 sound commands"), "{stderr}");
-    let (rate, left, right) = read_wav(&wav);
     let mono: Vec<f32> = left.iter().zip(&right).map(|(l, r)| l + r).collect();
     let found = onsets(rate, &mono);
     let expected = [0.0, 0.5, 1.25, 2.0];
@@ -153,10 +165,7 @@ fn tones_start_at_their_trace_times_with_their_pitch_and_pan() {
         energy(&right, 1.27) > 20.0 * energy(&left, 1.27),
         "tone 3 is not on the right"
     );
-    assert!(
-        mono.iter().all(|s| s.abs() <= 2.0) && left.iter().chain(&right).all(|s| s.abs() < 1.0)
-    );
-    let _ = std::fs::remove_dir_all(&dir);
+    assert!(left.iter().chain(&right).all(|s| s.abs() < 1.0));
 }
 
 #[test]
@@ -215,37 +224,13 @@ fn the_mpicl_example_auralizes_sends_and_receives() {
 
 #[test]
 fn a_tempo_change_speeds_up_the_sound_from_its_own_time_on() {
-    let dir = temp("tempo");
-    let spec = dir.join("tempo.voml");
-    let trace = dir.join("tempo.trf");
-    let wav = dir.join("tempo.wav");
     // Event 2 sets the tempo to 4 before its tone: the gaps after it shrink four times.
-    std::fs::write(
-        &spec,
-        SPEC.replace(
-            r#"<input name="^0"><tone"#,
-            r#"<input name="^0">(if (= ^0/1 660) <tempo factor="4"/>)<tone"#,
-        ),
-    )
-    .unwrap();
-    std::fs::write(
-        &trace,
-        "-3 1 0.0 440 0\n-3 1 2.0 660 0\n-3 1 6.0 550 0\n-3 1 10.0 880 0\n",
-    )
-    .unwrap();
-    let (ok, stderr) = voml(&[
-        "run",
-        spec.to_str().unwrap(),
-        "--trace",
-        trace.to_str().unwrap(),
-        "--headless",
-        "--out",
-        dir.to_str().unwrap(),
-        "--audio",
-        wav.to_str().unwrap(),
-    ]);
-    assert!(ok, "{stderr}");
-    let (rate, left, right) = read_wav(&wav);
+    let spec = SPEC.replace(
+        r#"<input name="^0"><tone"#,
+        r#"<input name="^0">(if (= ^0/1 660) <tempo factor="4"/>)<tone"#,
+    );
+    let trace = "-3 1 0.0 440 0\n-3 1 2.0 660 0\n-3 1 6.0 550 0\n-3 1 10.0 880 0\n";
+    let (rate, left, right, _) = run_with_audio("tempo", &spec, trace, &[]);
     let mono: Vec<f32> = left.iter().zip(&right).map(|(l, r)| l + r).collect();
     let found = onsets(rate, &mono);
     let expected = [0.0, 2.0, 3.0, 4.0];
@@ -256,5 +241,4 @@ fn a_tempo_change_speeds_up_the_sound_from_its_own_time_on() {
             "onset at {f:.4} s, expected {e} s ({found:?})"
         );
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
