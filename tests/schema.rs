@@ -56,7 +56,13 @@ fn the_schema_accepts_every_example() {
     if !xmllint_available() {
         return;
     }
-    let files = specs(&["examples/paper", "examples/mpicl", "examples/auralization", "tests/compile"]);
+    let files = specs(&[
+        "examples/paper",
+        "examples/mpicl",
+        "examples/auralization",
+        "stdlib-components",
+        "tests/compile",
+    ]);
     assert!(files.len() >= 4, "examples missing: {files:?}");
     let problems: Vec<String> = files
         .iter()
