@@ -139,6 +139,22 @@ fn skipped(prim: &Primitive, reason: String) -> LlvoError {
     }
 }
 
+/// A polyline's or polygon's points in pixels; at least `min` of them.
+fn points_px(
+    prim: &Primitive,
+    map: &WorldMap,
+    points: &[Point],
+    min: usize,
+) -> Result<Poly, LlvoError> {
+    if points.len() < min {
+        return Err(skipped(
+            prim,
+            format!("needs {min} points, has {}", points.len()),
+        ));
+    }
+    points.iter().map(|p| to_px(prim, map, *p)).collect()
+}
+
 fn to_px(prim: &Primitive, map: &WorldMap, p: Point) -> Result<(f64, f64), LlvoError> {
     if !p.is_finite() {
         let bad = if p.x.is_finite() { p.y } else { p.x };
@@ -185,30 +201,12 @@ pub(crate) fn lower(prim: &Primitive, style: &Style, ctx: &mut Ctx) -> Result<Lo
         }
         Primitive::Polyline { points } => {
             let ink = ink(style, ctx);
-            if points.len() < 2 {
-                return Err(skipped(
-                    prim,
-                    format!("needs 2 points, has {}", points.len()),
-                ));
-            }
-            let pts = points
-                .iter()
-                .map(|p| to_px(prim, map, *p))
-                .collect::<Result<Poly, _>>()?;
+            let pts = points_px(prim, map, points, 2)?;
             stroke_polys(&mut out, ctx, &ink, vec![pts], false);
         }
         Primitive::Polygon { points } => {
             let ink = ink(style, ctx);
-            if points.len() < 3 {
-                return Err(skipped(
-                    prim,
-                    format!("needs 3 points, has {}", points.len()),
-                ));
-            }
-            let pts = points
-                .iter()
-                .map(|p| to_px(prim, map, *p))
-                .collect::<Result<Poly, _>>()?;
+            let pts = points_px(prim, map, points, 3)?;
             closed_polys(&mut out, ctx, &ink, pts);
         }
         Primitive::Rectangle { from, to } => {

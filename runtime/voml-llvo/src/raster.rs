@@ -151,6 +151,18 @@ impl Surface {
         Ok(true)
     }
 
+    /// The pixmap and the mask to paint through for `clip`, or `None` when nothing may be
+    /// painted.
+    fn target(&mut self, clip: PxRect) -> Option<(&mut Pixmap, Option<&Mask>)> {
+        let masked = self.prepare_mask(clip).ok()?;
+        let mask = if masked {
+            self.mask.as_ref().map(|m| &m.1)
+        } else {
+            None
+        };
+        Some((&mut self.pixmap, mask))
+    }
+
     fn clear(&mut self, rect: PxRect, color: Color) {
         let r = rect.intersect(&self.bounds());
         if r.is_empty() {
@@ -491,15 +503,10 @@ impl Backend for RasterBackend {
                 clip,
                 mode,
             } => {
-                let (Ok(masked), Some(path)) = (s.prepare_mask(*clip), sk_path(path)) else {
+                let (Some(path), Some((pixmap, mask))) = (sk_path(path), s.target(*clip)) else {
                     return Ok(());
                 };
-                let mask = if masked {
-                    s.mask.as_ref().map(|m| &m.1)
-                } else {
-                    None
-                };
-                s.pixmap.stroke_path(
+                pixmap.stroke_path(
                     &path,
                     &solid_paint(*color, *mode),
                     &sk_stroke(style),
@@ -513,15 +520,10 @@ impl Backend for RasterBackend {
                 clip,
                 mode,
             } => {
-                let (Ok(masked), Some(path)) = (s.prepare_mask(*clip), sk_path(path)) else {
+                let (Some(path), Some((pixmap, mask))) = (sk_path(path), s.target(*clip)) else {
                     return Ok(());
                 };
-                let mask = if masked {
-                    s.mask.as_ref().map(|m| &m.1)
-                } else {
-                    None
-                };
-                s.pixmap.fill_path(
+                pixmap.fill_path(
                     &path,
                     &solid_paint(*color, *mode),
                     FillRule::Winding,
@@ -537,9 +539,6 @@ impl Backend for RasterBackend {
                 clip,
             } => {
                 let img = images.get(image).ok_or(LlvoError::UnknownImage(*image))?;
-                let Ok(masked) = s.prepare_mask(*clip) else {
-                    return Ok(());
-                };
                 let (du, dv) = (src[2] - src[0], src[3] - src[1]);
                 let Some(rect) = Rect::from_ltrb(dst[0], dst[1], dst[2], dst[3]) else {
                     return Ok(());
@@ -568,13 +567,10 @@ impl Backend for RasterBackend {
                     shader: Pattern::new(img.as_ref(), SpreadMode::Pad, quality, *alpha, ts),
                     ..Paint::default()
                 };
-                let mask = if masked {
-                    s.mask.as_ref().map(|m| &m.1)
-                } else {
-                    None
+                let Some((pixmap, mask)) = s.target(*clip) else {
+                    return Ok(());
                 };
-                s.pixmap
-                    .fill_rect(rect, &paint, Transform::identity(), mask);
+                pixmap.fill_rect(rect, &paint, Transform::identity(), mask);
             }
         }
         Ok(())
