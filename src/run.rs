@@ -221,6 +221,7 @@ pub fn start(args: &RunArgs, vo: CompiledVo) -> Option<(Runtime, Box<dyn BufRead
         strict: args.strict,
         budget: args.budget,
         snapshot_dir: Some(args.out.clone()),
+        ..Config::default()
     };
     let runtime = match Runtime::new(vo, Llvo::headless(), config) {
         Ok(rt) => rt,

@@ -75,6 +75,7 @@ fn run_probe(utility: &str, code: &str, budget_ms: u64) -> Outcome {
         strict: false,
         budget: Duration::from_millis(budget_ms),
         snapshot_dir: None,
+        ..Config::default()
     };
     let started = Instant::now();
     let mut rt = match Runtime::new(vo, voml_llvo::Llvo::headless(), config) {

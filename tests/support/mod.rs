@@ -123,6 +123,7 @@ pub fn start_runtime(
         strict,
         budget: std::time::Duration::from_millis(budget_ms),
         snapshot_dir: None,
+        ..Default::default()
     };
     match voml_runtime::Runtime::new(vo, voml_llvo::Llvo::headless(), config) {
         Ok(rt) => rt,

@@ -14,6 +14,8 @@ pub enum FaultKind {
     Scheme,
     /// Code ran past the per-event time budget and was interrupted.
     Runaway,
+    /// Code held more heap than the memory ceiling and was interrupted.
+    Memory,
     /// A record did not have a field a component takes, or it had the wrong type.
     Field,
     /// A trace line could not be read.
@@ -74,6 +76,7 @@ impl Fault {
         out.push_str(match self.kind {
             FaultKind::Scheme => "error",
             FaultKind::Runaway => "runaway code",
+            FaultKind::Memory => "memory ceiling",
             FaultKind::Field => "bad event",
             FaultKind::Trace => "bad trace line",
         });
@@ -114,6 +117,7 @@ impl Fault {
         let mut title = String::from(match self.kind {
             FaultKind::Scheme => "Scheme error",
             FaultKind::Runaway => "runaway code interrupted",
+            FaultKind::Memory => "memory ceiling reached",
             FaultKind::Field => "bad event",
             FaultKind::Trace => "bad trace line",
         });

@@ -13,8 +13,10 @@
 //! `.voml` location, the component and the record, and the component is disabled (or the run
 //! stops in strict mode).
 
+mod boundary;
 pub mod fault;
 pub mod host;
+pub mod memory;
 pub mod prelude;
 pub mod sandbox;
 mod watchdog;
@@ -60,7 +62,13 @@ pub struct Config {
     pub budget: Duration,
     /// Where `<snapshot>` may write; `None` refuses snapshots.
     pub snapshot_dir: Option<PathBuf>,
+    /// The most heap the VO's code may hold (net bytes allocated while it runs) before the
+    /// running part is interrupted and disabled.
+    pub memory_limit: usize,
 }
+
+/// The default [`Config::memory_limit`]: 512 MiB.
+pub const DEFAULT_MEMORY_LIMIT: usize = 512 << 20;
 
 impl Default for Config {
     fn default() -> Config {
@@ -68,6 +76,7 @@ impl Default for Config {
             strict: false,
             budget: Duration::from_millis(250),
             snapshot_dir: None,
+            memory_limit: DEFAULT_MEMORY_LIMIT,
         }
     }
 }
@@ -153,6 +162,7 @@ pub struct Runtime {
     dispatch: HashMap<(i64, i64), Vec<(usize, usize)>>,
     has_conditions: bool,
     watchdog: watchdog::Watchdog,
+    meter: memory::Meter,
     config: Config,
     faults: Vec<Fault>,
     stats: Stats,
@@ -172,15 +182,25 @@ impl Runtime {
                 location: None,
             });
         }
-        let mut engine = Engine::new_sandboxed();
-        sandbox::harden(&mut engine);
-        prelude::register(&mut engine);
-        host::register(&mut engine);
-        engine.run(prelude::SCHEME).map_err(|e| LoadError {
+        let sandbox = vo_sandbox().map_err(|e| LoadError {
             message: format!("the runtime's prelude failed to load: {e}"),
             span: None,
             location: None,
         })?;
+        // Names the engine would resolve outside its confined globals are refused before
+        // anything is compiled.
+        if let Err(refusal) = sandbox.screen.check(&vo.program.text) {
+            let span = vo
+                .program
+                .source_of_range(refusal.start, refusal.end.max(refusal.start + 1))
+                .filter(|s| *s != Span::default());
+            return Err(LoadError {
+                message: refusal.message,
+                location: span.map(|s| vo.locate(s)),
+                span,
+            });
+        }
+        let mut engine = sandbox.engine;
 
         // Views first: the program's top level may already draw.
         let mut view_ids = Vec::new();
@@ -227,12 +247,39 @@ impl Runtime {
         }
         let host = Rc::new(RefCell::new(host));
 
+        // The top level (info and control initial values, utility code) runs under the same
+        // budget as the code for one event.
+        let meter = memory::Meter::new();
+        let watchdog = watchdog::Watchdog::new(
+            engine.get_thread_state_controller(),
+            config.budget,
+            meter.clone(),
+            config.memory_limit,
+        );
         {
             let _guard = host::enter(&host);
-            if let Err(e) = engine.run(vo.program.text.clone()) {
-                let span = locate_error(&engine, &vo, &e);
+            watchdog.arm();
+            let loaded = boundary::call(&meter, || engine.run(vo.program.text.clone()));
+            watchdog.disarm();
+            if let Err(failure) = loaded {
+                let fired = watchdog.take_fired();
+                let (message, span) = match failure {
+                    _ if fired.is_some() => (
+                        format!(
+                            "the program's top level (utility code, initial values) {}; interrupted",
+                            overrun(fired, &config)
+                        ),
+                        None,
+                    ),
+                    boundary::Failure::Scheme(e) => (error_message(&e), locate_error(&engine, &vo, &e)),
+                    boundary::Failure::Panic(p) => (
+                        format!("the Scheme engine failed inside a built-in ({p})"),
+                        None,
+                    ),
+                };
+                let span = span.or(Some(vo.span)).filter(|s| *s != Span::default());
                 return Err(LoadError {
-                    message: error_message(&e),
+                    message,
                     location: span.map(|s| vo.locate(s)),
                     span,
                 });
@@ -317,7 +364,6 @@ impl Runtime {
                 disabled: false,
             });
         }
-        let watchdog = watchdog::Watchdog::new(engine.get_thread_state_controller(), config.budget);
         let next_tick = match vo.mode {
             RenderMode::Synchronous { .. } => Some(f64::NEG_INFINITY),
             RenderMode::Asynchronous => None,
@@ -331,6 +377,7 @@ impl Runtime {
             dispatch,
             has_conditions,
             watchdog,
+            meter,
             config,
             faults: Vec::new(),
             stats: Stats::default(),
@@ -783,25 +830,39 @@ impl Runtime {
         who: &Who,
         event: Option<&EventRef>,
     ) -> Result<Option<SteelVal>, Stop> {
-        match self
-            .engine
-            .call_function_with_args_from_mut_slice(f.clone(), args)
-        {
+        let engine = &mut self.engine;
+        match boundary::call(&self.meter, || {
+            engine.call_function_with_args_from_mut_slice(f.clone(), args)
+        }) {
             Ok(v) => Ok(Some(v)),
-            Err(e) => {
-                let runaway = self.watchdog.take_fired();
+            Err(failure) => {
+                let fired = self.watchdog.take_fired();
+                let runaway = fired.is_some();
                 if runaway {
                     self.engine.get_thread_state_controller().resume();
                 }
-                let span = locate_error(&self.engine, &self.vo, &e).unwrap_or(who.span);
-                let message = if runaway {
-                    format!(
-                        "still running after the per-event budget of {:?}; interrupted (an endless loop or unbounded recursion?)",
-                        self.config.budget
-                    )
-                } else {
-                    error_message(&e)
+                let (message, span, kind) = match failure {
+                    _ if runaway => (
+                        format!("{}; interrupted", overrun(fired, &self.config)),
+                        None,
+                        if fired == Some(watchdog::Reason::Memory) {
+                            FaultKind::Memory
+                        } else {
+                            FaultKind::Runaway
+                        },
+                    ),
+                    boundary::Failure::Scheme(e) => (
+                        error_message(&e),
+                        locate_error(&self.engine, &self.vo, &e),
+                        FaultKind::Scheme,
+                    ),
+                    boundary::Failure::Panic(p) => (
+                        format!("the Scheme engine failed inside a built-in ({p})"),
+                        None,
+                        FaultKind::Scheme,
+                    ),
                 };
+                let span = span.unwrap_or(who.span);
                 let action = if self.config.strict {
                     Action::Stopped
                 } else if matches!(who.target, Target::None) {
@@ -815,11 +876,7 @@ impl Runtime {
                     Target::None => {}
                 }
                 self.faults.push(Fault {
-                    kind: if runaway {
-                        FaultKind::Runaway
-                    } else {
-                        FaultKind::Scheme
-                    },
+                    kind,
                     component: who.component.clone(),
                     part: Some(who.part.clone()),
                     span: Some(span),
@@ -1012,6 +1069,20 @@ fn type_word(ty: FieldType) -> &'static str {
     }
 }
 
+/// What the watchdog stopped: the time budget or the memory ceiling.
+fn overrun(reason: Option<watchdog::Reason>, config: &Config) -> String {
+    match reason {
+        Some(watchdog::Reason::Memory) => format!(
+            "held more than the memory ceiling of {} MiB",
+            config.memory_limit >> 20
+        ),
+        _ => format!(
+            "still ran after the per-event budget of {:?} (an endless loop or unbounded recursion?)",
+            config.budget
+        ),
+    }
+}
+
 /// The error's message without steel's own decoration.
 fn error_message(e: &SteelErr) -> String {
     let text = e.to_string();
@@ -1059,6 +1130,16 @@ fn locate_error(engine: &Engine, vo: &CompiledVo, e: &SteelErr) -> Option<Span> 
         }
     }
     None
+}
+
+/// The engine VO code runs in: confined to the allowlist (see [`sandbox`]), with the VOML
+/// primitives and prelude.
+pub fn vo_sandbox() -> Result<sandbox::Sandbox, SteelErr> {
+    sandbox::Sandbox::new(|engine| {
+        prelude::register(engine);
+        host::register(engine);
+        engine.run(prelude::SCHEME).map(|_| ())
+    })
 }
 
 /// Loads `vo` into a fresh engine without running anything but its top level: the check

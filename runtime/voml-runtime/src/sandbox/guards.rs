@@ -1,0 +1,277 @@
+//! Caps on the built-ins that could allocate or compute without bound in one native call,
+//! where the watchdog cannot interrupt them (it stops the engine between instructions only):
+//! each guard checks its arguments and refuses with a located Scheme error before the
+//! original runs.
+
+use std::sync::Arc;
+
+use steel::rerrs::ErrorKind;
+use steel::rvals::SteelVal;
+use steel::steel_vm::engine::Engine;
+use steel::SteelErr;
+
+/// Most elements one call may create (vectors, strings in characters, ranges, appended
+/// lists): 4 Mi, i.e. 64 MiB of vector slots.
+pub const MAX_ELEMENTS: usize = 1 << 22;
+/// Most bytes a string built by one call may hold: 16 MiB.
+pub const MAX_STRING_BYTES: usize = 1 << 24;
+/// Most bits of an exact integer that `expt` may compute or `number->string` may print:
+/// 1 Mi bits, about 315,000 decimal digits.
+pub const MAX_BITS: u64 = 1 << 20;
+
+fn refuse(name: &str, why: String) -> SteelErr {
+    SteelErr::new(
+        ErrorKind::Generic,
+        format!("{name}: {why} (visual objects are limited so that one call cannot exhaust the machine)"),
+    )
+}
+
+/// A native built-in, as something a guard may hold (steel values are not `Send`).
+#[derive(Clone)]
+enum Native {
+    Plain(steel::rvals::FunctionSignature),
+    Mut(steel::rvals::MutFunctionSignature),
+    Boxed(BoxedNative),
+}
+
+type BoxedNative = Arc<dyn Fn(&[SteelVal]) -> Result<SteelVal, SteelErr> + Send + Sync>;
+
+impl Native {
+    fn of(v: &SteelVal) -> Option<Native> {
+        match v {
+            SteelVal::FuncV(f) => Some(Native::Plain(*f)),
+            SteelVal::MutFunc(f) => Some(Native::Mut(*f)),
+            SteelVal::BoxedFunction(f) => Some(Native::Boxed(f.function.clone())),
+            _ => None,
+        }
+    }
+
+    fn call(&self, args: &[SteelVal]) -> Result<SteelVal, SteelErr> {
+        match self {
+            Native::Plain(f) => f(args),
+            Native::Mut(f) => f(&mut args.to_vec()),
+            Native::Boxed(f) => f(args),
+        }
+    }
+}
+
+/// Bits of an exact integer's magnitude (0 for anything else).
+fn bits(v: &SteelVal) -> u64 {
+    match v {
+        SteelVal::IntV(i) => u64::from(isize::BITS - i.unsigned_abs().leading_zeros()),
+        SteelVal::BigNum(b) => b.bits(),
+        _ => 0,
+    }
+}
+
+fn is_exact(v: &SteelVal) -> bool {
+    matches!(
+        v,
+        SteelVal::IntV(_) | SteelVal::BigNum(_) | SteelVal::Rational(_) | SteelVal::BigRational(_)
+    )
+}
+
+fn count(name: &str, v: Option<&SteelVal>, what: &str) -> Result<(), SteelErr> {
+    if let Some(SteelVal::IntV(n)) = v {
+        if *n > MAX_ELEMENTS as isize {
+            return Err(refuse(
+                name,
+                format!("{n} {what} is more than the {MAX_ELEMENTS} one call may create"),
+            ));
+        }
+    }
+    if let Some(SteelVal::BigNum(_)) = v {
+        return Err(refuse(
+            name,
+            format!("a {what} count this large is not allowed"),
+        ));
+    }
+    Ok(())
+}
+
+fn expt(args: &[SteelVal]) -> Result<(), SteelErr> {
+    let [base, exponent] = args else {
+        return Ok(());
+    };
+    if !is_exact(base) {
+        return Ok(());
+    }
+    // 0, 1 and -1 stay small whatever the exponent.
+    if matches!(base, SteelVal::IntV(-1..=1)) {
+        return Ok(());
+    }
+    let base_bits = match base {
+        SteelVal::Rational(r) => {
+            let n = r.numer().unsigned_abs().max(r.denom().unsigned_abs());
+            u64::from(u32::BITS - n.leading_zeros())
+        }
+        SteelVal::BigRational(r) => r.numer().bits().max(r.denom().bits()),
+        other => bits(other),
+    };
+    let too_big = match exponent {
+        SteelVal::IntV(e) => base_bits.saturating_mul(e.unsigned_abs() as u64) > MAX_BITS,
+        SteelVal::BigNum(_) => true,
+        _ => false,
+    };
+    if too_big {
+        return Err(refuse(
+            "expt",
+            format!("the exact result would have more than {MAX_BITS} bits; use an inexact base (e.g. 3.0)"),
+        ));
+    }
+    Ok(())
+}
+
+fn arithmetic_shift(args: &[SteelVal]) -> Result<(), SteelErr> {
+    match args {
+        [SteelVal::IntV(n), SteelVal::IntV(m)] => {
+            let room = if *n == 0 {
+                63
+            } else {
+                i64::from(n.unsigned_abs().leading_zeros()) - 1
+            };
+            if *m > room as isize || *m < -63 {
+                return Err(refuse(
+                    "arithmetic-shift",
+                    format!("shifting {n} by {m} leaves the range of fixed-size integers"),
+                ));
+            }
+            Ok(())
+        }
+        [_, _] => Ok(()),
+        _ => Err(refuse(
+            "arithmetic-shift",
+            format!("expects 2 integers, got {} arguments", args.len()),
+        )),
+    }
+}
+
+fn string_append(args: &[SteelVal]) -> Result<(), SteelErr> {
+    let total: usize = args
+        .iter()
+        .map(|a| match a {
+            SteelVal::StringV(s) => s.len(),
+            _ => 0,
+        })
+        .sum();
+    if total > MAX_STRING_BYTES {
+        return Err(refuse(
+            "string-append",
+            format!("the result would hold {total} bytes, more than {MAX_STRING_BYTES}"),
+        ));
+    }
+    Ok(())
+}
+
+fn append(args: &[SteelVal]) -> Result<(), SteelErr> {
+    let total: usize = args
+        .iter()
+        .map(|a| match a {
+            SteelVal::ListV(l) => l.len(),
+            _ => 0,
+        })
+        .sum();
+    if total > MAX_ELEMENTS {
+        return Err(refuse(
+            "append",
+            format!("the result would hold {total} elements, more than {MAX_ELEMENTS}"),
+        ));
+    }
+    Ok(())
+}
+
+fn range(args: &[SteelVal]) -> Result<(), SteelErr> {
+    let (lo, hi) = match args {
+        [SteelVal::IntV(hi)] => (0, *hi),
+        [SteelVal::IntV(lo), SteelVal::IntV(hi)] => (*lo, *hi),
+        _ => return Ok(()),
+    };
+    if hi.saturating_sub(lo) > MAX_ELEMENTS as isize {
+        return Err(refuse(
+            "range",
+            format!(
+                "{} elements is more than the {MAX_ELEMENTS} one call may create",
+                hi.saturating_sub(lo)
+            ),
+        ));
+    }
+    Ok(())
+}
+
+fn number_to_string(args: &[SteelVal]) -> Result<(), SteelErr> {
+    match args.first() {
+        Some(v @ SteelVal::BigNum(_)) if bits(v) > MAX_BITS => Err(refuse(
+            "number->string",
+            format!(
+                "the number has {} bits, more than the {MAX_BITS} that may be printed",
+                bits(v)
+            ),
+        )),
+        _ => Ok(()),
+    }
+}
+
+type Check = fn(&[SteelVal]) -> Result<(), SteelErr>;
+
+/// Native built-ins with a check before the call.
+const NATIVE: &[(&str, Check)] = &[
+    ("expt", expt),
+    ("arithmetic-shift", arithmetic_shift),
+    ("string-append", string_append),
+    ("append", append),
+    ("range", range),
+    ("number->string", number_to_string),
+    ("make-string", |a| {
+        count("make-string", a.first(), "characters")
+    }),
+];
+
+/// Replaces each guarded native built-in by its guard. Built-ins that need the VM itself
+/// (`make-vector`, `vector-append`) are guarded in Scheme by [`SCHEME`] instead.
+pub fn install(engine: &mut Engine) {
+    for (name, check) in NATIVE {
+        let Some(original) = engine
+            .extract_value(name)
+            .ok()
+            .as_ref()
+            .and_then(Native::of)
+        else {
+            panic!("the guarded built-in `{name}` is missing or not native in this steel version");
+        };
+        let check = *check;
+        let guarded = SteelVal::anonymous_boxed_function(Arc::new(move |args: &[SteelVal]| {
+            check(args)?;
+            original.call(args)
+        }));
+        engine.register_value(name, guarded);
+    }
+    engine.register_value("#%voml-check-count", SteelVal::FuncV(check_count));
+}
+
+/// `(#%voml-check-count name n)`: refuses counts above [`MAX_ELEMENTS`].
+fn check_count(args: &[SteelVal]) -> Result<SteelVal, SteelErr> {
+    let name = match args.first() {
+        Some(SteelVal::SymbolV(s)) => s.as_str().to_string(),
+        _ => "?".into(),
+    };
+    count(&name, args.get(1), "elements")?;
+    Ok(SteelVal::Void)
+}
+
+/// The originals of the built-ins guarded in Scheme, kept under internal names (a unit of
+/// its own: a definition shadows its name in the whole unit it is compiled in).
+pub const ORIGINALS: &str = r#"
+(define #%voml-make-vector make-vector)
+(define #%voml-vector-append vector-append)
+"#;
+
+/// Guards written in Scheme for built-ins that need the VM.
+pub const SCHEME: &str = r#"
+(define (make-vector n . fill)
+  (#%voml-check-count 'make-vector n)
+  (if (null? fill) (#%voml-make-vector n) (#%voml-make-vector n (car fill))))
+(define (vector-append . vectors)
+  (#%voml-check-count 'vector-append
+                      (foldl (lambda (v total) (+ total (vector-length v))) 0 vectors))
+  (apply #%voml-vector-append vectors))
+"#;

@@ -1,0 +1,205 @@
+//! The engine visual-object code runs in, built up from an allowlist.
+//!
+//! A VO may come from someone else's component library, so its code must reach nothing but
+//! numbers, strings, symbols, lists, vectors, hash tables, control flow and the VOML
+//! primitives and prelude. steel's engines hold hundreds of other built-ins (files, ports,
+//! processes, environment, network, threads, time, modules, evaluation, fresh engines), and
+//! steel adds more from version to version, so nothing is removed by name: instead
+//!
+//! 1. every public global of the engine that [`allow`] does not list is rebound to a
+//!    procedure that refuses (with its `#%prim.` alias);
+//! 2. every built-in module is emptied, and `require` of a file is answered without reading
+//!    anything, so no module path leads back to the originals;
+//! 3. [`screen::Screen`] reads the program before the engine compiles it and refuses the
+//!    forms steel resolves outside the global environment (modules, macros, syntax
+//!    objects), the macros not listed, and steel's internal names;
+//! 4. [`guards`] caps the built-ins that could allocate or compute without bound in one
+//!    native call.
+//!
+//! `tests/sandbox.rs` enumerates every name visible to VO code and compares it with the
+//! allowlist, and probes every other global, module and reserved form.
+
+pub mod allow;
+pub mod guards;
+pub mod screen;
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::sync::Arc;
+
+use steel::gc::Gc;
+use steel::rerrs::ErrorKind;
+use steel::rvals::SteelVal;
+use steel::steel_vm::builtin::BuiltInModule;
+use steel::steel_vm::engine::Engine;
+use steel::SteelErr;
+
+pub use screen::{Refusal, Screen};
+
+/// Names the compiler itself emits as `#%prim.NAME` for allowed forms (keyword arguments,
+/// boxes for captured variables, constant lists).
+const COMPILER_PRIMS: &[&str] = &[
+    "#%const-list",
+    "plist-get-kwarg",
+    "plist-get-positional-arg",
+    "plist-get-positional-arg-list",
+    "plist-try-get",
+    "plist-try-get-positional-arg",
+    "box",
+    "unbox",
+    "set-box!",
+    "cons",
+    "list",
+    "list-ref",
+    "vector-ref",
+    "apply",
+];
+
+/// Answers every `require` of a file with an error, without reading anything.
+struct DenyRequire;
+
+impl steel::compiler::modules::SourceModuleResolver for DenyRequire {
+    fn resolve(&self, _key: &str) -> Option<String> {
+        Some("(error \"require is not available to visual objects\")".into())
+    }
+
+    fn exists(&self, _key: &str) -> bool {
+        true
+    }
+}
+
+/// A confined engine, and what its confinement refused.
+pub struct Sandbox {
+    pub engine: Engine,
+    pub screen: Screen,
+    /// Globals rebound to a refusing procedure, with that procedure.
+    denied: HashMap<String, SteelVal>,
+}
+
+impl Sandbox {
+    /// A confined engine; `voml` then registers the VOML primitives and prelude in it.
+    pub fn new(
+        voml: impl FnOnce(&mut Engine) -> Result<(), SteelErr>,
+    ) -> Result<Sandbox, SteelErr> {
+        let mut engine = Engine::new_sandboxed();
+        guards::install(&mut engine);
+        engine.run(guards::ORIGINALS)?;
+        engine.run(guards::SCHEME)?;
+        let denied = confine(&mut engine);
+        let allowed_macros: HashSet<&str> = allow::MACROS.iter().copied().collect();
+        let macros = engine
+            .in_scope_macros()
+            .keys()
+            .map(|k| k.resolve().to_string())
+            .filter(|k| !allowed_macros.contains(k.as_str()))
+            .collect();
+        voml(&mut engine)?;
+        Ok(Sandbox {
+            engine,
+            screen: Screen { macros },
+            denied,
+        })
+    }
+
+    /// Whether `name` is bound to the refusing procedure.
+    pub fn is_denied(&self, name: &str) -> bool {
+        let (Some(SteelVal::BoxedFunction(d)), Ok(SteelVal::BoxedFunction(now))) =
+            (self.denied.get(name), self.engine.extract_value(name))
+        else {
+            return false;
+        };
+        Gc::ptr_eq(d, &now)
+    }
+
+    /// Every name VO code can use: globals that are neither refused by the screen nor
+    /// bound to the refusing procedure, and macros the screen lets through.
+    pub fn visible_names(&self) -> BTreeSet<String> {
+        let globals: Vec<String> = self
+            .engine
+            .globals()
+            .iter()
+            .map(|g| g.resolve().to_string())
+            .collect();
+        let macros: Vec<String> = self
+            .engine
+            .in_scope_macros()
+            .keys()
+            .map(|k| k.resolve().to_string())
+            .collect();
+        globals
+            .into_iter()
+            .filter(|g| !self.is_denied(g))
+            .chain(macros)
+            .filter(|n| self.screen.check(n).is_ok())
+            .collect()
+    }
+
+    /// Every name of the engine (globals and macros), visible or not.
+    pub fn all_names(&self) -> BTreeSet<String> {
+        let mut names: BTreeSet<String> = self
+            .engine
+            .globals()
+            .iter()
+            .map(|g| g.resolve().to_string())
+            .collect();
+        names.extend(
+            self.engine
+                .in_scope_macros()
+                .keys()
+                .map(|k| k.resolve().to_string()),
+        );
+        names
+    }
+}
+
+fn denial(name: &str) -> SteelVal {
+    let message = format!(
+        "`{name}` is not available to visual objects (no files, ports, processes, network, environment, time or evaluation)"
+    );
+    SteelVal::anonymous_boxed_function(Arc::new(move |_args: &[SteelVal]| {
+        Err(SteelErr::new(ErrorKind::Generic, message.clone()))
+    }))
+}
+
+/// Rebinds every public global outside the allowlist, and `#%prim.` aliases alike; empties
+/// the built-in modules; refuses `require`. Returns the rebound names.
+fn confine(engine: &mut Engine) -> HashMap<String, SteelVal> {
+    let allowed: HashSet<&str> = allow::procedures().collect();
+    let names: BTreeSet<String> = engine
+        .globals()
+        .iter()
+        .map(|g| g.resolve().to_string())
+        .collect();
+    let mut denied = HashMap::new();
+    for name in &names {
+        let deny = match name.strip_prefix("#%prim.") {
+            Some(base) => {
+                if allowed.contains(base) {
+                    // The alias must not bypass a guard.
+                    if let Ok(v) = engine.extract_value(base) {
+                        engine.register_value(name, v);
+                    }
+                    false
+                } else {
+                    !COMPILER_PRIMS.contains(&base)
+                }
+            }
+            None => !screen::is_internal(name) && !allowed.contains(name.as_str()),
+        };
+        if deny {
+            let d = denial(name);
+            engine.register_value(name, d.clone());
+            denied.insert(name.clone(), d);
+        }
+    }
+    let modules: Vec<String> = engine
+        .builtin_modules()
+        .inner()
+        .keys()
+        .map(|k| k.to_string())
+        .collect();
+    for module in modules {
+        engine.register_module(BuiltInModule::new(module));
+    }
+    engine.register_source_module_resolver(DenyRequire);
+    denied
+}
