@@ -264,12 +264,12 @@ impl Runtime {
             if let Err(failure) = loaded {
                 let fired = watchdog.take_fired();
                 let (message, span) = match failure {
-                    _ if fired.is_some() => (
+                    boundary::Failure::Scheme(e) if fired.is_some() => (
                         format!(
                             "the program's top level (utility code, initial values) {}; interrupted",
                             overrun(fired, &config)
                         ),
-                        None,
+                        locate_error(&engine, &vo, &e),
                     ),
                     boundary::Failure::Scheme(e) => (error_message(&e), locate_error(&engine, &vo, &e)),
                     boundary::Failure::Panic(p) => (
@@ -842,9 +842,9 @@ impl Runtime {
                     self.engine.get_thread_state_controller().resume();
                 }
                 let (message, span, kind) = match failure {
-                    _ if runaway => (
+                    boundary::Failure::Scheme(e) if runaway => (
                         format!("{}; interrupted", overrun(fired, &self.config)),
-                        None,
+                        locate_error(&self.engine, &self.vo, &e),
                         if fired == Some(watchdog::Reason::Memory) {
                             FaultKind::Memory
                         } else {

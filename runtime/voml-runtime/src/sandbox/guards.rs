@@ -73,6 +73,12 @@ fn is_exact(v: &SteelVal) -> bool {
 
 fn count(name: &str, v: Option<&SteelVal>, what: &str) -> Result<(), SteelErr> {
     if let Some(SteelVal::IntV(n)) = v {
+        if *n < 0 {
+            return Err(refuse(
+                name,
+                format!("{n} {what}: a count cannot be negative"),
+            ));
+        }
         if *n > MAX_ELEMENTS as isize {
             return Err(refuse(
                 name,

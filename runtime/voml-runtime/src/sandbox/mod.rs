@@ -129,7 +129,7 @@ impl Sandbox {
             .into_iter()
             .filter(|g| !self.is_denied(g))
             .chain(macros)
-            .filter(|n| self.screen.check(n).is_ok())
+            .filter(|n| screen::nameable(n) && self.screen.check(n).is_ok())
             .collect()
     }
 
@@ -149,6 +149,31 @@ impl Sandbox {
         );
         names
     }
+}
+
+/// What VO engines are built from: every global and macro name of an unconfined steel
+/// engine, and its built-in modules. The allowlist is chosen from these; everything else in
+/// them is refused.
+pub fn steel_names() -> (BTreeSet<String>, BTreeSet<String>) {
+    let engine = Engine::new_sandboxed();
+    let mut names: BTreeSet<String> = engine
+        .globals()
+        .iter()
+        .map(|g| g.resolve().to_string())
+        .collect();
+    names.extend(
+        engine
+            .in_scope_macros()
+            .keys()
+            .map(|k| k.resolve().to_string()),
+    );
+    let modules = engine
+        .builtin_modules()
+        .inner()
+        .keys()
+        .map(|k| k.to_string())
+        .collect();
+    (names, modules)
 }
 
 fn denial(name: &str) -> SteelVal {

@@ -36,6 +36,15 @@ pub fn is_internal(name: &str) -> bool {
         || name.contains("::")
 }
 
+/// Whether code can name `name` at all: it reads as one identifier token of that name.
+pub fn nameable(name: &str) -> bool {
+    let mut tokens = TokenStream::new(name, false, None);
+    matches!(
+        (tokens.next(), tokens.next()),
+        (Some(Ok(t)), None) if matches!(&t.ty, TokenType::Identifier(n) if n.resolve() == name)
+    )
+}
+
 impl Screen {
     /// The first refused name of `text`, if any.
     pub fn check(&self, text: &str) -> Result<(), Refusal> {

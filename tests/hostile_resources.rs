@@ -1,0 +1,137 @@
+//! Bombs: visual-object code that tries to exhaust time, memory or the stack in one native
+//! call, over many events, or at load. Each one must end quickly with a fault located in
+//! the `.voml` file (or a load error), never hang, abort or panic, and the process's heap
+//! must stay under the documented ceiling. One test runs them in turn, so that the heap's
+//! peak is theirs alone.
+
+mod support;
+
+use std::time::{Duration, Instant};
+
+use support::{compile_text, quiet_steel, replay_bytes};
+use voml_runtime::{Config, FaultKind, Runtime};
+
+fn spec(utility: &str, code: &str) -> String {
+    format!(
+        r#"<?xml version="1.0"?>
+<voml>
+  <body>
+    <visual-object name="bomb">
+      <event-declarations>
+        <data-event name="tick" rtype="entry" etype="1">
+          <data-field name="ts" type="real"/>
+        </data-event>
+      </event-declarations>
+      <info-structures>
+        <variable name="hoard" type="any"/>
+      </info-structures>
+      <utility-code><![CDATA[
+{utility}
+      ]]></utility-code>
+      <event-processing>
+        <ep-component name="bomb" inputs="tick.ts" infos="hoard">
+          <input name="^0"><![CDATA[
+            {code}
+          ]]></input>
+        </ep-component>
+      </event-processing>
+    </visual-object>
+  </body>
+</voml>
+"#
+    )
+}
+
+struct Outcome {
+    /// Load error or faults, rendered.
+    report: String,
+    kinds: Vec<FaultKind>,
+    took: Duration,
+}
+
+fn detonate(utility: &str, code: &str, records: usize, config: Config) -> Outcome {
+    quiet_steel();
+    let vo = compile_text("bomb.voml", &spec(utility, code));
+    let started = Instant::now();
+    let mut rt = match Runtime::new(vo, voml_llvo::Llvo::headless(), config) {
+        Ok(rt) => rt,
+        Err(e) => {
+            return Outcome {
+                report: format!("load error: {e}"),
+                kinds: Vec::new(),
+                took: started.elapsed(),
+            }
+        }
+    };
+    let trace: String = (0..records)
+        .map(|i| format!("-3 1 {}.5 0 0 0\n", i))
+        .collect();
+    replay_bytes(&mut rt, trace.as_bytes(), "bomb.trf", false);
+    Outcome {
+        report: rt
+            .faults()
+            .iter()
+            .map(|f| f.to_string())
+            .collect::<Vec<_>>()
+            .join("\n"),
+        kinds: rt.faults().iter().map(|f| f.kind).collect(),
+        took: started.elapsed(),
+    }
+}
+
+#[test]
+fn bombs_end_quickly_with_located_faults_and_bounded_memory() {
+    let base = voml_runtime::memory::live();
+    let small = || Config {
+        budget: Duration::from_secs(3),
+        memory_limit: 64 << 20,
+        ..Config::default()
+    };
+    let mut problems = Vec::new();
+    // (what, utility code, input part, records, config, expected words in the report)
+    let cases: Vec<(&str, &str, &str, usize, Config, &str)> = vec![
+        ("expt", "", "(set! $0 (expt 3 200000000))", 1, Config::default(), "expt"),
+        ("expt with a huge exponent", "", "(set! $0 (expt 7 99999999999999999999))", 1, Config::default(), "expt"),
+        ("make-vector", "", "(set! $0 (make-vector 1000000000 0))", 1, Config::default(), "make-vector"),
+        ("make-string", "", "(set! $0 (make-string 1000000000 #\\a))", 1, Config::default(), "make-string"),
+        ("range", "", "(set! $0 (range 0 1000000000))", 1, Config::default(), "range"),
+        ("vector-append", "", "(set! $0 (let ((v (make-vector 4000000 0))) (vector-append v v v)))", 1, Config::default(), "vector-append"),
+        ("arithmetic-shift", "", "(set! $0 (arithmetic-shift 1 100))", 1, Config::default(), "arithmetic-shift"),
+        ("string doubling", "", "(set! $0 (let loop ((s \"x\")) (loop (string-append s s))))", 1, Config::default(), "string-append"),
+        ("list doubling", "", "(set! $0 (let loop ((l (list 1))) (loop (append l l))))", 1, Config::default(), "bomb.voml"),
+        ("bignum to text", "", "(set! $0 (number->string (let loop ((n 3) (i 0)) (if (= i 22) n (loop (* n n) (+ i 1))))))", 1, small(), "number->string"),
+        ("consing without end", "", "(set! $0 (let loop ((l '())) (loop (cons (vector 1 2 3) l))))", 1, small(), "memory ceiling"),
+        ("hoarding over many events", "", "(set! $0 (cons (make-vector 1000000 0) $0))", 200, small(), "memory ceiling"),
+        ("deep recursion", "(define (deep n) (if (= n 0) 0 (+ 1 (deep (- n 1)))))", "(set! $0 (deep 100000000))", 1, small(), "bomb.voml"),
+        ("an endless loop in utility code", "(define stuck (let loop ((i 0)) (loop (+ i 1))))", "(set! $0 1)", 1, Config { budget: Duration::from_millis(300), ..Config::default() }, "budget"),
+        ("reading standard input", "", "(set! $0 (read-line))", 1, Config::default(), "not available"),
+        ("read", "", "(set! $0 (read))", 1, Config::default(), "not available"),
+        ("read-char", "", "(set! $0 (read-char))", 1, Config::default(), "not available"),
+        ("a panic inside a built-in", "", "(set! $0 (abs (- 0 9223372036854775807 1)))", 1, Config::default(), "bomb.voml"),
+    ];
+    for (what, utility, code, records, config, expected) in cases {
+        let outcome = detonate(utility, code, records, config);
+        println!("{what} ({:?}): {}", outcome.took, outcome.report);
+        if outcome.took > Duration::from_secs(5) {
+            problems.push(format!("{what}: took {:?}", outcome.took));
+        }
+        if outcome.report.is_empty() {
+            problems.push(format!("{what}: no fault"));
+        } else if !outcome.report.contains(expected) || !outcome.report.contains("bomb.voml:") {
+            problems.push(format!(
+                "{what}: the report does not say `{expected}` at a place in bomb.voml:\n{}",
+                outcome.report
+            ));
+        }
+        if what.contains("memory ceiling") || expected == "memory ceiling" {
+            if !outcome.kinds.contains(&FaultKind::Memory) {
+                problems.push(format!("{what}: not a memory fault: {:?}", outcome.kinds));
+            }
+        }
+    }
+    let peak = voml_runtime::memory::peak().saturating_sub(base);
+    if peak > 1 << 30 {
+        problems.push(format!("the heap grew by {} MiB at its peak", peak >> 20));
+    }
+    support::finish(problems);
+}
