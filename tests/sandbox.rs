@@ -424,3 +424,219 @@ fn code_cannot_block_beyond_the_watchdog() {
     }
     finish(problems);
 }
+
+#[test]
+fn expansion_evaluation_and_reflection_are_closed() {
+    let secret = secret_file();
+    let s = lit(&secret);
+    let marker = scratch().join("expanded-touch");
+    let spawn = format!(
+        "(begin (require-builtin steel/process) (wait (spawn-process (command \"touch\" (list {})))))",
+        lit(&marker)
+    );
+    let mut problems = Vec::new();
+    for (what, utility, code) in [
+        (
+            "emit-expanded",
+            String::new(),
+            format!("(emit-expanded {s})"),
+        ),
+        (
+            "load-expanded",
+            String::new(),
+            format!("(load-expanded {s})"),
+        ),
+        (
+            "maybe-get-env-var",
+            String::new(),
+            "(maybe-get-env-var \"HOME\")".to_string(),
+        ),
+        (
+            "eval of text read from a string",
+            String::new(),
+            format!("(eval (read (open-input-string {spawn:?})))"),
+        ),
+        (
+            "eval-string",
+            String::new(),
+            format!("(eval-string {spawn:?})"),
+        ),
+        (
+            "a symbol made from a string",
+            String::new(),
+            "((string->symbol \"spawn-process\") 1)".to_string(),
+        ),
+        (
+            "a builtin rebound under another name",
+            "(define run-it spawn-process)".to_string(),
+            "(run-it (command \"true\" (list)))".to_string(),
+        ),
+        (
+            "a local that captures a refused builtin",
+            String::new(),
+            "(let ((spawn-process spawn-process)) (spawn-process (command \"true\" (list))))"
+                .to_string(),
+        ),
+        (
+            "a user macro",
+            "(define-syntax m (syntax-rules () ((_ x) x)))".to_string(),
+            "(m 1)".to_string(),
+        ),
+        (
+            "defmacro",
+            "(defmacro (m x) x)".to_string(),
+            "1".to_string(),
+        ),
+        (
+            "a module",
+            "(module m (provide x) (define x 1))".to_string(),
+            "1".to_string(),
+        ),
+        (
+            "a struct",
+            "(struct point (x y))".to_string(),
+            "(point 1 2)".to_string(),
+        ),
+        (
+            "displayln",
+            String::new(),
+            "(displayln \"out\")".to_string(),
+        ),
+        (
+            "current-milliseconds",
+            String::new(),
+            "(current-milliseconds)".to_string(),
+        ),
+    ] {
+        probe(
+            &mut problems,
+            what,
+            &utility,
+            &code,
+            Some(&marker),
+            Some(SECRET),
+        );
+    }
+    std::thread::sleep(Duration::from_millis(100));
+    if marker.exists() {
+        problems.push("a process ran".into());
+    }
+    if Path::new("fully-expanded.bin").exists() {
+        problems.push("fully-expanded.bin was written".into());
+    }
+    finish(problems);
+}
+
+#[test]
+fn a_scheme_payload_in_the_trace_cannot_run() {
+    quiet_steel();
+    let marker = scratch().join("payload-touch");
+    let spec = r#"<?xml version="1.0"?>
+<voml>
+  <body>
+    <visual-object name="payload">
+      <event-declarations>
+        <data-event name="msg" rtype="entry" etype="1">
+          <data-field name="ts" type="real"/>
+          <data-field name="text" type="string" index="4"/>
+        </data-event>
+      </event-declarations>
+      <info-structures>
+        <variable name="seen" type="any"/>
+      </info-structures>
+      <event-processing>
+        <ep-component name="reader" inputs="msg.text" infos="seen">
+          <input name="^0"><![CDATA[
+            (set! $0 (eval (read (open-input-string ^0))))
+          ]]></input>
+        </ep-component>
+      </event-processing>
+    </visual-object>
+  </body>
+</voml>
+"#;
+    let vo = compile_text("payload.voml", spec);
+    let payload = format!(
+        "(begin (require-builtin steel/process) (wait (spawn-process (command \"touch\" (list {})))))",
+        lit(&marker)
+    )
+    .replace('"', "'");
+    let trace = format!("-3 1 0.5 0 \"{payload}\"\n");
+    let mut problems = Vec::new();
+    match Runtime::new(vo, voml_llvo::Llvo::headless(), Config::default()) {
+        Err(e) => {
+            if !e.to_string().contains("payload.voml:") {
+                problems.push(format!("the load error is not located: {e}"));
+            }
+        }
+        Ok(mut rt) => {
+            replay_bytes(&mut rt, trace.as_bytes(), "payload.trf", false);
+            if rt.faults().is_empty() {
+                problems.push("no fault".into());
+            }
+        }
+    }
+    std::thread::sleep(Duration::from_millis(100));
+    if marker.exists() {
+        problems.push("the payload ran a process".into());
+    }
+    finish(problems);
+}
+
+/// `voml check` and `voml run` on a spec whose utility code tries to run a program: both
+/// refuse with a located error and a non-zero exit, and nothing runs.
+#[test]
+fn the_cli_refuses_escapes_in_utility_code() {
+    let dir = scratch().join("cli");
+    std::fs::create_dir_all(&dir).unwrap();
+    let marker = dir.join("touched-by-check");
+    let utility = format!(
+        "(define done (wait (spawn-process (command \"touch\" (list {})))))",
+        lit(&marker)
+    );
+    let spec_path = dir.join("escape.voml");
+    std::fs::write(&spec_path, spec(&utility, "1")).unwrap();
+    let trace = dir.join("one.trf");
+    std::fs::write(&trace, "-3 1 0.5 0 0 0\n").unwrap();
+    let out_dir = dir.join("out");
+    let mut problems = Vec::new();
+    let runs: [Vec<&std::ffi::OsStr>; 2] = [
+        vec!["check".as_ref(), spec_path.as_os_str()],
+        vec![
+            "run".as_ref(),
+            spec_path.as_os_str(),
+            "--trace".as_ref(),
+            trace.as_os_str(),
+            "--headless".as_ref(),
+            "--out".as_ref(),
+            out_dir.as_os_str(),
+        ],
+    ];
+    for args in runs {
+        let started = Instant::now();
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_voml"))
+            .args(&args)
+            .current_dir(&dir)
+            .output()
+            .expect("voml runs");
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        if out.status.success() {
+            problems.push(format!("{args:?}: exit 0:\n{text}"));
+        }
+        if !text.contains("escape.voml:") || !text.contains("not available to visual objects") {
+            problems.push(format!("{args:?}: no located refusal:\n{text}"));
+        }
+        if started.elapsed() > Duration::from_secs(5) {
+            problems.push(format!("{args:?}: took {:?}", started.elapsed()));
+        }
+    }
+    std::thread::sleep(Duration::from_millis(100));
+    if marker.exists() {
+        problems.push("a process ran".into());
+    }
+    finish(problems);
+}
