@@ -151,3 +151,36 @@ fn module_macro_and_syntax_forms_are_refused_wherever_they_stand() {
     }
     finish(problems);
 }
+
+#[test]
+fn the_language_reference_lists_exactly_the_allowlist() {
+    let doc = std::fs::read_to_string(support::root().join("docs/language.md")).unwrap();
+    let section = doc
+        .split("### 7.5 The Scheme a visual object can use")
+        .nth(1)
+        .and_then(|rest| rest.split("\n## ").next())
+        .expect("docs/language.md has section 7.5");
+    let listed: BTreeSet<String> = section
+        .lines()
+        .filter(|l| l.starts_with("| ") && !l.starts_with("| Group"))
+        .filter_map(|l| l.split(" | ").nth(1))
+        .flat_map(|cell| {
+            cell.split('`')
+                .skip(1)
+                .step_by(2)
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let expected = allowed();
+    assert_eq!(
+        listed.difference(&expected).collect::<Vec<_>>(),
+        Vec::<&String>::new(),
+        "listed in docs/language.md §7.5 but not allowed"
+    );
+    assert_eq!(
+        expected.difference(&listed).collect::<Vec<_>>(),
+        Vec::<&String>::new(),
+        "allowed but not listed in docs/language.md §7.5"
+    );
+}
