@@ -135,3 +135,34 @@ fn bombs_end_quickly_with_located_faults_and_bounded_memory() {
     }
     support::finish(problems);
 }
+
+/// A hand-made `.vo` whose program nests quotes ten thousand deep would overflow steel's
+/// reader (it recurses on each prefix): the runtime refuses it before reading.
+#[test]
+fn deeply_quoted_code_in_a_compiled_vo_is_refused_not_overflowed() {
+    quiet_steel();
+    for prefix in ["'", "`", ",", "#;", "'(", "`(,"] {
+        let mut vo = compile_text("deep.voml", &spec("", "(set! $0 1)"));
+        let deep = format!(
+            "\n(define deep {}x{})\n",
+            prefix.repeat(10_000),
+            ")".repeat(if prefix.ends_with('(') { 10_000 } else { 0 },)
+        );
+        vo.program.text.push_str(&deep);
+        // On a thread with a small stack, as a window's worker or a test runner may have.
+        let handle = std::thread::Builder::new()
+            .stack_size(2 << 20)
+            .spawn(move || {
+                Runtime::new(vo, voml_llvo::Llvo::headless(), Config::default())
+                    .err()
+                    .map(|e| e.to_string())
+            })
+            .unwrap();
+        let error = handle.join().expect("no overflow or panic");
+        let error = error.unwrap_or_else(|| panic!("`{prefix}` x 10000 was accepted"));
+        assert!(
+            error.contains("nests") && error.contains("1000 deep"),
+            "{prefix}: {error}"
+        );
+    }
+}

@@ -46,8 +46,12 @@ pub fn nameable(name: &str) -> bool {
 }
 
 impl Screen {
-    /// The first refused name of `text`, if any.
+    /// The first refused name of `text`, if any, or the first place where data nests deeper
+    /// than [`voml_ir::MAX_NESTING`] (counting quote prefixes, which steel's reader recurses
+    /// on like parentheses).
     pub fn check(&self, text: &str) -> Result<(), Refusal> {
+        // Open parentheses (true) and pending quote prefixes (false), innermost last.
+        let mut open: Vec<bool> = Vec::new();
         for token in TokenStream::new(text, false, None) {
             let Ok(token) = token else {
                 // Lexical errors are the engine's to report, with their own location.
@@ -61,6 +65,37 @@ impl Screen {
                     message,
                 })
             };
+            let completes = match &token.ty {
+                TokenType::OpenParen(..) => {
+                    open.push(true);
+                    false
+                }
+                TokenType::QuoteTick
+                | TokenType::QuasiQuote
+                | TokenType::Unquote
+                | TokenType::UnquoteSplice
+                | TokenType::DatumComment => {
+                    open.push(false);
+                    false
+                }
+                TokenType::CloseParen(_) => {
+                    while open.pop() == Some(false) {}
+                    true
+                }
+                TokenType::Comment => false,
+                _ => true,
+            };
+            if completes {
+                while open.last() == Some(&false) {
+                    open.pop();
+                }
+            }
+            if open.len() > voml_ir::MAX_NESTING {
+                return refuse(format!(
+                    "the code nests more than {} deep (parentheses and quotes)",
+                    voml_ir::MAX_NESTING
+                ));
+            }
             match &token.ty {
                 TokenType::Identifier(name) => {
                     let name = name.resolve();
