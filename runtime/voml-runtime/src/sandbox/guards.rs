@@ -169,6 +169,58 @@ fn string_append(args: &[SteelVal]) -> Result<(), SteelErr> {
     Ok(())
 }
 
+fn string_of(v: Option<&SteelVal>) -> Option<&str> {
+    match v {
+        Some(SteelVal::StringV(s)) => Some(s.as_str()),
+        _ => None,
+    }
+}
+
+fn string_join(args: &[SteelVal]) -> Result<(), SteelErr> {
+    let Some(SteelVal::ListV(parts)) = args.first() else {
+        return Ok(());
+    };
+    let separator = string_of(args.get(1)).map_or(0, str::len);
+    let total = parts
+        .iter()
+        .map(|p| string_of(Some(p)).map_or(0, str::len))
+        .sum::<usize>()
+        .saturating_add(separator.saturating_mul(parts.len().saturating_sub(1)));
+    if total > MAX_STRING_BYTES {
+        return Err(refuse(
+            "string-join",
+            format!("the result would hold {total} bytes, more than {MAX_STRING_BYTES}"),
+        ));
+    }
+    Ok(())
+}
+
+fn string_replace(args: &[SteelVal]) -> Result<(), SteelErr> {
+    let (Some(text), Some(from), Some(to)) = (
+        string_of(args.first()),
+        string_of(args.get(1)),
+        string_of(args.get(2)),
+    ) else {
+        return Ok(());
+    };
+    let times = if from.is_empty() {
+        text.chars().count() + 1
+    } else {
+        text.matches(from).count()
+    };
+    let total = text
+        .len()
+        .saturating_add(times.saturating_mul(to.len()))
+        .saturating_sub(times.saturating_mul(from.len()));
+    if total > MAX_STRING_BYTES {
+        return Err(refuse(
+            "string-replace",
+            format!("the result would hold {total} bytes, more than {MAX_STRING_BYTES}"),
+        ));
+    }
+    Ok(())
+}
+
 fn append(args: &[SteelVal]) -> Result<(), SteelErr> {
     let total: usize = args
         .iter()
@@ -217,6 +269,68 @@ fn number_to_string(args: &[SteelVal]) -> Result<(), SteelErr> {
     }
 }
 
+/// Most nodes and depth of a value used as a hash key: steel hashes keys recursively, so a
+/// deep or cyclic key (a vector that contains itself) would overflow the stack.
+const MAX_KEY_NODES: usize = 4096;
+const MAX_KEY_DEPTH: usize = 64;
+
+/// Refuses a hash key that is deep, cyclic, huge or of a kind that cannot be hashed safely.
+fn key(name: &str, key: &SteelVal) -> Result<(), SteelErr> {
+    let bad = |why: &str| {
+        Err(refuse(
+            name,
+            format!("a hash key must be a number, string, symbol, character or a small list or vector of them ({why})"),
+        ))
+    };
+    let mut stack = vec![(key.clone(), 0usize)];
+    let mut nodes = 0;
+    while let Some((v, depth)) = stack.pop() {
+        nodes += 1;
+        if nodes > MAX_KEY_NODES {
+            return bad("this one is too large");
+        }
+        if depth > MAX_KEY_DEPTH {
+            return bad("this one nests too deep, or contains itself");
+        }
+        match &v {
+            SteelVal::IntV(_)
+            | SteelVal::NumV(_)
+            | SteelVal::BoolV(_)
+            | SteelVal::CharV(_)
+            | SteelVal::StringV(_)
+            | SteelVal::SymbolV(_)
+            | SteelVal::BigNum(_)
+            | SteelVal::Rational(_)
+            | SteelVal::BigRational(_)
+            | SteelVal::Void => {}
+            SteelVal::ListV(l) => stack.extend(l.iter().map(|x| (x.clone(), depth + 1))),
+            SteelVal::VectorV(items) => stack.extend(items.iter().map(|x| (x.clone(), depth + 1))),
+            SteelVal::MutableVector(items) => {
+                items.borrow(|items| stack.extend(items.iter().map(|x| (x.clone(), depth + 1))))
+            }
+            SteelVal::Pair(p) => {
+                stack.push((p.car(), depth + 1));
+                stack.push((p.cdr(), depth + 1));
+            }
+            _ => return bad("not this kind of value"),
+        }
+    }
+    Ok(())
+}
+
+fn keys_at(
+    name: &'static str,
+    args: &[SteelVal],
+    positions: impl Iterator<Item = usize>,
+) -> Result<(), SteelErr> {
+    for i in positions {
+        if let Some(k) = args.get(i) {
+            key(name, k)?;
+        }
+    }
+    Ok(())
+}
+
 type Check = fn(&[SteelVal]) -> Result<(), SteelErr>;
 
 /// Native built-ins with a check before the call.
@@ -229,6 +343,20 @@ const NATIVE: &[(&str, Check)] = &[
     ("number->string", number_to_string),
     ("make-string", |a| {
         count("make-string", a.first(), "characters")
+    }),
+    ("string-join", string_join),
+    ("string-replace", string_replace),
+    ("hash", |a| keys_at("hash", a, (0..a.len()).step_by(2))),
+    ("hashset", |a| keys_at("hashset", a, 0..a.len())),
+    ("hash-insert", |a| keys_at("hash-insert", a, 1..2)),
+    ("hash-ref", |a| keys_at("hash-ref", a, 1..2)),
+    ("hash-get", |a| keys_at("hash-get", a, 1..2)),
+    ("hash-try-get", |a| keys_at("hash-try-get", a, 1..2)),
+    ("hash-contains?", |a| keys_at("hash-contains?", a, 1..2)),
+    ("hash-remove", |a| keys_at("hash-remove", a, 1..2)),
+    ("hashset-insert", |a| keys_at("hashset-insert", a, 1..2)),
+    ("hashset-contains?", |a| {
+        keys_at("hashset-contains?", a, 1..2)
     }),
 ];
 
