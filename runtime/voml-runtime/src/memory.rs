@@ -5,12 +5,12 @@
 //!
 //! Every allocation and release made while a [`Meter`] is entered on the thread (that is,
 //! while VO code runs) is charged to that meter; the watchdog compares it with the ceiling
-//! and interrupts the engine when it is passed. The process's live and peak heap are
-//! counted as well, for tests and benchmarks.
+//! and interrupts the engine when it is passed. Charges accumulate in a thread-local and are
+//! published to the meter every [`GRAIN`] bytes, so an allocation costs no atomic operation.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
-use std::sync::atomic::{AtomicIsize, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicIsize, Ordering};
 use std::sync::Arc;
 
 struct Counting;
@@ -18,36 +18,45 @@ struct Counting;
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;
 
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
+/// Net bytes a thread charges before it publishes them to its meter.
+pub const GRAIN: isize = 256 << 10;
+
+/// The meter charged on this thread (null when no VO code runs on it), the net bytes
+/// charged since it was entered, and the part of them already published.
+#[derive(Clone, Copy)]
+struct Charge {
+    meter: *const AtomicIsize,
+    net: isize,
+    published: isize,
+}
 
 thread_local! {
-    /// The meter charged on this thread, if VO code is running on it.
-    static CURRENT: Cell<*const AtomicIsize> = const { Cell::new(std::ptr::null()) };
+    static CURRENT: Cell<Charge> = const {
+        Cell::new(Charge { meter: std::ptr::null(), net: 0, published: 0 })
+    };
 }
 
 #[inline]
 fn charge(delta: isize) {
-    if delta >= 0 {
-        let live = LIVE.fetch_add(delta as usize, Ordering::Relaxed) + delta as usize;
-        if live > PEAK.load(Ordering::Relaxed) {
-            PEAK.fetch_max(live, Ordering::Relaxed);
-        }
-    } else {
-        LIVE.fetch_sub(delta.unsigned_abs(), Ordering::Relaxed);
-    }
     let _ = CURRENT.try_with(|current| {
-        let meter = current.get();
-        if !meter.is_null() {
+        let mut c = current.get();
+        if c.meter.is_null() {
+            return;
+        }
+        c.net += delta;
+        if (c.net - c.published).abs() >= GRAIN {
             // SAFETY: a meter is entered only by `Meter::enter`, whose guard clears it
             // before the meter can be dropped (the guard borrows the meter).
-            unsafe { &*meter }.fetch_add(delta, Ordering::Relaxed);
+            unsafe { &*c.meter }.fetch_add(c.net - c.published, Ordering::Relaxed);
+            c.published = c.net;
         }
+        current.set(c);
     });
 }
 
 // SAFETY: every call is forwarded to the system allocator unchanged; only counters move.
 unsafe impl GlobalAlloc for Counting {
+    #[inline]
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         let p = unsafe { System.alloc(layout) };
         if !p.is_null() {
@@ -56,6 +65,7 @@ unsafe impl GlobalAlloc for Counting {
         p
     }
 
+    #[inline]
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         let p = unsafe { System.alloc_zeroed(layout) };
         if !p.is_null() {
@@ -64,11 +74,13 @@ unsafe impl GlobalAlloc for Counting {
         p
     }
 
+    #[inline]
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         unsafe { System.dealloc(ptr, layout) };
         charge(-(layout.size() as isize));
     }
 
+    #[inline]
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         let p = unsafe { System.realloc(ptr, layout, new_size) };
         if !p.is_null() {
@@ -76,16 +88,6 @@ unsafe impl GlobalAlloc for Counting {
         }
         p
     }
-}
-
-/// Bytes the process holds on its heap now.
-pub fn live() -> usize {
-    LIVE.load(Ordering::Relaxed)
-}
-
-/// The most bytes the process held on its heap at once so far.
-pub fn peak() -> usize {
-    PEAK.load(Ordering::Relaxed).max(live())
 }
 
 /// The net heap a visual object's code has taken (allocations less releases while it ran).
@@ -97,28 +99,44 @@ impl Meter {
         Meter::default()
     }
 
-    /// Net bytes charged so far.
+    /// Net bytes charged so far (up to [`GRAIN`] behind while code runs).
     pub fn bytes(&self) -> isize {
         self.0.load(Ordering::Relaxed)
     }
 
     /// Charges this thread's allocations to the meter until the guard is dropped.
     pub fn enter(&self) -> MeterGuard<'_> {
-        let previous = CURRENT.with(|c| c.replace(Arc::as_ptr(&self.0)));
+        let fresh = Charge {
+            meter: Arc::as_ptr(&self.0),
+            net: 0,
+            published: 0,
+        };
+        let previous = CURRENT.with(|c| c.replace(fresh));
         MeterGuard {
-            _meter: self,
+            meter: self,
             previous,
         }
     }
 }
 
 pub struct MeterGuard<'a> {
-    _meter: &'a Meter,
-    previous: *const AtomicIsize,
+    meter: &'a Meter,
+    previous: Charge,
 }
 
 impl Drop for MeterGuard<'_> {
     fn drop(&mut self) {
-        CURRENT.with(|c| c.set(self.previous));
+        let done = CURRENT.with(|c| c.replace(self.previous));
+        self.meter
+            .0
+            .fetch_add(done.net - done.published, Ordering::Relaxed);
     }
+}
+
+/// The most memory the process has had resident at once (Linux: `VmHWM`), in bytes.
+pub fn peak_resident() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
 }

@@ -282,6 +282,9 @@ fn key(name: &str, key: &SteelVal) -> Result<(), SteelErr> {
             format!("a hash key must be a number, string, symbol, character or a small list or vector of them ({why})"),
         ))
     };
+    if is_atom(key) {
+        return Ok(());
+    }
     let mut stack = vec![(key.clone(), 0usize)];
     let mut nodes = 0;
     while let Some((v, depth)) = stack.pop() {
@@ -293,16 +296,7 @@ fn key(name: &str, key: &SteelVal) -> Result<(), SteelErr> {
             return bad("this one nests too deep, or contains itself");
         }
         match &v {
-            SteelVal::IntV(_)
-            | SteelVal::NumV(_)
-            | SteelVal::BoolV(_)
-            | SteelVal::CharV(_)
-            | SteelVal::StringV(_)
-            | SteelVal::SymbolV(_)
-            | SteelVal::BigNum(_)
-            | SteelVal::Rational(_)
-            | SteelVal::BigRational(_)
-            | SteelVal::Void => {}
+            v if is_atom(v) => {}
             SteelVal::ListV(l) => stack.extend(l.iter().map(|x| (x.clone(), depth + 1))),
             SteelVal::VectorV(items) => stack.extend(items.iter().map(|x| (x.clone(), depth + 1))),
             SteelVal::MutableVector(items) => {
@@ -316,6 +310,22 @@ fn key(name: &str, key: &SteelVal) -> Result<(), SteelErr> {
         }
     }
     Ok(())
+}
+
+fn is_atom(v: &SteelVal) -> bool {
+    matches!(
+        v,
+        SteelVal::IntV(_)
+            | SteelVal::NumV(_)
+            | SteelVal::BoolV(_)
+            | SteelVal::CharV(_)
+            | SteelVal::StringV(_)
+            | SteelVal::SymbolV(_)
+            | SteelVal::BigNum(_)
+            | SteelVal::Rational(_)
+            | SteelVal::BigRational(_)
+            | SteelVal::Void
+    )
 }
 
 fn keys_at(
