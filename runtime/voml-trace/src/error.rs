@@ -12,6 +12,10 @@ pub enum TraceErrorKind {
     EventType,
     /// Fewer than three tokens (record type, event type, timestamp).
     MissingFields,
+    /// The timestamp (the third token) is not a number.
+    Timestamp,
+    /// A number too large for a 64-bit float (`1e309`): it would be read as infinity.
+    NonFinite,
     /// A `"` with no closing `"` on the same line.
     UnterminatedString,
     /// The line is not valid UTF-8.

@@ -47,7 +47,27 @@ pub(crate) fn parse_record(
     let rtype = type_code(line, &mut pos, 0)?;
     let etype = type_code(line, &mut pos, 1)?;
     while let Some(tok) = next_token(line, &mut pos)? {
-        scratch.push(value_of(&tok));
+        let value = value_of(&tok);
+        if let Value::Real(r) = value {
+            if !r.is_finite() {
+                return Err(LineError {
+                    column: tok.start + 1,
+                    kind: TraceErrorKind::NonFinite,
+                    message: format!(
+                        "`{}` is too large for a number (it would be infinite)",
+                        shorten(tok.text)
+                    ),
+                });
+            }
+        }
+        if scratch.is_empty() && !matches!(value, Value::Int(_) | Value::Real(_)) {
+            return Err(LineError {
+                column: tok.start + 1,
+                kind: TraceErrorKind::Timestamp,
+                message: format!("expected a number timestamp, found `{}`", shorten(tok.text)),
+            });
+        }
+        scratch.push(value);
     }
     if scratch.is_empty() {
         return Err(missing_fields(line, 2));
@@ -304,6 +324,38 @@ mod tests {
         assert_eq!(r.timestamp(), Some(0.000068));
         assert_eq!(r.processor(), Some(0));
         assert_eq!(r.get(9), Some(&Value::Int(7)));
+    }
+
+    #[test]
+    fn numbers_beyond_f64_are_bad_lines_at_their_column() {
+        for (line, column) in [
+            ("-3 1 1e309 0 0", 6),
+            ("-3 1 0.5 0 -1e400", 12),
+            ("-3 1 0.5 1234567890e300 0", 10),
+        ] {
+            let e = parse_record(line, 1, &mut Vec::new()).unwrap_err();
+            assert_eq!(e.kind, TraceErrorKind::NonFinite, "{line}");
+            assert_eq!(e.column, column, "{line}: {}", e.message);
+            assert!(e.message.contains("infinite"), "{}", e.message);
+        }
+        // Large but finite numbers are values.
+        assert_eq!(fields("-3 1 1e300 0")[0], Value::Real(1e300));
+    }
+
+    #[test]
+    fn the_timestamp_must_be_a_number() {
+        for (line, column) in [
+            ("-3 1 inf 0", 6),
+            ("-3 1 nan 0", 6),
+            ("-3 1 \"0.5\" 0", 6),
+            ("-3 1 abc", 6),
+        ] {
+            let e = parse_record(line, 1, &mut Vec::new()).unwrap_err();
+            assert_eq!(e.kind, TraceErrorKind::Timestamp, "{line}");
+            assert_eq!(e.column, column, "{line}");
+        }
+        // Other fields may be words (`inf` is a string there, as before).
+        assert_eq!(fields("-3 1 0.5 inf")[1], Value::Str("inf".into()));
     }
 
     #[test]
