@@ -9,6 +9,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 
 mod audio;
+mod paths;
 mod run;
 mod window;
 use voml_compiler::{diag, Code, Options, RealFs};
@@ -321,6 +322,13 @@ fn compile(
         Some(Emit::Scheme) => print!("{}", vo.program.text),
         None => {
             let path = output.unwrap_or_else(|| file.with_extension("vo"));
+            let mut inputs = paths::Inputs::default();
+            inputs.add(file);
+            inputs.add_sources(&out.db);
+            if let Err(e) = inputs.check_output(&path, "the output") {
+                eprintln!("error: {e}");
+                return ExitCode::from(1);
+            }
             if let Err(e) = std::fs::write(&path, vo.to_json()) {
                 eprintln!("error: cannot write `{}`: {e}", path.display());
                 return ExitCode::from(1);

@@ -36,9 +36,18 @@ pub struct RunArgs {
 const SHOWN_FAULTS: usize = 20;
 
 pub fn run(args: &RunArgs) -> ExitCode {
-    let Some(vo) = load(args) else {
+    let Some((vo, mut inputs)) = load(args) else {
         return ExitCode::from(1);
     };
+    if let Err(e) = trace_is_readable(&args.trace) {
+        eprintln!("error: {e}");
+        return ExitCode::from(1);
+    }
+    inputs.add(&args.trace);
+    if let Err(e) = outputs_are_not_inputs(args, &vo, &inputs) {
+        eprintln!("error: {e}");
+        return ExitCode::from(1);
+    }
     if args.window {
         return crate::window::run(args, vo);
     }
@@ -247,8 +256,47 @@ pub fn start(args: &RunArgs, vo: CompiledVo) -> Option<(Runtime, Box<dyn BufRead
     Some((runtime, input))
 }
 
-/// Compiles a `.voml` spec (showing its diagnostics) or reads a compiled `.vo`.
-fn load(args: &RunArgs) -> Option<CompiledVo> {
+/// The trace must be standard input or something that can be read as a stream: not a
+/// directory, not a missing file.
+fn trace_is_readable(trace: &Path) -> Result<(), String> {
+    if trace.as_os_str() == "-" {
+        return Ok(());
+    }
+    match std::fs::metadata(trace) {
+        Err(e) => Err(format!("cannot open the trace `{}`: {e}", trace.display())),
+        Ok(m) if m.is_dir() => Err(format!(
+            "the trace `{}` is a directory; name a trace file (or `-` for standard input)",
+            trace.display()
+        )),
+        Ok(_) => Ok(()),
+    }
+}
+
+/// Refuses a run whose outputs (pictures, sound) would overwrite one of its inputs.
+fn outputs_are_not_inputs(
+    args: &RunArgs,
+    vo: &CompiledVo,
+    inputs: &crate::paths::Inputs,
+) -> Result<(), String> {
+    if let Some(audio) = &args.audio {
+        inputs.check_output(audio, "--audio")?;
+    }
+    if args.window {
+        return Ok(());
+    }
+    inputs.check_output(&args.out, "--out")?;
+    for view in &vo.views {
+        let png = args.out.join(format!("{}.png", file_name(&view.name)));
+        inputs.check_output(&png, "the picture")?;
+    }
+    Ok(())
+}
+
+/// Compiles a `.voml` spec (showing its diagnostics) or reads a compiled `.vo`; with the
+/// files read for it.
+fn load(args: &RunArgs) -> Option<(CompiledVo, crate::paths::Inputs)> {
+    let mut inputs = crate::paths::Inputs::default();
+    inputs.add(&args.spec);
     let is_compiled = args.spec.extension().is_some_and(|e| e == "vo");
     if is_compiled {
         let text = match std::fs::read_to_string(&args.spec) {
@@ -259,7 +307,7 @@ fn load(args: &RunArgs) -> Option<CompiledVo> {
             }
         };
         return match CompiledVo::from_json(&text) {
-            Ok(vo) => Some(vo),
+            Ok(vo) => Some((vo, inputs)),
             Err(e) => {
                 eprintln!("error: `{}`: {e}", args.spec.display());
                 None
@@ -279,7 +327,8 @@ fn load(args: &RunArgs) -> Option<CompiledVo> {
             args.spec.display()
         );
     }
-    out.vo
+    inputs.add_sources(&out.db);
+    out.vo.map(|vo| (vo, inputs))
 }
 
 fn write_frames(runtime: &mut Runtime, out: &Path, n: u32) {
