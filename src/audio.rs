@@ -15,6 +15,10 @@ use voml_sound::{SoundEvent, Synth, Voice};
 const TAIL_S: f64 = 1.5;
 /// Frames rendered per call of the synthesiser.
 const CHUNK: usize = 1024;
+/// The default longest sound a run writes (`--max-audio-seconds`): one hour.
+pub const DEFAULT_MAX_AUDIO_S: f64 = 3600.0;
+/// The WAV format counts its data in a 32-bit field: 4 GiB, less the header.
+const WAV_MAX_DATA_BYTES: u64 = u32::MAX as u64 - 64;
 
 #[derive(Clone, Copy)]
 struct ChannelState {
@@ -240,10 +244,18 @@ pub struct AudioOut {
     buffer: Vec<f32>,
     /// Commands played later than their time (they arrived after that time was rendered).
     pub late: u64,
+    /// No sound is written past this output time (seconds).
+    cap_s: f64,
+    /// Sound events dropped because they fell after the cap.
+    pub dropped: u64,
+    /// Whether the sound was cut at the cap.
+    pub cut: bool,
 }
 
 impl AudioOut {
-    pub fn create(path: &Path, rate: u32, speed: f64) -> Result<AudioOut, String> {
+    /// A WAV writer at `rate` for sound played at `speed`, at most `max_s` seconds long (and
+    /// never longer than the WAV format can hold).
+    pub fn create(path: &Path, rate: u32, speed: f64, max_s: f64) -> Result<AudioOut, String> {
         let spec = hound::WavSpec {
             channels: 2,
             sample_rate: rate,
@@ -260,6 +272,9 @@ impl AudioOut {
             rendered_s: 0.0,
             buffer: vec![0.0; CHUNK * 2],
             late: 0,
+            cap_s: max_s.min((WAV_MAX_DATA_BYTES / (2 * 2)) as f64 / f64::from(rate)),
+            dropped: 0,
+            cut: false,
         })
     }
 
@@ -267,6 +282,10 @@ impl AudioOut {
     pub fn push(&mut self, sounds: Vec<TimedSound>) {
         for sound in sounds {
             for (at, event) in self.mapper.map(sound) {
+                if at >= self.cap_s {
+                    self.dropped += 1;
+                    continue;
+                }
                 if at < self.rendered_s {
                     self.late += 1;
                 }
@@ -282,6 +301,10 @@ impl AudioOut {
     }
 
     fn render_until(&mut self, target_s: f64) -> Result<(), String> {
+        if target_s > self.cap_s {
+            self.cut = true;
+        }
+        let target_s = target_s.min(self.cap_s);
         let target_frames = (target_s * f64::from(self.rate)).round() as u64;
         let mut done = (self.rendered_s * f64::from(self.rate)).round() as u64;
         while done < target_frames {
@@ -298,6 +321,11 @@ impl AudioOut {
         }
         self.rendered_s = done as f64 / f64::from(self.rate);
         Ok(())
+    }
+
+    /// The longest sound this writer writes, in seconds.
+    pub fn cap_s(&self) -> f64 {
+        self.cap_s
     }
 
     /// Renders what is still sounding and closes the file; returns the length in seconds.
@@ -360,5 +388,21 @@ impl LiveSound {
 
     pub fn stop(self) {
         self.output.stop();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_setting_lets_a_wav_pass_the_format_limit() {
+        let path = std::env::temp_dir().join(format!("voml-cap-{}.wav", std::process::id()));
+        let out = AudioOut::create(&path, 48_000, 1.0, f64::INFINITY).unwrap();
+        let bytes = out.cap_s() * 48_000.0 * 4.0 + 44.0;
+        assert!(bytes <= u32::MAX as f64, "{bytes}");
+        assert!(out.cap_s() > 20_000.0, "{}", out.cap_s());
+        drop(out);
+        let _ = std::fs::remove_file(path);
     }
 }

@@ -71,6 +71,9 @@ enum Command {
         /// divided by --speed (default 1).
         #[arg(long, value_name = "FILE.wav")]
         audio: Option<PathBuf>,
+        /// The longest sound --audio writes; sound after it is dropped with a warning.
+        #[arg(long, value_name = "SECONDS", default_value_t = audio::DEFAULT_MAX_AUDIO_S)]
+        max_audio_seconds: f64,
         /// Where the pictures go.
         #[arg(long, short = 'o', default_value = "out")]
         out: PathBuf,
@@ -168,12 +171,17 @@ fn main() -> ExitCode {
             speed,
             exit_when_finished,
             audio,
+            max_audio_seconds,
             out,
             frames_every,
             strict,
             budget_ms,
             common,
         } => {
+            if !(max_audio_seconds.is_finite() && max_audio_seconds > 0.0) {
+                eprintln!("error: --max-audio-seconds needs a positive number of seconds");
+                return ExitCode::from(2);
+            }
             if audio.is_some() && !headless {
                 eprintln!("error: --audio writes a WAV file in a headless run: add --headless (live sound output comes later)");
                 return ExitCode::from(2);
@@ -211,6 +219,7 @@ fn main() -> ExitCode {
                 speed,
                 exit_when_finished,
                 audio,
+                max_audio_s: max_audio_seconds,
             })
         }
     }

@@ -30,6 +30,8 @@ pub struct RunArgs {
     pub exit_when_finished: bool,
     /// Write the visual object's sound to this WAV file.
     pub audio: Option<PathBuf>,
+    /// The longest sound written to `audio`, in seconds.
+    pub max_audio_s: f64,
 }
 
 /// At most this many faults are shown in full; the rest are counted.
@@ -71,8 +73,12 @@ pub fn run(args: &RunArgs) -> ExitCode {
         },
     );
     let mut audio = match &args.audio {
-        Some(path) => match crate::audio::AudioOut::create(path, 48_000, args.speed.unwrap_or(1.0))
-        {
+        Some(path) => match crate::audio::AudioOut::create(
+            path,
+            48_000,
+            args.speed.unwrap_or(1.0),
+            args.max_audio_s,
+        ) {
             Ok(a) => Some(a),
             Err(e) => {
                 eprintln!("error: {e}");
@@ -136,8 +142,21 @@ pub fn run(args: &RunArgs) -> ExitCode {
         a.push(runtime.take_sounds());
         let commands = a.mapper.commands;
         let late = a.late;
+        let (cap, dropped) = (a.cap_s(), a.dropped);
         match a.finish(summary.last_ts) {
-            Ok(seconds) if audio_error.is_none() => audio_written = Some((seconds, commands, late)),
+            Ok(seconds) if audio_error.is_none() => {
+                if dropped > 0 || seconds >= cap {
+                    eprintln!(
+                        "warning: the sound was cut at {cap:.0} s (--max-audio-seconds){}",
+                        if dropped > 0 {
+                            format!("; {dropped} sound events after it were dropped")
+                        } else {
+                            String::new()
+                        }
+                    );
+                }
+                audio_written = Some((seconds, commands, late))
+            }
             Ok(_) => {}
             Err(e) => {
                 audio_error.get_or_insert(e);

@@ -242,3 +242,34 @@ fn a_tempo_change_speeds_up_the_sound_from_its_own_time_on() {
         );
     }
 }
+
+/// A trace whose times span 10^5 s (or reach 1e300) cannot make `--audio` write without end:
+/// sound stops at `--max-audio-seconds`, with one warning saying how much was dropped.
+#[test]
+fn sound_is_cut_at_its_cap_whatever_the_trace_times() {
+    for (name, trace) in [
+        (
+            "span",
+            "-3 1 0.0 440 0\n-3 1 1.0 660 0\n-3 1 100000.0 550 0\n",
+        ),
+        ("huge", "-3 1 0.0 440 0\n-3 1 1.0 660 0\n-3 1 1e300 550 0\n"),
+    ] {
+        let started = std::time::Instant::now();
+        let (rate, left, _, stderr) =
+            run_with_audio(name, SPEC, trace, &["--max-audio-seconds", "3"]);
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(20),
+            "{name}: took {:?}",
+            started.elapsed()
+        );
+        let seconds = left.len() as f64 / f64::from(rate);
+        assert!((seconds - 3.0).abs() < 0.01, "{name}: {seconds} s");
+        assert!(
+            stderr.contains("cut at 3 s")
+                && stderr.contains("1 sound events after it were dropped"),
+            "{name}: {stderr}"
+        );
+        // The two tones before the cap are there.
+        assert_eq!(onsets(rate, &left).len(), 2, "{name}");
+    }
+}
