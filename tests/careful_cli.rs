@@ -138,7 +138,10 @@ fn run_refuses_outputs_that_are_inputs() {
         ],
     );
     assert_eq!(code, 1, "{err}");
-    assert!(err.contains("main.png") && err.contains("which this command reads"), "{err}");
+    assert!(
+        err.contains("main.png") && err.contains("which this command reads"),
+        "{err}"
+    );
     unchanged(&dir, "main.png", TRACE);
     // The same run with ordinary outputs works.
     let (code, err) = voml(

@@ -178,6 +178,16 @@ codes! {
     /// bytes do not match the pin. Fetching is not built in yet: put the file, named by its
     /// sha256, into the cache directory the message names.
     RemoteUnavailable = "E0014", "remote-unavailable", Error;
+    /// A reference (entity, import or figure) to a file outside the places a spec may read:
+    /// the spec's own directory tree and the search path (`-I`, `VOML_PATH`), after links
+    /// and `..` are resolved; or to something that is not a regular file (a directory, a
+    /// device, a FIFO); or a remote component over plain `http`. A spec from someone else
+    /// must not read the rest of your files: copy the file next to the spec, or add its
+    /// directory with `-I DIR`.
+    ReferenceRefused = "E0016", "reference-refused", Error;
+    /// Entity references expand to more than the compiler allows (nested entities that
+    /// multiply, the "billion laughs", or one large entity used very often).
+    EntityExpansion = "E0017", "entity-expansion", Error;
     /// A DOCTYPE declaration this compiler does not handle (parameter entities, NDATA, a
     /// malformed `<!ENTITY>`).
     BadDoctype = "E0015", "bad-doctype", Error;
@@ -251,11 +261,25 @@ codes! {
     UnusedImport = "W0007", "unused-import", Warning;
 }
 
-/// Renders diagnostics for a terminal or a log, as codespan-reporting does.
+/// At most this many diagnostics are rendered in full; the rest are counted.
+pub const MAX_RENDERED: usize = 100;
+/// A source line longer than this is not reprinted whole: an excerpt around the span is.
+pub const MAX_EXCERPT_LINE: usize = 400;
+
+/// Renders diagnostics for a terminal or a log, as codespan-reporting does: the first
+/// [`MAX_RENDERED`], then how many more there are; a diagnostic on a very long line shows an
+/// excerpt of it.
 pub fn render(db: &SourceDb, diagnostics: &[Diagnostic], color: bool) -> String {
     let config = term::Config::default();
     let mut out = String::new();
-    for d in diagnostics {
+    for d in diagnostics.iter().take(MAX_RENDERED) {
+        if d.labels
+            .iter()
+            .any(|l| line_len(db, l.span) > MAX_EXCERPT_LINE)
+        {
+            out.push_str(&render_excerpt(db, d));
+            continue;
+        }
         let cs = to_codespan(d);
         if color {
             let mut buffer = term::termcolor::Buffer::ansi();
@@ -274,6 +298,71 @@ pub fn render(db: &SourceDb, diagnostics: &[Diagnostic], color: bool) -> String 
             )),
         }
     }
+    if diagnostics.len() > MAX_RENDERED {
+        let rest = &diagnostics[MAX_RENDERED..];
+        let errors = rest.iter().filter(|d| d.is_error()).count();
+        out.push_str(&format!(
+            "… and {} more diagnostics not shown ({errors} errors, {} warnings); fix the first ones, or see them all with --message-format json\n\n",
+            rest.len(),
+            rest.len() - errors
+        ));
+    }
+    out
+}
+
+/// The length of the line `span` starts on.
+fn line_len(db: &SourceDb, span: voml_ir::Span) -> usize {
+    if span.file as usize >= db.len() {
+        return 0;
+    }
+    let text = db.text(span.file);
+    let at = (span.start as usize).min(text.len());
+    let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let end = text[at..].find('\n').map_or(text.len(), |i| at + i);
+    end - start
+}
+
+/// A diagnostic on a very long line: its location, an excerpt of the line around the span,
+/// its labels and hints.
+fn render_excerpt(db: &SourceDb, d: &Diagnostic) -> String {
+    const AROUND: usize = 60;
+    let mut out = format!(
+        "{}[{}]: {}\n",
+        severity_word(d.severity),
+        d.code.as_str(),
+        d.message
+    );
+    for l in &d.labels {
+        let text = db.text(l.span.file);
+        let at = (l.span.start as usize).min(text.len());
+        let end = (l.span.end as usize).clamp(at, text.len()).min(at + AROUND);
+        let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+        let line_end = text[at..].find('\n').map_or(text.len(), |i| at + i);
+        let floor = |mut i: usize| {
+            while !text.is_char_boundary(i) {
+                i -= 1;
+            }
+            i
+        };
+        let from = floor(at.saturating_sub(AROUND).max(line_start));
+        let to = floor((end + AROUND).min(line_end));
+        let (line, column) = db.line_col(l.span.file, at as u32);
+        let lead = if from > line_start { "…" } else { "" };
+        let tail = if to < line_end { "…" } else { "" };
+        out.push_str(&format!(
+            "  {} {}:{line}:{column}\n   | {lead}{}{tail}\n   | {}{} {}\n",
+            if l.primary { "┌─" } else { "··" },
+            db.name(l.span.file),
+            &text[from..to],
+            " ".repeat(text[from..at].chars().count() + lead.chars().count()),
+            "^".repeat(text[at..floor(end.max(at))].chars().count().max(1)),
+            l.message
+        ));
+    }
+    for h in &d.hints {
+        out.push_str(&format!("   = hint: {h}\n"));
+    }
+    out.push('\n');
     out
 }
 

@@ -141,6 +141,14 @@ pub fn compile_str(name: &str, text: &str, fs: &dyn FileSystem, options: &Option
         fn exists(&self, path: &Path) -> bool {
             path == self.name || self.inner.exists(path)
         }
+        fn is_special(&self, path: &Path) -> bool {
+            path != self.name && self.inner.is_special(path)
+        }
+        fn canonicalize(&self, path: &Path) -> std::io::Result<PathBuf> {
+            self.inner
+                .canonicalize(path)
+                .or_else(|_| Ok(source::normalize(path)))
+        }
     }
     let overlay = Overlay {
         name: PathBuf::from(name),

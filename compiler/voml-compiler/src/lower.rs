@@ -2019,7 +2019,14 @@ impl<'a> Lowering<'a> {
             return;
         }
         let referrer = self.db.path(attr.value_span.file);
-        match crate::source::resolve_local(self.opts.fs, referrer, raw, self.opts.search_path) {
+        let roots = crate::source::roots(self.opts.fs, self.db.path(0), self.opts.search_path);
+        match crate::source::resolve_confined(
+            self.opts.fs,
+            referrer,
+            raw,
+            self.opts.search_path,
+            &roots,
+        ) {
             Ok(path) => match self.opts.fs.read(&path) {
                 Ok(bytes) => self.assets.push(ir::Asset {
                     name: raw.to_string(),
@@ -2034,19 +2041,11 @@ impl<'a> Lowering<'a> {
                     .label("figure file"),
                 ),
             },
-            Err(tried) => {
-                let tried: Vec<String> =
-                    tried.iter().map(|p| format!("`{}`", p.display())).collect();
-                self.err(
-                    Diagnostic::new(
-                        Code::FileNotFound,
-                        attr.value_span,
-                        format!("figure file `{raw}` not found"),
-                    )
-                    .label("no such file")
-                    .hint(format!("looked for {}", tried.join(", "))),
-                );
-            }
+            Err(not_taken) => self.err(not_taken.diagnostic(
+                raw,
+                attr.value_span,
+                format!("figure file `{raw}` not found"),
+            )),
         }
     }
 

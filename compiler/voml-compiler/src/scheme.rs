@@ -280,19 +280,30 @@ fn unclosed_open(text: &str) -> Option<Range<usize>> {
     stack.into_iter().next()
 }
 
-/// The byte range of the first parenthesis nested deeper than `limit`, if any.
+/// The byte range of the first parenthesis or quote-like prefix nested deeper than `limit`,
+/// if any. steel's reader recurses on both: `''''x` nests like `((((x))))`.
 pub fn too_deep(text: &str, limit: usize) -> Option<Range<usize>> {
-    let mut depth = 0usize;
+    // Open parentheses (true) and prefixes waiting for their datum (false), innermost last.
+    let mut open: Vec<bool> = Vec::new();
     for tok in tokens(text) {
-        match tok {
-            Token::Open(r) => {
-                depth += 1;
-                if depth > limit {
-                    return Some(r);
+        let completes = match &tok {
+            Token::Open(r) | Token::Prefix(r) => {
+                open.push(matches!(tok, Token::Open(_)));
+                if open.len() > limit {
+                    return Some(r.clone());
                 }
+                false
             }
-            Token::Close(_) => depth = depth.saturating_sub(1),
-            _ => {}
+            Token::Close(_) => {
+                while open.pop() == Some(false) {}
+                true
+            }
+            Token::Atom(_) | Token::String(_) => true,
+        };
+        if completes {
+            while open.last() == Some(&false) {
+                open.pop();
+            }
         }
     }
     None

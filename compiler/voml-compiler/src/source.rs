@@ -163,7 +163,36 @@ impl<'a> Files<'a> for SourceDb {
 /// in memory, so that the compiler core does no I/O of its own.
 pub trait FileSystem {
     fn read(&self, path: &Path) -> std::io::Result<Vec<u8>>;
+    /// Whether `path` is a regular file that can be read.
     fn exists(&self, path: &Path) -> bool;
+    /// Whether something other than a regular file is there (a directory, device, FIFO).
+    fn is_special(&self, _path: &Path) -> bool {
+        false
+    }
+    /// The path with links, `.` and `..` resolved. In memory: `.` and `..` only.
+    fn canonicalize(&self, path: &Path) -> std::io::Result<PathBuf> {
+        Ok(normalize(path))
+    }
+}
+
+/// `.` and `..` resolved without looking at the disk (`..` beyond the start is kept).
+pub fn normalize(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out: Vec<Component> = Vec::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => match out.last() {
+                Some(Component::Normal(_)) => {
+                    out.pop();
+                }
+                Some(Component::RootDir) => {}
+                _ => out.push(c),
+            },
+            other => out.push(other),
+        }
+    }
+    out.iter().collect()
 }
 
 /// The real file system.
@@ -176,6 +205,14 @@ impl FileSystem for RealFs {
 
     fn exists(&self, path: &Path) -> bool {
         path.is_file()
+    }
+
+    fn is_special(&self, path: &Path) -> bool {
+        path.exists() && !path.is_file()
+    }
+
+    fn canonicalize(&self, path: &Path) -> std::io::Result<PathBuf> {
+        std::fs::canonicalize(path)
     }
 }
 
@@ -236,6 +273,87 @@ pub fn parse_reference(text: &str) -> Reference {
 
 pub fn is_sha256_hex(text: &str) -> bool {
     text.len() == 64 && text.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// Why a local reference was not taken.
+#[derive(Debug, PartialEq)]
+pub enum NotTaken {
+    /// Nothing readable there: the places tried.
+    Missing(Vec<PathBuf>),
+    /// Found, but outside the roots (`path` resolves to `canonical`).
+    Outside { path: PathBuf, canonical: PathBuf },
+    /// Something is there, but not a regular file.
+    Special(PathBuf),
+}
+
+/// The directories a spec may read from: its own directory and the search path, resolved.
+pub fn roots(fs: &dyn FileSystem, spec: &Path, search_path: &[PathBuf]) -> Vec<PathBuf> {
+    let dir = match spec.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    std::iter::once(dir)
+        .chain(search_path.iter().cloned())
+        .filter_map(|d| fs.canonicalize(&d).ok())
+        .collect()
+}
+
+/// Finds a local reference as [`resolve_local`] does, and takes it only if it is a regular
+/// file inside one of `roots` once links and `..` are resolved.
+pub fn resolve_confined(
+    fs: &dyn FileSystem,
+    referrer: &Path,
+    name: &str,
+    search_path: &[PathBuf],
+    roots: &[PathBuf],
+) -> Result<PathBuf, NotTaken> {
+    let path = match resolve_local(fs, referrer, name, search_path) {
+        Ok(path) => path,
+        Err(tried) => {
+            return Err(match tried.iter().find(|p| fs.is_special(p)) {
+                Some(special) => NotTaken::Special(special.clone()),
+                None => NotTaken::Missing(tried),
+            })
+        }
+    };
+    let canonical = fs.canonicalize(&path).unwrap_or_else(|_| normalize(&path));
+    if roots.iter().any(|root| canonical.starts_with(root)) {
+        Ok(path)
+    } else {
+        Err(NotTaken::Outside { path, canonical })
+    }
+}
+
+impl NotTaken {
+    /// The diagnostic for a reference `name` (at `span`); `missing` is the message when
+    /// nothing was found.
+    pub fn diagnostic(&self, name: &str, span: Span, missing: String) -> crate::Diagnostic {
+        use crate::{Code, Diagnostic};
+        match self {
+            NotTaken::Missing(tried) => {
+                let tried: Vec<String> =
+                    tried.iter().map(|p| format!("`{}`", p.display())).collect();
+                Diagnostic::new(Code::FileNotFound, span, missing)
+                    .label("no such file")
+                    .hint(format!("looked for {}", tried.join(", ")))
+                    .hint("add a directory to the search path with `-I DIR` or `VOML_PATH`")
+            }
+            NotTaken::Outside { .. } => Diagnostic::new(
+                Code::ReferenceRefused,
+                span,
+                format!("`{name}` is outside the spec's directory and the search path"),
+            )
+            .label("not read")
+            .hint("a spec may read files in its own directory tree and in `-I DIR` / `VOML_PATH` directories (links and `..` resolved): copy the file there, or add its directory with `-I`"),
+            NotTaken::Special(path) => Diagnostic::new(
+                Code::ReferenceRefused,
+                span,
+                format!("`{}` is not a regular file", path.display()),
+            )
+            .label("not read")
+            .hint("entities, imports and figures name regular files, not directories, devices or pipes"),
+        }
+    }
 }
 
 /// Finds a local reference: relative to the referring file's directory, then on the search

@@ -108,6 +108,9 @@ pub fn parse_document(
         expanding: Vec::new(),
         malformed: false,
         depth: 0,
+        expansions: 0,
+        expanded_bytes: 0,
+        over_limit: false,
     };
     let text = parser.db.text(file).to_string();
     let nodes = parser.parse_content(file, &text, 0, true);
@@ -165,10 +168,20 @@ struct DocParser<'a, 'o> {
     malformed: bool,
     /// Elements open in the documents that reference the entity being parsed.
     depth: usize,
+    /// Entity references expanded so far, and the bytes of replacement text they brought.
+    expansions: usize,
+    expanded_bytes: usize,
+    /// The expansion limits were passed (reported once; no more expansions).
+    over_limit: bool,
 }
 
 /// Deeper nesting is refused: trees are walked recursively, and no real spec comes close.
 pub const MAX_DEPTH: usize = 256;
+/// Most entity references one document may expand (nested ones included), as hardened XML
+/// parsers limit them against "billion laughs".
+pub const MAX_ENTITY_EXPANSIONS: usize = 10_000;
+/// Most bytes of replacement text entity references may bring into one document.
+pub const MAX_EXPANDED_BYTES: usize = 16 << 20;
 
 /// An element being built while its content is read.
 struct Open {
@@ -481,7 +494,15 @@ impl DocParser<'_, '_> {
                             Some(EntityDecl {
                                 kind: EntityKind::Internal { value_span },
                                 ..
-                            }) => Some(self.db.slice(*value_span).to_string()),
+                            }) => {
+                                let value_span = *value_span;
+                                let size = (value_span.end - value_span.start) as usize;
+                                if self.charge_expansion(size, span) {
+                                    Some(self.db.slice(value_span).to_string())
+                                } else {
+                                    Some(String::new())
+                                }
+                            }
                             Some(_) => {
                                 self.diags.push(
                                     Diagnostic::new(
@@ -668,8 +689,46 @@ impl DocParser<'_, '_> {
         self.entities.push(EntityDecl { name, span, kind });
     }
 
+    /// Counts `bytes` more of replacement text for the reference being expanded.
+    fn charge_bytes(&mut self, bytes: usize, span: Span) -> bool {
+        self.expansions -= 1;
+        self.charge_expansion(bytes, span)
+    }
+
+    /// Counts one expansion of `bytes` of replacement text; false (reported once) when the
+    /// document passes the limits.
+    fn charge_expansion(&mut self, bytes: usize, span: Span) -> bool {
+        if self.over_limit {
+            return false;
+        }
+        self.expansions += 1;
+        self.expanded_bytes = self.expanded_bytes.saturating_add(bytes);
+        if self.expansions <= MAX_ENTITY_EXPANSIONS && self.expanded_bytes <= MAX_EXPANDED_BYTES {
+            return true;
+        }
+        self.over_limit = true;
+        self.diags.push(
+            Diagnostic::new(
+                Code::EntityExpansion,
+                span,
+                format!(
+                    "entity references expand more than {MAX_ENTITY_EXPANSIONS} times or to more than {} MiB of text",
+                    MAX_EXPANDED_BYTES >> 20
+                ),
+            )
+            .label("expansion stopped here")
+            .hint("entities that reference each other several times multiply (the \"billion laughs\"); reference a large entity once"),
+        );
+        false
+    }
+
     /// The nodes an entity reference stands for.
     fn expand_entity(&mut self, name: &str, span: Span) -> Vec<Node> {
+        // Every reference counts, declared or not: an undeclared one inside a multiplying
+        // entity would otherwise report itself billions of times.
+        if !self.charge_expansion(0, span) {
+            return Vec::new();
+        }
         let Some(decl) = self.entities.iter().find(|e| e.name == name).cloned() else {
             self.diags.push(
                 Diagnostic::new(Code::UndeclaredEntity, span, format!("undeclared entity `&{name};`"))
@@ -703,6 +762,13 @@ impl DocParser<'_, '_> {
             );
             return Vec::new();
         }
+        let size = match &decl.kind {
+            EntityKind::Internal { value_span } => (value_span.end - value_span.start) as usize,
+            EntityKind::External { .. } => 0,
+        };
+        if !self.charge_bytes(size, span) {
+            return Vec::new();
+        }
         self.expanding.push(name.to_string());
         let nodes = match decl.kind {
             EntityKind::Internal { value_span } => {
@@ -715,6 +781,10 @@ impl DocParser<'_, '_> {
                 system,
                 system_span,
             } => match self.load_reference(system_span.file, &system, system_span, span) {
+                Some(file) if !self.charge_bytes(self.db.text(file).len(), span) => {
+                    let _ = file;
+                    Vec::new()
+                }
                 Some(file) => {
                     let text = self.db.text(file).to_string();
                     let skip = text_decl_len(&text);
@@ -771,24 +841,31 @@ pub fn load_reference(
     };
     let path = match source::parse_reference(system) {
         Reference::Local(name) => {
-            match source::resolve_local(opts.fs, &referrer_path, &name, opts.search_path) {
+            let roots = source::roots(opts.fs, db.path(0), opts.search_path);
+            match source::resolve_confined(opts.fs, &referrer_path, &name, opts.search_path, &roots)
+            {
                 Ok(path) => path,
-                Err(tried) => {
-                    let tried: Vec<String> =
-                        tried.iter().map(|p| format!("`{}`", p.display())).collect();
-                    diags.push(with_use(
-                        Diagnostic::new(
-                            Code::FileNotFound,
-                            system_span,
-                            format!("cannot find `{name}`"),
-                        )
-                        .label("no such file")
-                        .hint(format!("looked for {}", tried.join(", ")))
-                        .hint("add a directory to the search path with `-I DIR` or `VOML_PATH`"),
-                    ));
+                Err(not_taken) => {
+                    diags.push(with_use(not_taken.diagnostic(
+                        &name,
+                        system_span,
+                        format!("cannot find `{name}`"),
+                    )));
                     return None;
                 }
             }
+        }
+        Reference::Remote { url, .. } if url.to_ascii_lowercase().starts_with("http://") => {
+            diags.push(with_use(
+                Diagnostic::new(
+                    Code::ReferenceRefused,
+                    system_span,
+                    format!("remote component `{url}` is named over plain http"),
+                )
+                .label("not https")
+                .hint("name remote components by an `https://` URL with a sha256 pin"),
+            ));
+            return None;
         }
         Reference::Remote { url, sha256 } => {
             let sha = sha256.or_else(|| pin.map(|p| p.to_ascii_lowercase()));
