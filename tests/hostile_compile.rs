@@ -155,6 +155,15 @@ fn references_cannot_leave_the_spec_tree_or_the_search_path() {
     if c.codes.contains(&Code::ReferenceRefused) || c.codes.contains(&Code::FileNotFound) {
         problems.push(format!("-I {}: refused:\n{}", work.display(), c.rendered));
     }
+    // The standard library is a table of names, not a directory.
+    std::fs::write(&path, spec_with_entity("voml:../secret.voml")).unwrap();
+    let c = compile_file(&path, &Options::default());
+    if !c.codes.contains(&Code::FileNotFound) || c.rendered.contains(SECRET) {
+        problems.push(format!(
+            "voml:../secret.voml: {:?}\n{}",
+            c.codes, c.rendered
+        ));
+    }
     // Inside the tree, `..` that stays inside is fine.
     std::fs::create_dir(spec_dir.join("sub")).unwrap();
     std::fs::write(spec_dir.join("part.voml"), "<!-- part -->").unwrap();

@@ -17,6 +17,7 @@ pub mod lower;
 pub mod schema;
 pub mod scheme;
 pub mod source;
+pub mod stdlib;
 pub mod structure;
 pub mod xml;
 

@@ -250,6 +250,8 @@ impl FileSystem for MemoryFs {
 #[derive(Debug, PartialEq)]
 pub enum Reference {
     Local(String),
+    /// A file of the standard component library (`voml:NAME`).
+    Standard(String),
     /// An `http(s)` URL with its pin, if any.
     Remote {
         url: String,
@@ -266,6 +268,8 @@ pub fn parse_reference(text: &str) -> Reference {
             None => (text.to_string(), None),
         };
         Reference::Remote { url, sha256 }
+    } else if let Some(name) = text.strip_prefix(crate::stdlib::SCHEME) {
+        Reference::Standard(name.to_string())
     } else {
         Reference::Local(text.strip_prefix("file://").unwrap_or(text).to_string())
     }

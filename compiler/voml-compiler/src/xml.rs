@@ -855,6 +855,35 @@ pub fn load_reference(
                 }
             }
         }
+        Reference::Standard(name) => {
+            let path = PathBuf::from(format!("{}{name}", crate::stdlib::SCHEME));
+            if let Some(existing) = db.find_path(&path) {
+                return Some(existing);
+            }
+            let Some(text) = crate::stdlib::file(&name) else {
+                let names: Vec<&str> = crate::stdlib::FILES.iter().map(|(n, _)| *n).collect();
+                diags.push(with_use(
+                    Diagnostic::new(
+                        Code::FileNotFound,
+                        system_span,
+                        format!("the standard component library has no `{name}`"),
+                    )
+                    .label("not in the library")
+                    .did_you_mean(&name, names.iter().copied())
+                    .hint(format!("it holds {}", names.join(", "))),
+                ));
+                return None;
+            };
+            let shown = path.display().to_string();
+            return add_file(
+                db,
+                diags,
+                path,
+                shown,
+                text.as_bytes().to_vec(),
+                system_span,
+            );
+        }
         Reference::Remote { url, .. } if url.to_ascii_lowercase().starts_with("http://") => {
             diags.push(with_use(
                 Diagnostic::new(
