@@ -12,34 +12,7 @@ use support::{compile_text, quiet_steel, replay_bytes};
 use voml_runtime::{Config, FaultKind, Runtime};
 
 fn spec(utility: &str, code: &str) -> String {
-    format!(
-        r#"<?xml version="1.0"?>
-<voml>
-  <body>
-    <visual-object name="bomb">
-      <event-declarations>
-        <data-event name="tick" rtype="entry" etype="1">
-          <data-field name="ts" type="real"/>
-        </data-event>
-      </event-declarations>
-      <info-structures>
-        <variable name="hoard" type="any"/>
-      </info-structures>
-      <utility-code><![CDATA[
-{utility}
-      ]]></utility-code>
-      <event-processing>
-        <ep-component name="bomb" inputs="tick.ts" infos="hoard">
-          <input name="^0"><![CDATA[
-            {code}
-          ]]></input>
-        </ep-component>
-      </event-processing>
-    </visual-object>
-  </body>
-</voml>
-"#
-    )
+    support::one_part_spec("bomb", "hoard", utility, code)
 }
 
 struct Outcome {

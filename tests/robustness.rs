@@ -13,24 +13,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use support::{files_with_ext, root};
+use support::{files_with_ext, root, Rng};
 use voml_compiler::{MemoryFs, Options};
-
-/// A small deterministic generator (xorshift64*), so a seed reproduces a run.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
 
 /// Pieces that make mutations reach deep into the compiler rather than stop at the XML.
 const FRAGMENTS: &[&str] = &[

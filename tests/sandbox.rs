@@ -29,34 +29,7 @@ fn lit(path: &Path) -> String {
 }
 
 fn spec(utility: &str, code: &str) -> String {
-    format!(
-        r#"<?xml version="1.0"?>
-<voml>
-  <body>
-    <visual-object name="probe">
-      <event-declarations>
-        <data-event name="tick" rtype="entry" etype="1">
-          <data-field name="ts" type="real"/>
-        </data-event>
-      </event-declarations>
-      <info-structures>
-        <variable name="loot" type="any"/>
-      </info-structures>
-      <utility-code><![CDATA[
-{utility}
-      ]]></utility-code>
-      <event-processing>
-        <ep-component name="probe" inputs="tick.ts" infos="loot">
-          <input name="^0"><![CDATA[
-            (set! $0 {code})
-          ]]></input>
-        </ep-component>
-      </event-processing>
-    </visual-object>
-  </body>
-</voml>
-"#
-    )
+    support::one_part_spec("probe", "loot", utility, &format!("(set! $0 {code})"))
 }
 
 /// What became of a probe.

@@ -355,3 +355,53 @@ pub fn check_render(name: &str, png: &[u8]) -> Option<String> {
         diff_path.display()
     ))
 }
+
+/// A small deterministic generator (xorshift64*), so a seed reproduces a run.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+/// A visual object `name` with one info structure `var` (of any type), `utility` code, and
+/// one EP component `name` whose only part, run for every record of type `entry`/1, is `part`
+/// (where `$0` is the variable): what hostile-code tests wrap their probes in.
+pub fn one_part_spec(name: &str, var: &str, utility: &str, part: &str) -> String {
+    format!(
+        r#"<?xml version="1.0"?>
+<voml>
+  <body>
+    <visual-object name="{name}">
+      <event-declarations>
+        <data-event name="tick" rtype="entry" etype="1">
+          <data-field name="ts" type="real"/>
+        </data-event>
+      </event-declarations>
+      <info-structures>
+        <variable name="{var}" type="any"/>
+      </info-structures>
+      <utility-code><![CDATA[
+{utility}
+      ]]></utility-code>
+      <event-processing>
+        <ep-component name="{name}" inputs="tick.ts" infos="{var}">
+          <input name="^0"><![CDATA[
+            {part}
+          ]]></input>
+        </ep-component>
+      </event-processing>
+    </visual-object>
+  </body>
+</voml>
+"#
+    )
+}
