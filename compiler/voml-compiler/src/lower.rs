@@ -509,12 +509,18 @@ impl<'a> Lowering<'a> {
             let world = nums("world", 4, false, &[0.0, 1.0, 0.0, 1.0]);
             let margins = nums("margins", 4, true, &[0.0; 4]);
             if let Some(a) = el.attr("window") {
-                if window.iter().any(|&v| !(1.0..=16384.0).contains(&v)) {
+                if window
+                    .iter()
+                    .any(|&v| !(1.0..=f64::from(ir::MAX_WINDOW)).contains(&v))
+                {
                     self.err(
                         Diagnostic::new(
                             Code::BadNumber,
                             a.value_span,
-                            "window sizes must be between 1 and 16384 pixels",
+                            format!(
+                                "window sizes must be between 1 and {} pixels",
+                                ir::MAX_WINDOW
+                            ),
                         )
                         .label("out of range"),
                     );
@@ -546,14 +552,18 @@ impl<'a> Lowering<'a> {
             }
             let quality = nums("quality", 1, true, &[1024.0])[0];
             if let Some(a) = el.attr("quality") {
-                if quality < 2.0 {
+                if !(f64::from(ir::MIN_QUALITY)..=f64::from(ir::MAX_QUALITY)).contains(&quality) {
                     self.err(
                         Diagnostic::new(
                             Code::BadNumber,
                             a.value_span,
-                            "the adaptation quality must be at least 2",
+                            format!(
+                                "the adaptation quality must be between {} and {}",
+                                ir::MIN_QUALITY,
+                                ir::MAX_QUALITY
+                            ),
                         )
-                        .label("too small"),
+                        .label("out of range"),
                     );
                 }
             }
@@ -596,7 +606,8 @@ impl<'a> Lowering<'a> {
                     margins[3] as u32,
                 ],
                 adapt,
-                quality: quality.max(2.0) as u32,
+                quality: quality.clamp(f64::from(ir::MIN_QUALITY), f64::from(ir::MAX_QUALITY))
+                    as u32,
                 background,
                 infos,
                 controls,

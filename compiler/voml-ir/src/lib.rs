@@ -22,6 +22,9 @@
 
 use serde::{Deserialize, Serialize};
 
+mod validate;
+pub use validate::{IrError, MAX_QUALITY, MAX_WINDOW, MIN_QUALITY, MIN_TICK};
+
 /// The deepest nesting of parentheses the [`Program`] may have. The compiler refuses deeper
 /// code, and the runtime refuses a `.vo` file with deeper code: Scheme readers recurse per
 /// level and would exhaust the stack.

@@ -175,6 +175,22 @@ pub struct Runtime {
 impl Runtime {
     /// Loads a compiled visual object into a fresh sandboxed engine drawing through `llvo`.
     pub fn new(vo: CompiledVo, mut llvo: Llvo, config: Config) -> Result<Runtime, LoadError> {
+        // Nothing in a `.vo` file is trusted before it is checked.
+        if let Err(errors) = vo.validate() {
+            let first = &errors[0];
+            let more = match errors.len() {
+                1 => String::new(),
+                n => format!(" (and {} more problems)", n - 1),
+            };
+            return Err(LoadError {
+                message: format!(
+                    "the compiled visual object is not sound: {}{more}; recompile it from its .voml file",
+                    first.message
+                ),
+                location: first.span.map(|s| vo.locate(s)),
+                span: first.span,
+            });
+        }
         if vo.program.nesting_depth() > voml_ir::MAX_NESTING {
             return Err(LoadError {
                 message: format!("the program nests expressions more than {} deep; recompile it with this compiler", voml_ir::MAX_NESTING),

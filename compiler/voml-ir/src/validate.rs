@@ -1,0 +1,297 @@
+//! The checks a runtime makes before it trusts a [`CompiledVo`]: every index, reference, span
+//! and range the compiler guarantees. A `.vo` file may have been edited, truncated or forged;
+//! whatever it holds, loading it either passes these checks or fails with a located error,
+//! never a panic further on.
+
+use crate::{CompiledVo, EntryPoint, Span, FORMAT_VERSION, MAX_NESTING};
+
+/// The largest view side, in pixels.
+pub const MAX_WINDOW: u32 = 16384;
+/// The largest adaptation quality (extreme points remembered per view).
+pub const MAX_QUALITY: u32 = 1 << 20;
+/// The smallest synchronous clock tick, in trace seconds.
+pub const MIN_TICK: f64 = 1e-9;
+/// The smallest adaptation quality.
+pub const MIN_QUALITY: u32 = 2;
+
+/// Something a compiled visual object holds that the compiler would never have written.
+#[derive(Clone, Debug, PartialEq)]
+pub struct IrError {
+    /// What is wrong, naming the part of the IR (`views[2].window`).
+    pub message: String,
+    /// Where in the sources the offending part came from, when its span is sound.
+    pub span: Option<Span>,
+}
+
+struct Checker<'a> {
+    vo: &'a CompiledVo,
+    errors: Vec<IrError>,
+}
+
+impl Checker<'_> {
+    fn span_ok(&self, span: Span) -> bool {
+        let Some(file) = self.vo.sources.get(span.file as usize) else {
+            return false;
+        };
+        span.start <= span.end && (span.end as usize) <= file.text.len()
+    }
+
+    fn fail(&mut self, at: String, what: String, span: Span) {
+        let span = self.span_ok(span).then_some(span);
+        self.errors.push(IrError {
+            message: format!("{at}: {what}"),
+            span,
+        });
+    }
+
+    fn span(&mut self, at: String, span: Span) {
+        if !self.span_ok(span) {
+            self.fail(
+                at,
+                format!(
+                    "span {}:{}..{} lies outside the sources",
+                    span.file, span.start, span.end
+                ),
+                span,
+            );
+        }
+    }
+
+    fn index(&mut self, at: String, index: usize, len: usize, what: &str, span: Span) {
+        if index >= len {
+            self.fail(
+                at,
+                format!("refers to {what} {index}, but there are {len}"),
+                span,
+            );
+        }
+    }
+
+    fn entry(&mut self, at: String, entry: &Option<EntryPoint>) {
+        if let Some(e) = entry {
+            self.entry_point(at, e);
+        }
+    }
+
+    fn entry_point(&mut self, at: String, e: &EntryPoint) {
+        self.span(format!("{at}.span"), e.span);
+        if e.symbol.is_empty()
+            || e.symbol
+                .chars()
+                .any(|c| c.is_whitespace() || "()[]\"';`,".contains(c))
+        {
+            self.fail(
+                at,
+                format!("`{}` is not a procedure name", e.symbol),
+                e.span,
+            );
+        }
+    }
+
+    fn run(&mut self) {
+        let vo = self.vo;
+        if vo.format != FORMAT_VERSION {
+            self.fail(
+                "format".into(),
+                format!("is {}, not {FORMAT_VERSION}", vo.format),
+                vo.span,
+            );
+        }
+        self.span("span".into(), vo.span);
+        if let crate::RenderMode::Synchronous { tick } = vo.mode {
+            if !(tick.is_finite() && tick >= MIN_TICK) {
+                self.fail(
+                    "mode.tick".into(),
+                    format!("{tick} is not a positive number of seconds"),
+                    vo.span,
+                );
+            }
+        }
+        for (i, e) in vo.events.iter().enumerate() {
+            self.span(format!("events[{i}].span"), e.span);
+            for (j, f) in e.fields.iter().enumerate() {
+                self.span(format!("events[{i}].fields[{j}].span"), f.span);
+                if f.position < 2 {
+                    self.fail(
+                        format!("events[{i}].fields[{j}].position"),
+                        format!("{} is before the timestamp", f.position),
+                        f.span,
+                    );
+                }
+            }
+        }
+        for (list, vars) in [("infos", &vo.infos), ("controls", &vo.controls)] {
+            for (i, v) in vars.iter().enumerate() {
+                self.span(format!("{list}[{i}].span"), v.span);
+                if v.global.is_empty()
+                    || v.global
+                        .chars()
+                        .any(|c| c.is_whitespace() || "()[]\"';`,".contains(c))
+                {
+                    self.fail(
+                        format!("{list}[{i}].global"),
+                        format!("`{}` is not a global name", v.global),
+                        v.span,
+                    );
+                }
+            }
+        }
+        let (ninfos, ncontrols, nviews, nevents) = (
+            vo.infos.len(),
+            vo.controls.len(),
+            vo.views.len(),
+            vo.events.len(),
+        );
+        for (i, v) in vo.views.iter().enumerate() {
+            let at = format!("views[{i}]");
+            self.span(format!("{at}.span"), v.span);
+            if v.window.iter().any(|&w| !(1..=MAX_WINDOW).contains(&w)) {
+                self.fail(
+                    format!("{at}.window"),
+                    format!("{:?} is outside 1..{MAX_WINDOW} pixels", v.window),
+                    v.span,
+                );
+            }
+            let [x0, x1, y0, y1] = v.world;
+            if v.world.iter().any(|c| !c.is_finite()) || x0 == x1 || y0 == y1 {
+                self.fail(
+                    format!("{at}.world"),
+                    format!("{:?} is not a rectangle", v.world),
+                    v.span,
+                );
+            }
+            let [l, r, t, b] = v.margins;
+            if u64::from(l) + u64::from(r) >= u64::from(v.window[0])
+                || u64::from(t) + u64::from(b) >= u64::from(v.window[1])
+            {
+                self.fail(
+                    format!("{at}.margins"),
+                    format!("{:?} leave no room in the window", v.margins),
+                    v.span,
+                );
+            }
+            if !(MIN_QUALITY..=MAX_QUALITY).contains(&v.quality) {
+                self.fail(
+                    format!("{at}.quality"),
+                    format!("{} is outside {MIN_QUALITY}..{MAX_QUALITY}", v.quality),
+                    v.span,
+                );
+            }
+            for &k in &v.infos {
+                self.index(format!("{at}.infos"), k, ninfos, "info structure", v.span);
+            }
+            for &k in &v.controls {
+                self.index(
+                    format!("{at}.controls"),
+                    k,
+                    ncontrols,
+                    "control structure",
+                    v.span,
+                );
+            }
+            self.entry(format!("{at}.init"), &v.init);
+        }
+        for (i, c) in vo.ep_components.iter().enumerate() {
+            let at = format!("ep_components[{i}]");
+            self.span(format!("{at}.span"), c.span);
+            for (k, input) in c.inputs.iter().enumerate() {
+                let at = format!("{at}.inputs[{k}]");
+                self.span(format!("{at}.span"), input.span);
+                self.index(
+                    format!("{at}.event"),
+                    input.event,
+                    nevents,
+                    "event",
+                    input.span,
+                );
+                if let Some(event) = vo.events.get(input.event) {
+                    for &f in &input.fields {
+                        self.index(
+                            format!("{at}.fields"),
+                            f,
+                            event.fields.len(),
+                            "field",
+                            input.span,
+                        );
+                    }
+                }
+                self.entry(format!("{at}.handler"), &input.handler);
+            }
+            for &k in &c.infos {
+                self.index(format!("{at}.infos"), k, ninfos, "info structure", c.span);
+            }
+            for &k in &c.controls {
+                self.index(
+                    format!("{at}.controls"),
+                    k,
+                    ncontrols,
+                    "control structure",
+                    c.span,
+                );
+            }
+            for (k, p) in c.before.iter().chain(&c.after).enumerate() {
+                self.entry_point(format!("{at}.condition[{k}]"), &p.entry);
+            }
+        }
+        for (i, c) in vo.ir_components.iter().enumerate() {
+            let at = format!("ir_components[{i}]");
+            self.span(format!("{at}.span"), c.span);
+            for &k in &c.views {
+                self.index(format!("{at}.views"), k, nviews, "view", c.span);
+            }
+            for &k in &c.infos {
+                self.index(format!("{at}.infos"), k, ninfos, "info structure", c.span);
+            }
+            for &k in &c.controls {
+                self.index(
+                    format!("{at}.controls"),
+                    k,
+                    ncontrols,
+                    "control structure",
+                    c.span,
+                );
+            }
+            self.entry(format!("{at}.enable"), &c.enable);
+            self.entry(format!("{at}.phase1"), &c.phase1);
+            self.entry(format!("{at}.phase2"), &c.phase2);
+        }
+        let text_len = vo.program.text.len() as u64;
+        let mut next = 0u64;
+        for (i, seg) in vo.program.map.iter().enumerate() {
+            let start = u64::from(seg.generated_start);
+            let end = start + u64::from(seg.len);
+            if start < next || end > text_len {
+                self.fail(
+                    format!("program.map[{i}]"),
+                    format!("{start}..{end} overlaps the previous segment or leaves the program ({text_len} bytes)"),
+                    seg.source,
+                );
+            }
+            next = next.max(end);
+            self.span(format!("program.map[{i}].source"), seg.source);
+        }
+        if vo.program.nesting_depth() > MAX_NESTING {
+            self.fail(
+                "program".into(),
+                format!("nests expressions more than {MAX_NESTING} deep"),
+                vo.span,
+            );
+        }
+    }
+}
+
+impl CompiledVo {
+    /// Checks everything the runtime relies on; the errors found, located where possible.
+    pub fn validate(&self) -> Result<(), Vec<IrError>> {
+        let mut checker = Checker {
+            vo: self,
+            errors: Vec::new(),
+        };
+        checker.run();
+        if checker.errors.is_empty() {
+            Ok(())
+        } else {
+            Err(checker.errors)
+        }
+    }
+}
