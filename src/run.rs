@@ -209,8 +209,22 @@ pub fn run(args: &RunArgs) -> ExitCode {
             String::new()
         },
     );
-    if shown < runtime.faults().len() {
-        eprintln!("({} more faults not shown)", runtime.faults().len() - shown);
+    let total = runtime.fault_total();
+    if (shown as u64) < total {
+        eprintln!("({} more faults not shown)", total - shown as u64);
+        for (kind, component, part, more) in runtime.unkept_faults().iter().take(10) {
+            let place = [component.as_deref(), part.as_deref()]
+                .into_iter()
+                .flatten()
+                .collect::<Vec<_>>()
+                .join(" ");
+            let place = if place.is_empty() {
+                "the trace".into()
+            } else {
+                place
+            };
+            eprintln!("  {more} more {} in {place}", kind.summary_word());
+        }
     }
     let disabled = runtime.disabled_components();
     if !disabled.is_empty() {

@@ -379,6 +379,57 @@ fn an_event_without_a_declared_field_is_skipped() {
     assert_eq!(var(&rt, "total"), "50");
 }
 
+/// A million faults of one kind must not mean a million stored reports: the log keeps a few
+/// of each kind from each part, and counts the rest.
+#[test]
+fn the_fault_log_is_bounded_and_counts_what_it_does_not_keep() {
+    let spec = r#"<?xml version="1.0"?>
+<voml><body><visual-object name="bounded">
+  <event-declarations>
+    <data-event name="sample" rtype="entry" etype="1"><data-field name="n" index="6" type="int"/></data-event>
+  </event-declarations>
+  <info-structures><variable name="seen" type="int"/></info-structures>
+  <event-processing>
+    <ep-component name="counter" inputs="sample.n" infos="seen">
+      <input name="^0">(set! $0 (+ $0 1))</input>
+    </ep-component>
+  </event-processing>
+</visual-object></body></voml>
+"#;
+    let mut rt = start_runtime(
+        compile_text("tests/faults/bounded.voml", spec),
+        false,
+        10_000,
+    );
+    // Every record has a word where the component takes an integer, and every tenth line
+    // is not a record at all.
+    let trace: String = (0..20_000)
+        .map(|i| {
+            if i % 10 == 9 {
+                "garbage\n".to_string()
+            } else {
+                format!("-3 1 {i}.0 0 0 2 many\n")
+            }
+        })
+        .collect();
+    let replayed = replay_bytes(&mut rt, trace.as_bytes(), "bounded.trf", false);
+    // Bad lines are reported by the reader and counted by the replay, not logged as faults.
+    assert_eq!(replayed.summary.bad_lines, 2_000);
+    assert_eq!(rt.fault_total(), 18_000);
+    assert_eq!(
+        rt.faults().len(),
+        voml_runtime::MAX_REPEATS_KEPT,
+        "{:#?}",
+        summaries(&rt)
+    );
+    let unkept = rt.unkept_faults();
+    assert_eq!(unkept.len(), 1, "{unkept:?}");
+    assert_eq!(unkept[0].0, FaultKind::Field);
+    assert_eq!(unkept[0].1.as_deref(), Some("EP component `counter`"));
+    assert_eq!(unkept[0].3, 18_000 - voml_runtime::MAX_REPEATS_KEPT as u64);
+    assert_eq!(var(&rt, "seen"), "0");
+}
+
 /// `Runtime::new` fails; returns its error's location and message.
 fn load_error(name: &str, spec: &str) -> (Option<String>, String) {
     quiet_steel();

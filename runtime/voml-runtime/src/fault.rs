@@ -8,7 +8,7 @@ use codespan_reporting::files::SimpleFiles;
 use codespan_reporting::term;
 use voml_ir::{CompiledVo, Span};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum FaultKind {
     /// Scheme code raised an error.
     Scheme,
@@ -65,6 +65,30 @@ pub struct Fault {
     pub action: Action,
 }
 
+impl FaultKind {
+    /// What a fault of this kind is called in a summary line.
+    pub fn word(self) -> &'static str {
+        match self {
+            FaultKind::Scheme => "error",
+            FaultKind::Runaway => "runaway code",
+            FaultKind::Memory => "memory ceiling",
+            FaultKind::Field => "bad event",
+            FaultKind::Trace => "bad trace line",
+        }
+    }
+
+    /// The plural, for counts (`12 more bad events`).
+    pub fn summary_word(self) -> &'static str {
+        match self {
+            FaultKind::Scheme => "errors",
+            FaultKind::Runaway => "runaways",
+            FaultKind::Memory => "memory ceilings",
+            FaultKind::Field => "bad events",
+            FaultKind::Trace => "bad trace lines",
+        }
+    }
+}
+
 impl Fault {
     /// A one-line summary: `file:line:col: error in COMPONENT (PART) on EVENT: MESSAGE`.
     pub fn summary(&self) -> String {
@@ -73,13 +97,7 @@ impl Fault {
             out.push_str(loc);
             out.push_str(": ");
         }
-        out.push_str(match self.kind {
-            FaultKind::Scheme => "error",
-            FaultKind::Runaway => "runaway code",
-            FaultKind::Memory => "memory ceiling",
-            FaultKind::Field => "bad event",
-            FaultKind::Trace => "bad trace line",
-        });
+        out.push_str(self.kind.word());
         if let Some(c) = &self.component {
             out.push_str(" in ");
             out.push_str(c);

@@ -67,6 +67,11 @@ pub struct Config {
     pub memory_limit: usize,
 }
 
+/// At most this many faults are kept in full by a runtime; the rest are counted.
+pub const MAX_FAULTS_KEPT: usize = 1000;
+/// At most this many faults of one kind from one part are kept in full.
+pub const MAX_REPEATS_KEPT: usize = 3;
+
 /// The default [`Config::memory_limit`]: 512 MiB.
 pub const DEFAULT_MEMORY_LIMIT: usize = 512 << 20;
 
@@ -165,6 +170,11 @@ pub struct Runtime {
     meter: memory::Meter,
     config: Config,
     faults: Vec<Fault>,
+    /// Every fault recorded (kept or not), the last one, and per (kind, component, part) how
+    /// many were kept and recorded.
+    fault_total: u64,
+    last_fault: Option<(Fault, bool)>,
+    fault_tally: HashMap<(FaultKind, Option<String>, Option<String>), (usize, u64)>,
     stats: Stats,
     /// Next trace time at which synchronous mode renders.
     next_tick: Option<f64>,
@@ -396,6 +406,9 @@ impl Runtime {
             meter,
             config,
             faults: Vec::new(),
+            fault_total: 0,
+            last_fault: None,
+            fault_tally: HashMap::new(),
             stats: Stats::default(),
             next_tick,
             started: false,
@@ -534,7 +547,7 @@ impl Runtime {
 
     /// Records a fault that happened outside VO code (e.g. a bad trace line).
     pub fn report_trace_error(&mut self, message: String, event: EventRef) {
-        self.faults.push(Fault {
+        self.record(Fault {
             kind: FaultKind::Trace,
             component: None,
             part: None,
@@ -610,7 +623,7 @@ impl Runtime {
                 Err(message) => {
                     self.stats.skipped += 1;
                     let input = &self.vo.ep_components[ci].inputs[k];
-                    self.faults.push(Fault {
+                    self.record(Fault {
                         kind: FaultKind::Field,
                         component: Some(format!("EP component `{}`", self.eps[ci].name)),
                         part: Some(format!("input ^{k}")),
@@ -891,7 +904,7 @@ impl Runtime {
                     Target::Ir(i) => self.irs[i].disabled = true,
                     Target::None => {}
                 }
-                self.faults.push(Fault {
+                self.record(Fault {
                     kind,
                     component: who.component.clone(),
                     part: Some(who.part.clone()),
@@ -913,15 +926,49 @@ impl Runtime {
         }
     }
 
+    /// Keeps a fault, unless [`MAX_REPEATS_KEPT`] of its kind from the same part are kept
+    /// already or [`MAX_FAULTS_KEPT`] in all: then it is only counted, so that a run with
+    /// millions of bad records holds a bounded log.
+    fn record(&mut self, fault: Fault) {
+        self.fault_total += 1;
+        let key = (fault.kind, fault.component.clone(), fault.part.clone());
+        let tally = self.fault_tally.entry(key).or_default();
+        tally.1 += 1;
+        let keep = tally.0 < MAX_REPEATS_KEPT && self.faults.len() < MAX_FAULTS_KEPT;
+        if keep {
+            tally.0 += 1;
+            self.faults.push(fault.clone());
+        }
+        self.last_fault = Some((fault, keep));
+    }
+
+    /// Every fault recorded, kept or only counted.
+    pub fn fault_total(&self) -> u64 {
+        self.fault_total
+    }
+
+    /// Faults that were counted but not kept, by what produced them: (kind, component, part,
+    /// how many were not kept).
+    pub fn unkept_faults(&self) -> Vec<(FaultKind, Option<String>, Option<String>, u64)> {
+        let mut out: Vec<_> = self
+            .fault_tally
+            .iter()
+            .filter(|(_, (kept, total))| *total > *kept as u64)
+            .map(|((kind, component, part), (kept, total))| {
+                (*kind, component.clone(), part.clone(), total - *kept as u64)
+            })
+            .collect();
+        out.sort_by(|a, b| b.3.cmp(&a.3));
+        out
+    }
+
     fn stop_last(&mut self) -> Stop {
-        let mut fault = self
-            .faults
-            .last()
-            .cloned()
-            .expect("a fault was just recorded");
+        let (mut fault, kept) = self.last_fault.clone().expect("a fault was just recorded");
         fault.action = Action::Stopped;
-        if let Some(last) = self.faults.last_mut() {
-            last.action = Action::Stopped;
+        if kept {
+            if let Some(last) = self.faults.last_mut() {
+                last.action = Action::Stopped;
+            }
         }
         Stop(Box::new(fault))
     }
