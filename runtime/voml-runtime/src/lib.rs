@@ -67,6 +67,9 @@ pub struct Config {
     pub memory_limit: usize,
 }
 
+/// What faults are grouped by when the log counts repeats: kind, component, part.
+type FaultKey = (FaultKind, Option<String>, Option<String>);
+
 /// At most this many faults are kept in full by a runtime; the rest are counted.
 pub const MAX_FAULTS_KEPT: usize = 1000;
 /// At most this many faults of one kind from one part are kept in full.
@@ -174,7 +177,7 @@ pub struct Runtime {
     /// many were kept and recorded.
     fault_total: u64,
     last_fault: Option<(Fault, bool)>,
-    fault_tally: HashMap<(FaultKind, Option<String>, Option<String>), (usize, u64)>,
+    fault_tally: HashMap<FaultKey, (usize, u64)>,
     stats: Stats,
     /// Next trace time at which synchronous mode renders.
     next_tick: Option<f64>,
@@ -958,7 +961,7 @@ impl Runtime {
                 (*kind, component.clone(), part.clone(), total - *kept as u64)
             })
             .collect();
-        out.sort_by(|a, b| b.3.cmp(&a.3));
+        out.sort_by_key(|u| std::cmp::Reverse(u.3));
         out
     }
 
