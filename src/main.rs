@@ -71,6 +71,10 @@ enum Command {
         /// divided by --speed (default 1).
         #[arg(long, value_name = "FILE.wav")]
         audio: Option<PathBuf>,
+        /// At the end of the run, write the values of every info and control structure
+        /// to this JSON file.
+        #[arg(long, value_name = "FILE.json")]
+        dump_state: Option<PathBuf>,
         /// The longest sound --audio writes; sound after it is dropped with a warning.
         #[arg(long, value_name = "SECONDS", default_value_t = audio::DEFAULT_MAX_AUDIO_S)]
         max_audio_seconds: f64,
@@ -171,6 +175,7 @@ fn main() -> ExitCode {
             speed,
             exit_when_finished,
             audio,
+            dump_state,
             max_audio_seconds,
             out,
             frames_every,
@@ -220,6 +225,7 @@ fn main() -> ExitCode {
                 exit_when_finished,
                 audio,
                 max_audio_s: max_audio_seconds,
+                dump_state,
             })
         }
     }

@@ -32,6 +32,24 @@ pub struct RunArgs {
     pub audio: Option<PathBuf>,
     /// The longest sound written to `audio`, in seconds.
     pub max_audio_s: f64,
+    /// Write the info and control structures' values here at the end.
+    pub dump_state: Option<PathBuf>,
+}
+
+/// Writes the state of the visual object (`--dump-state`); reports a failure and says so.
+pub fn dump_state(runtime: &Runtime, path: &Path) -> bool {
+    let state = voml_runtime::state::of(runtime);
+    let text = serde_json::to_string_pretty(&state).unwrap_or_default() + "\n";
+    match std::fs::write(path, text) {
+        Ok(()) => {
+            eprintln!("wrote {} (the state at the end of the run)", path.display());
+            true
+        }
+        Err(e) => {
+            eprintln!("error: cannot write `{}`: {e}", path.display());
+            false
+        }
+    }
 }
 
 /// At most this many faults are shown in full; the rest are counted.
@@ -184,6 +202,9 @@ pub fn run(args: &RunArgs) -> ExitCode {
             }
         }
     }
+    if let Some(path) = &args.dump_state {
+        write_failed |= !dump_state(&runtime, path);
+    }
     let stats = runtime.stats().clone();
     let elapsed = started.elapsed().as_secs_f64();
     let faults = runtime
@@ -313,6 +334,9 @@ fn outputs_are_not_inputs(
 ) -> Result<(), String> {
     if let Some(audio) = &args.audio {
         inputs.check_output(audio, "--audio")?;
+    }
+    if let Some(state) = &args.dump_state {
+        inputs.check_output(state, "--dump-state")?;
     }
     if args.window {
         return Ok(());

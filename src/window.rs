@@ -152,6 +152,9 @@ fn replay(args: &RunArgs, vo: CompiledVo, to_ui: Sender<ToUi>, from_ui: Receiver
     if !quit && !failed {
         failed |= runtime.finish(last_ts, bad_lines).is_err();
     }
+    if let Some(path) = &args.dump_state {
+        failed |= !crate::run::dump_state(&runtime, path);
+    }
     send_frames(&mut runtime, views, &to_ui, &mut last_frame, true);
     let summary = format!(
         "{} records in {:.1} s{} — done",

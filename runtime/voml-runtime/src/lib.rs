@@ -19,6 +19,7 @@ pub mod host;
 pub mod memory;
 pub mod prelude;
 pub mod sandbox;
+pub mod state;
 mod watchdog;
 
 use std::cell::RefCell;
