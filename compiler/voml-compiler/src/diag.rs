@@ -259,6 +259,10 @@ codes! {
     EmptyComponent = "W0006", "empty-component", Warning;
     /// An `<import>` none of whose library components any component `use`s.
     UnusedImport = "W0007", "unused-import", Warning;
+    /// An `init` that reads like code (`(list "red" "blue")`): `init` is a datum, written as
+    /// it is, so this makes a list whose first element is the symbol `list`. Write the value
+    /// itself: `("red" "blue")`, or `(0 0 0)` for a vector.
+    InitIsData = "W0008", "init-is-data", Warning;
 }
 
 /// At most this many diagnostics are rendered in full; the rest are counted.

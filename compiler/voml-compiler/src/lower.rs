@@ -376,6 +376,52 @@ impl<'a> Lowering<'a> {
         }
     }
 
+    /// Warns when a list, vector or any-typed `init` starts with a constructor, as if it were
+    /// code: `(list "red" "blue")` is a list of the symbol `list` and two strings.
+    fn warn_init_code(&mut self, attr: &Attr, raw: &str, ty: ir::VarType) {
+        const CONSTRUCTORS: &[&str] = &[
+            "list",
+            "vector",
+            "cons",
+            "quote",
+            "make-vector",
+            "list->vector",
+            "append",
+            "hash",
+        ];
+        let body = raw.trim_start_matches(['\'', '#']);
+        let Some(inner) = body.strip_prefix('(') else {
+            return;
+        };
+        let head = inner
+            .split(|c: char| c.is_whitespace() || c == '(' || c == ')')
+            .next()
+            .unwrap_or("");
+        if !CONSTRUCTORS.contains(&head) {
+            return;
+        }
+        let rest = inner[head.len()..].trim_start();
+        let fixed = format!("({rest}");
+        let what = match ty {
+            ir::VarType::Vector => "vector",
+            ir::VarType::List => "list",
+            _ => "value",
+        };
+        self.diags.push(
+            Diagnostic::new(
+                Code::InitIsData,
+                attr.value_span,
+                format!("`init` is a datum, not code: this {what} starts with the symbol `{head}`"),
+            )
+            .label(format!("`{head}` is taken as data"))
+            .hint(if fixed.contains('"') {
+                format!("write the value itself: init='{fixed}'")
+            } else {
+                format!("write the value itself: init=\"{fixed}\"")
+            }),
+        );
+    }
+
     /// The Scheme datum for an `init` value, or `None` after reporting why it is bad.
     fn init_value(&mut self, attr: &Attr, ty: ir::VarType) -> Option<String> {
         let raw = attr.value.text.trim();
@@ -411,6 +457,7 @@ impl<'a> Lowering<'a> {
                 } else {
                     raw.to_string()
                 };
+                self.warn_init_code(attr, raw, ty);
                 match (scheme::split_exprs(&datum), scheme::read_error(&datum)) {
                     (Some(parts), None) if parts.len() == 1 => {
                         let ok = match ty {
