@@ -67,6 +67,23 @@ impl Checker<'_> {
         }
     }
 
+    /// Checks a part's `infos` and `controls` indices.
+    fn variables(&mut self, at: &str, infos: &[usize], controls: &[usize], span: Span) {
+        let (ninfos, ncontrols) = (self.vo.infos.len(), self.vo.controls.len());
+        for &k in infos {
+            self.index(format!("{at}.infos"), k, ninfos, "info structure", span);
+        }
+        for &k in controls {
+            self.index(
+                format!("{at}.controls"),
+                k,
+                ncontrols,
+                "control structure",
+                span,
+            );
+        }
+    }
+
     fn entry(&mut self, at: String, entry: &Option<EntryPoint>) {
         if let Some(e) = entry {
             self.entry_point(at, e);
@@ -136,12 +153,7 @@ impl Checker<'_> {
                 }
             }
         }
-        let (ninfos, ncontrols, nviews, nevents) = (
-            vo.infos.len(),
-            vo.controls.len(),
-            vo.views.len(),
-            vo.events.len(),
-        );
+        let (nviews, nevents) = (vo.views.len(), vo.events.len());
         for (i, v) in vo.views.iter().enumerate() {
             let at = format!("views[{i}]");
             self.span(format!("{at}.span"), v.span);
@@ -177,18 +189,7 @@ impl Checker<'_> {
                     v.span,
                 );
             }
-            for &k in &v.infos {
-                self.index(format!("{at}.infos"), k, ninfos, "info structure", v.span);
-            }
-            for &k in &v.controls {
-                self.index(
-                    format!("{at}.controls"),
-                    k,
-                    ncontrols,
-                    "control structure",
-                    v.span,
-                );
-            }
+            self.variables(&at, &v.infos, &v.controls, v.span);
             self.entry(format!("{at}.init"), &v.init);
         }
         for (i, c) in vo.ep_components.iter().enumerate() {
@@ -217,18 +218,7 @@ impl Checker<'_> {
                 }
                 self.entry(format!("{at}.handler"), &input.handler);
             }
-            for &k in &c.infos {
-                self.index(format!("{at}.infos"), k, ninfos, "info structure", c.span);
-            }
-            for &k in &c.controls {
-                self.index(
-                    format!("{at}.controls"),
-                    k,
-                    ncontrols,
-                    "control structure",
-                    c.span,
-                );
-            }
+            self.variables(&at, &c.infos, &c.controls, c.span);
             for (k, p) in c.before.iter().chain(&c.after).enumerate() {
                 self.entry_point(format!("{at}.condition[{k}]"), &p.entry);
             }
@@ -239,18 +229,7 @@ impl Checker<'_> {
             for &k in &c.views {
                 self.index(format!("{at}.views"), k, nviews, "view", c.span);
             }
-            for &k in &c.infos {
-                self.index(format!("{at}.infos"), k, ninfos, "info structure", c.span);
-            }
-            for &k in &c.controls {
-                self.index(
-                    format!("{at}.controls"),
-                    k,
-                    ncontrols,
-                    "control structure",
-                    c.span,
-                );
-            }
+            self.variables(&at, &c.infos, &c.controls, c.span);
             self.entry(format!("{at}.enable"), &c.enable);
             self.entry(format!("{at}.phase1"), &c.phase1);
             self.entry(format!("{at}.phase2"), &c.phase2);
