@@ -79,7 +79,7 @@ pub fn run(args: &RunArgs) -> ExitCode {
         return ExitCode::from(1);
     }
     let vo_for_faults = vo.clone();
-    let Some((mut runtime, input)) = start(args, vo) else {
+    let Some((mut runtime, input, share)) = start(args, vo) else {
         return ExitCode::from(1);
     };
     let source_name = args.trace.display().to_string();
@@ -107,7 +107,7 @@ pub fn run(args: &RunArgs) -> ExitCode {
     };
     let mut audio_error: Option<String> = None;
     let started = Instant::now();
-    let progress = Progress::new();
+    let progress = Progress::new(share);
     let mut shown = 0usize;
     let mut shown_lines = 0usize;
     let summary =
@@ -279,7 +279,7 @@ pub fn run(args: &RunArgs) -> ExitCode {
 }
 
 /// Loads the visual object into a runtime and opens the trace; reports why it cannot.
-pub fn start(args: &RunArgs, vo: CompiledVo) -> Option<(Runtime, Box<dyn BufRead>)> {
+pub fn start(args: &RunArgs, vo: CompiledVo) -> Option<(Runtime, Box<dyn BufRead>, Share)> {
     let config = Config {
         strict: args.strict,
         budget: args.budget,
@@ -293,11 +293,19 @@ pub fn start(args: &RunArgs, vo: CompiledVo) -> Option<(Runtime, Box<dyn BufRead
             return None;
         }
     };
+    let mut share = Share::default();
     let input: Box<dyn BufRead> = if args.trace.as_os_str() == "-" {
         Box::new(std::io::stdin().lock())
     } else {
         match std::fs::File::open(&args.trace) {
-            Ok(f) => Box::new(std::io::BufReader::with_capacity(1 << 16, f)),
+            Ok(f) => {
+                share.total = f.metadata().ok().filter(|m| m.is_file()).map(|m| m.len());
+                let counted = Counted {
+                    inner: f,
+                    read: share.read.clone(),
+                };
+                Box::new(std::io::BufReader::with_capacity(1 << 16, counted))
+            }
             Err(e) => {
                 eprintln!(
                     "error: cannot open the trace `{}`: {e}",
@@ -307,7 +315,7 @@ pub fn start(args: &RunArgs, vo: CompiledVo) -> Option<(Runtime, Box<dyn BufRead
             }
         }
     };
-    Some((runtime, input))
+    Some((runtime, input, share))
 }
 
 /// The trace must be standard input or something that can be read as a stream: not a
@@ -416,19 +424,64 @@ fn file_name(view: &str) -> String {
         .collect()
 }
 
-/// A records-per-second line on a terminal, updated twice a second.
+/// How much of a trace file has been read: bytes so far and the file's size.
+#[derive(Clone, Default)]
+pub struct Share {
+    read: std::sync::Arc<std::sync::atomic::AtomicU64>,
+    total: Option<u64>,
+}
+
+/// A reader that counts the bytes read through it.
+struct Counted<R> {
+    inner: R,
+    read: std::sync::Arc<std::sync::atomic::AtomicU64>,
+}
+
+impl<R: std::io::Read> std::io::Read for Counted<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.read
+            .fetch_add(n as u64, std::sync::atomic::Ordering::Relaxed);
+        Ok(n)
+    }
+}
+
+/// The progress line: records, rate, and for a file of known size the share read and an
+/// estimate of the time left.
+fn progress_line(records: u64, elapsed_s: f64, read: u64, total: Option<u64>) -> String {
+    let rate = records as f64 / elapsed_s.max(1e-9);
+    let mut line = format!("{records} records ({rate:.0}/s)");
+    if let Some(total) = total.filter(|&t| t > 0) {
+        let share = (read as f64 / total as f64).min(1.0);
+        line.push_str(&format!(
+            ", {:.0}% of {:.1} MB",
+            share * 100.0,
+            total as f64 / 1e6
+        ));
+        if share > 0.0 && share < 1.0 {
+            let left = elapsed_s * (1.0 - share) / share;
+            line.push_str(&format!(", about {left:.0} s left"));
+        }
+    }
+    line.push('…');
+    line
+}
+
+/// A progress line on a terminal (not on a pipe), updated twice a second.
 struct Progress {
     enabled: bool,
     start: Instant,
     last: std::cell::Cell<Instant>,
+    share: Share,
 }
 
 impl Progress {
-    fn new() -> Progress {
+    fn new(share: Share) -> Progress {
         Progress {
             enabled: std::io::stderr().is_terminal(),
             start: Instant::now(),
             last: std::cell::Cell::new(Instant::now()),
+            share,
         }
     }
 
@@ -441,13 +494,33 @@ impl Progress {
             return;
         }
         self.last.set(now);
-        let rate = records as f64 / self.start.elapsed().as_secs_f64().max(1e-9);
-        eprint!("\r{records} records ({rate:.0}/s)…");
+        let read = self.share.read.load(std::sync::atomic::Ordering::Relaxed);
+        let line = progress_line(
+            records,
+            self.start.elapsed().as_secs_f64(),
+            read,
+            self.share.total,
+        );
+        eprint!("\r\x1b[K{line}");
     }
 
     fn clear(&self) {
         if self.enabled && self.start.elapsed() > Duration::from_millis(500) {
             eprint!("\r\x1b[K");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::progress_line;
+
+    #[test]
+    fn the_progress_line_says_the_share_read_and_the_time_left() {
+        assert_eq!(
+            progress_line(40_000, 2.0, 25_000_000, Some(100_000_000)),
+            "40000 records (20000/s), 25% of 100.0 MB, about 6 s left…"
+        );
+        assert_eq!(progress_line(8192, 1.0, 0, None), "8192 records (8192/s)…");
     }
 }

@@ -58,7 +58,7 @@ pub fn run(args: &RunArgs, vo: CompiledVo) -> ExitCode {
 fn replay(args: &RunArgs, vo: CompiledVo, to_ui: Sender<ToUi>, from_ui: Receiver<FromUi>) -> u8 {
     let views = vo.views.len();
     let vo_for_faults = vo.clone();
-    let Some((mut runtime, input)) = crate::run::start(args, vo) else {
+    let Some((mut runtime, input, _)) = crate::run::start(args, vo) else {
         let _ = to_ui.send(ToUi::Finished);
         return 1;
     };
