@@ -1,0 +1,389 @@
+//! From the checked tree to the IR: resolves every name (events, fields, variables, views,
+//! library components), checks what only the whole spec can tell (duplicates, ranges of
+//! formal parameters, initial values), and tangles the Scheme program: globals, utility code
+//! and one procedure per component part, with markup primitives turned into calls of the
+//! runtime's primitive API.
+
+use std::collections::HashMap;
+
+use base64::Engine as _;
+use voml_ir::{self as ir, Program as Frag, Span};
+
+use crate::diag::{Code, Diagnostic};
+use crate::schema::{self, Kind};
+use crate::scheme::{self, Param};
+use crate::source::SourceDb;
+use crate::structure::{parse_numbers, words_in};
+use crate::xml::{Attr, Element, Node};
+use crate::{colours, LoadOptions};
+
+mod code;
+mod components;
+mod declarations;
+mod names;
+mod warnings;
+
+/// A library component available to `use`.
+pub struct LibraryComponent {
+    pub element: Element,
+    /// The `<import>` that brought it in.
+    pub import_span: Span,
+    pub used: std::cell::Cell<bool>,
+}
+
+pub struct Lowering<'a> {
+    pub db: &'a SourceDb,
+    pub opts: &'a LoadOptions<'a>,
+    pub diags: &'a mut Vec<Diagnostic>,
+    pub library: &'a HashMap<String, LibraryComponent>,
+    program: Frag,
+    events: Vec<ir::EventDecl>,
+    infos: Vec<ir::Variable>,
+    controls: Vec<ir::Variable>,
+    views: Vec<ir::View>,
+    assets: Vec<ir::Asset>,
+    /// How often each info, control, event and view is referred to (for warnings).
+    uses: Uses,
+    /// Positions by name, so that large specs compile in linear time.
+    index: Index,
+}
+
+#[derive(Default)]
+struct Index {
+    infos: HashMap<String, usize>,
+    controls: HashMap<String, usize>,
+    events: HashMap<String, usize>,
+    views: HashMap<String, usize>,
+}
+
+fn index_of<T>(items: &[T], name: impl Fn(&T) -> &str) -> HashMap<String, usize> {
+    let mut map = HashMap::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        map.entry(name(item).to_string()).or_insert(i);
+    }
+    map
+}
+
+#[derive(Default)]
+struct Uses {
+    infos: Vec<bool>,
+    controls: Vec<bool>,
+    events: Vec<bool>,
+    views: Vec<bool>,
+}
+
+/// What formal parameters mean in the code being lowered.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum ScopeKind {
+    #[default]
+    Utility,
+    ViewInit,
+    Ep,
+    Ir,
+}
+
+#[derive(Clone, Default)]
+struct Scope {
+    kind: ScopeKind,
+    /// The part being lowered, for messages ("input part", "condition part", ...).
+    what: &'static str,
+    /// Who owns the lists, for messages ("EP component `p`").
+    owner: String,
+    infos: Vec<usize>,
+    controls: Vec<usize>,
+    /// `^n` in EP code: inputs with the parameter names of their fields.
+    inputs: Vec<Vec<String>>,
+    /// The input whose fields `^n/m` may name here, if any.
+    current_input: Option<usize>,
+    /// `^n` in IR code and view initialisation: view indices.
+    views: Vec<usize>,
+    /// Where the component's lists are, for "declared here" labels.
+    decl_span: Span,
+    /// The `infos`, `controls`, `inputs` and `views` attribute values, where present.
+    list_spans: HashMap<&'static str, Span>,
+}
+
+/// The spans of an element's list attributes.
+fn list_spans(el: &Element) -> HashMap<&'static str, Span> {
+    ["infos", "controls", "inputs", "views"]
+        .into_iter()
+        .filter_map(|n| el.attr(n).map(|a| (n, a.value_span)))
+        .collect()
+}
+
+impl<'a> Lowering<'a> {
+    pub fn new(
+        db: &'a SourceDb,
+        opts: &'a LoadOptions<'a>,
+        diags: &'a mut Vec<Diagnostic>,
+        library: &'a HashMap<String, LibraryComponent>,
+    ) -> Lowering<'a> {
+        Lowering {
+            db,
+            opts,
+            diags,
+            library,
+            program: Frag::default(),
+            events: Vec::new(),
+            infos: Vec::new(),
+            controls: Vec::new(),
+            views: Vec::new(),
+            assets: Vec::new(),
+            uses: Uses::default(),
+            index: Index::default(),
+        }
+    }
+
+    fn err(&mut self, d: Diagnostic) {
+        self.diags.push(d);
+    }
+
+    /// Lowers a checked `<visual-object>`.
+    pub fn visual_object(mut self, vo: &Element) -> ir::CompiledVo {
+        let name = vo
+            .attr_text("name")
+            .unwrap_or("visual-object")
+            .trim()
+            .to_string();
+        let mode = match vo.attr_text("mode").map(str::trim) {
+            Some("synchronous") => ir::RenderMode::Synchronous {
+                tick: vo
+                    .attr_text("tick")
+                    .and_then(|t| parse_numbers(t, 1, false).ok())
+                    .map_or(0.1, |v| v[0]),
+            },
+            _ => ir::RenderMode::Asynchronous,
+        };
+        if let Some(tick) = vo.attr("tick") {
+            if let Ok(v) = parse_numbers(&tick.value.text, 1, false) {
+                if v[0] <= 0.0 {
+                    self.err(
+                        Diagnostic::new(
+                            Code::BadNumber,
+                            tick.value_span,
+                            "`tick` must be positive",
+                        )
+                        .label("seconds of trace time between renders"),
+                    );
+                }
+            }
+        }
+        self.header(&name);
+        let child = |n: &str| vo.elements().find(|e| e.name == n);
+        if let Some(decls) = child("event-declarations") {
+            self.events(decls);
+        }
+        if let Some(infos) = child("info-structures") {
+            self.variables(infos, true);
+        }
+        if let Some(controls) = child("control-structures") {
+            self.variables(controls, false);
+        }
+        self.index.events = index_of(&self.events, |e| e.name.as_str());
+        self.index.infos = index_of(&self.infos, |v| v.name.as_str());
+        self.index.controls = index_of(&self.controls, |v| v.name.as_str());
+        self.uses.infos = vec![false; self.infos.len()];
+        self.uses.controls = vec![false; self.controls.len()];
+        self.uses.events = vec![false; self.events.len()];
+        self.emit_globals();
+        for util in vo.elements().filter(|e| e.name == "utility-code") {
+            self.utility(util);
+        }
+        if let Some(views) = child("view-initializations") {
+            self.views(views);
+        }
+
+        let ep_components = match child("event-processing") {
+            Some(ep) => self.ep_components(ep),
+            None => Vec::new(),
+        };
+        let ir_components = match child("info-rendition") {
+            Some(ir) => self.ir_components(ir),
+            None => Vec::new(),
+        };
+        self.unused_warnings(vo);
+        let description = child("description").map(description_text);
+        ir::CompiledVo {
+            format: ir::FORMAT_VERSION,
+            name,
+            description,
+            mode,
+            events: self.events,
+            infos: self.infos,
+            controls: self.controls,
+            views: self.views,
+            ep_components,
+            ir_components,
+            program: self.program,
+            assets: self.assets,
+            sources: self.db.to_ir(),
+            span: vo.tag_span,
+        }
+    }
+
+    fn header(&mut self, name: &str) {
+        let text = format!(
+            ";;; Scheme program generated by the VOML compiler for visual object `{name}`.\n\
+             ;;; Info and control structures are the globals info/NAME and control/NAME;\n\
+             ;;; each component part is a procedure voml/KIND/COMPONENT/PART.\n"
+        );
+        self.program.push(&text, Span::default(), false);
+    }
+
+    // ----- helpers ------------------------------------------------------------------------
+
+    /// The `name` of an element, reporting duplicates within `seen`.
+    fn name_of(
+        &mut self,
+        el: &Element,
+        seen: &mut HashMap<String, Span>,
+        what: &str,
+    ) -> Option<String> {
+        let attr = el.attr("name")?;
+        let name = attr.value.text.trim().to_string();
+        if name.is_empty()
+            || name.contains(char::is_whitespace)
+            || name.contains(['.', '(', ')', '"', ';'])
+        {
+            self.err(
+                Diagnostic::new(
+                    Code::BadValue,
+                    attr.value_span,
+                    format!("`{name}` is not a usable name"),
+                )
+                .label("names are single words without dots, parentheses, quotes or semicolons"),
+            );
+            return None;
+        }
+        if let Some(first) = seen.get(&name) {
+            self.err(
+                Diagnostic::new(
+                    Code::DuplicateName,
+                    attr.value_span,
+                    format!("a second {what} named `{name}`"),
+                )
+                .label("duplicate name")
+                .secondary(*first, "first declared here"),
+            );
+            return None;
+        }
+        seen.insert(name.clone(), attr.value_span);
+        Some(name)
+    }
+}
+
+fn article(what: &str) -> String {
+    let first = what.chars().next().unwrap_or('x').to_ascii_lowercase();
+    let vowel_sound = matches!(first, 'a' | 'e' | 'i' | 'o' | 'u')
+        || what.starts_with("EP")
+        || what.starts_with("IR");
+    if what.starts_with('`') || what.starts_with("utility") {
+        what.to_string()
+    } else if vowel_sound {
+        format!("an {what}")
+    } else {
+        format!("a {what}")
+    }
+}
+
+fn is_bare_word(text: &str) -> bool {
+    !text.is_empty()
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+}
+
+fn flag(text: &str) -> Option<&'static str> {
+    match text {
+        "yes" | "true" | "#t" => Some("#t"),
+        "no" | "false" | "#f" => Some("#f"),
+        _ => None,
+    }
+}
+
+fn description_text(el: &Element) -> String {
+    let mut text = String::new();
+    for node in &el.children {
+        if let Node::Text(t) = node {
+            text.push_str(&t.text);
+        }
+    }
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn default_init(ty: ir::VarType) -> &'static str {
+    match ty {
+        ir::VarType::Int => "0",
+        ir::VarType::Real => "0.0",
+        ir::VarType::Boolean | ir::VarType::Any => "#f",
+        ir::VarType::String => "\"\"",
+        ir::VarType::List => "(quote ())",
+        ir::VarType::Vector => "(vector)",
+    }
+}
+
+fn type_word(ty: ir::VarType) -> &'static str {
+    match ty {
+        ir::VarType::Int => "int",
+        ir::VarType::Real => "real",
+        ir::VarType::Boolean => "boolean",
+        ir::VarType::String => "string",
+        ir::VarType::List => "list",
+        ir::VarType::Vector => "vector",
+        ir::VarType::Any => "any",
+    }
+}
+
+fn real_literal(v: f64) -> String {
+    let s = format!("{v:?}");
+    if s.contains('.') || s.contains('e') {
+        s
+    } else {
+        format!("{s}.0")
+    }
+}
+
+/// A Scheme string literal with `"` and `\` escaped.
+pub fn scheme_string(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            _ => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// PICL record-type names (and the paper's aliases) with their codes.
+pub const RECORD_TYPES: &[(&str, i64)] = &[
+    ("mark", -2),
+    ("entry", -3),
+    ("exit", -4),
+    ("label", -5),
+    ("dd", -6),
+    ("message", -7),
+    ("timestat", -101),
+    ("countstat", -102),
+    ("sendvolstat", -103),
+    ("recvvolstat", -104),
+    ("sizevolstat", -105),
+    ("machinesubset", -201),
+    ("processsubset", -202),
+    ("eventsubset", -203),
+    ("pg-entry", -3),
+    ("pg-exit", -4),
+    ("callback", -1000),
+];
+
+pub fn record_type_code(name: &str) -> Option<i64> {
+    let lower = name.to_ascii_lowercase();
+    RECORD_TYPES
+        .iter()
+        .find(|(n, _)| *n == lower)
+        .map(|(_, c)| *c)
+}
