@@ -75,7 +75,7 @@ impl<'a> Lowering<'a> {
         };
         match *param {
             Param::Info(n) => match scope.infos.get(n) {
-                Some(&i) if i != usize::MAX => {
+                Some(&Some(i)) => {
                     self.uses.infos[i] = true;
                     Ok(self.infos[i].global.clone())
                 }
@@ -86,7 +86,7 @@ impl<'a> Lowering<'a> {
                 None => Err(Box::new(self.out_of_range(param, span, scope))),
             },
             Param::Control(n) => match scope.controls.get(n) {
-                Some(&i) if i != usize::MAX => {
+                Some(&Some(i)) => {
                     self.uses.controls[i] = true;
                     Ok(self.controls[i].global.clone())
                 }
@@ -99,7 +99,7 @@ impl<'a> Lowering<'a> {
             Param::Caret(n) => {
                 if matches!(scope.kind, ScopeKind::Ir | ScopeKind::ViewInit) {
                     return match scope.views.get(n) {
-                        Some(&v) if v != usize::MAX => Ok(v.to_string()),
+                        Some(&Some(v)) => Ok(v.to_string()),
                         Some(_) => Ok("0".into()),
                         None => Err(Box::new(self.out_of_range(param, span, scope))),
                     };
@@ -503,7 +503,7 @@ impl<'a> Lowering<'a> {
             return match param {
                 Param::Caret(n) if matches!(scope.kind, ScopeKind::Ir | ScopeKind::ViewInit) => {
                     match scope.views.get(n) {
-                        Some(&v) if v != usize::MAX => Some(v),
+                        Some(&Some(v)) => Some(v),
                         Some(_) => None,
                         None => {
                             self.err(self.out_of_range(&param, attr.value_span, scope));

@@ -181,12 +181,16 @@ impl<'a> Lowering<'a> {
                 fields
                     .iter()
                     .enumerate()
-                    .map(
-                        |(m, &f)| match self.events.get(*ev).and_then(|e| e.fields.get(f)) {
+                    .map(|(m, f)| {
+                        match ev
+                            .and_then(|ev| self.events.get(ev))
+                            .zip(*f)
+                            .and_then(|(e, f)| e.fields.get(f))
+                        {
                             Some(field) => format!("input{k}/{}", field.name),
                             None => format!("input{k}/{m}"),
-                        },
-                    )
+                        }
+                    })
                     .collect()
             })
             .collect();
@@ -343,16 +347,17 @@ impl<'a> Lowering<'a> {
             inputs: inputs
                 .into_iter()
                 .zip(handlers)
-                .map(|((event, fields, span), handler)| ir::Input {
-                    event,
-                    fields,
-                    handler,
-                    span,
+                .filter_map(|((event, fields, span), handler)| {
+                    Some(ir::Input {
+                        event: event?,
+                        fields: fields.into_iter().flatten().collect(),
+                        handler,
+                        span,
+                    })
                 })
-                .filter(|i| i.event != usize::MAX)
                 .collect(),
-            infos: infos.into_iter().filter(|&i| i != usize::MAX).collect(),
-            controls: controls.into_iter().filter(|&i| i != usize::MAX).collect(),
+            infos: infos.into_iter().flatten().collect(),
+            controls: controls.into_iter().flatten().collect(),
             before,
             after,
             span: el.tag_span,
@@ -363,7 +368,7 @@ impl<'a> Lowering<'a> {
     pub(super) fn input_index(
         &mut self,
         part: &Element,
-        inputs: &[(usize, Vec<usize>, Span)],
+        inputs: &[ResolvedInput],
         taken: &[Option<Span>],
     ) -> Option<usize> {
         let attr = part.attr("name")?;
@@ -385,9 +390,10 @@ impl<'a> Lowering<'a> {
                 self.err(d);
                 return None;
             }
-            _ => inputs
-                .iter()
-                .position(|(ev, _, _)| self.events.get(*ev).is_some_and(|e| e.name == text)),
+            _ => inputs.iter().position(|(ev, _, _)| {
+                ev.and_then(|ev| self.events.get(ev))
+                    .is_some_and(|e| e.name == text)
+            }),
         };
         let Some(k) = k else {
             self.err(
@@ -400,9 +406,8 @@ impl<'a> Lowering<'a> {
             );
             return None;
         };
-        if inputs[k].0 == usize::MAX {
-            return None;
-        }
+        // An input whose event did not resolve (reported already) has no part to check.
+        inputs[k].0?;
         if let Some(first) = taken[k] {
             self.err(
                 Diagnostic::new(
@@ -552,9 +557,9 @@ impl<'a> Lowering<'a> {
         Some(ir::IrComponent {
             name,
             library: el.attr_text("use").map(|u| u.trim().to_string()),
-            views: views.into_iter().filter(|&i| i != usize::MAX).collect(),
-            infos: infos.into_iter().filter(|&i| i != usize::MAX).collect(),
-            controls: controls.into_iter().filter(|&i| i != usize::MAX).collect(),
+            views: views.into_iter().flatten().collect(),
+            infos: infos.into_iter().flatten().collect(),
+            controls: controls.into_iter().flatten().collect(),
             refresh,
             buffer,
             enable,

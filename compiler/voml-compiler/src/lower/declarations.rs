@@ -319,7 +319,9 @@ impl<'a> Lowering<'a> {
 
     pub(super) fn views(&mut self, list: &Element) {
         let mut seen: HashMap<String, Span> = HashMap::new();
-        let mut inits: Vec<(usize, &Element)> = Vec::new();
+        // View, element, and its `infos` and `controls` as resolved (for the init's scope).
+        type Init<'e> = (usize, &'e Element, Vec<Option<usize>>, Vec<Option<usize>>);
+        let mut inits: Vec<Init> = Vec::new();
         for el in list.elements().filter(|e| e.name == "view") {
             let Some(name) = self.name_of(el, &mut seen, "view") else {
                 continue;
@@ -433,25 +435,25 @@ impl<'a> Lowering<'a> {
                 quality: quality.clamp(f64::from(ir::MIN_QUALITY), f64::from(ir::MAX_QUALITY))
                     as u32,
                 background,
-                infos,
-                controls,
+                infos: infos.iter().flatten().copied().collect(),
+                controls: controls.iter().flatten().copied().collect(),
                 init: None,
                 span: el.tag_span,
             });
-            inits.push((self.views.len() - 1, el));
+            inits.push((self.views.len() - 1, el, infos, controls));
         }
         // Init code is lowered once all views exist, so it may name any of them.
         self.index.views = index_of(&self.views, |v| v.name.as_str());
         self.uses.views = vec![false; self.views.len()];
-        for (index, el) in inits {
+        for (index, el, infos, controls) in inits {
             let view = self.views[index].clone();
             let scope = Scope {
                 kind: ScopeKind::ViewInit,
                 what: "view initialisation",
                 owner: format!("view `{}`", view.name),
-                infos: view.infos.clone(),
-                controls: view.controls.clone(),
-                views: vec![index],
+                infos,
+                controls,
+                views: vec![Some(index)],
                 decl_span: el.tag_span,
                 list_spans: list_spans(el),
                 ..Scope::default()

@@ -89,19 +89,25 @@ struct Scope {
     what: &'static str,
     /// Who owns the lists, for messages ("EP component `p`").
     owner: String,
-    infos: Vec<usize>,
-    controls: Vec<usize>,
+    /// `$n` and `%n`: variable indices; `None` for a name that did not resolve (reported
+    /// already), so that the positions of the others stay right.
+    infos: Vec<Option<usize>>,
+    controls: Vec<Option<usize>>,
     /// `^n` in EP code: inputs with the parameter names of their fields.
     inputs: Vec<Vec<String>>,
     /// The input whose fields `^n/m` may name here, if any.
     current_input: Option<usize>,
     /// `^n` in IR code and view initialisation: view indices.
-    views: Vec<usize>,
+    views: Vec<Option<usize>>,
     /// Where the component's lists are, for "declared here" labels.
     decl_span: Span,
     /// The `infos`, `controls`, `inputs` and `views` attribute values, where present.
     list_spans: HashMap<&'static str, Span>,
 }
+
+/// An `inputs` entry: the event, the fields it takes (`None` where a name did not resolve),
+/// and where the entry is.
+type ResolvedInput = (Option<usize>, Vec<Option<usize>>, Span);
 
 /// The spans of an element's list attributes.
 fn list_spans(el: &Element) -> HashMap<&'static str, Span> {

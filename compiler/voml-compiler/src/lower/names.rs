@@ -4,7 +4,12 @@ use super::*;
 
 impl<'a> Lowering<'a> {
     /// Resolves an `infos` or `controls` attribute to variable indices.
-    pub(super) fn var_list(&mut self, el: &Element, attr_name: &str, info: bool) -> Vec<usize> {
+    pub(super) fn var_list(
+        &mut self,
+        el: &Element,
+        attr_name: &str,
+        info: bool,
+    ) -> Vec<Option<usize>> {
         let Some(attr) = el.attr(attr_name) else {
             return Vec::new();
         };
@@ -25,7 +30,7 @@ impl<'a> Lowering<'a> {
                 &self.index.controls
             };
             if let Some(&i) = own_index.get(word) {
-                out.push(i);
+                out.push(Some(i));
                 continue;
             }
             let kind = if info {
@@ -79,18 +84,16 @@ impl<'a> Lowering<'a> {
                 Some((false, i)) => self.uses.controls[i] = true,
                 None => {}
             }
-            out.push(usize::MAX);
+            out.push(None);
         }
-        for &i in &out {
-            if i != usize::MAX {
-                let uses = if info {
-                    &mut self.uses.infos
-                } else {
-                    &mut self.uses.controls
-                };
-                if let Some(u) = uses.get_mut(i) {
-                    *u = true;
-                }
+        for &i in out.iter().flatten() {
+            let uses = if info {
+                &mut self.uses.infos
+            } else {
+                &mut self.uses.controls
+            };
+            if let Some(u) = uses.get_mut(i) {
+                *u = true;
             }
         }
         out
@@ -106,7 +109,7 @@ impl<'a> Lowering<'a> {
         }
     }
 
-    pub(super) fn view_list(&mut self, el: &Element) -> Vec<usize> {
+    pub(super) fn view_list(&mut self, el: &Element) -> Vec<Option<usize>> {
         let Some(attr) = el.attr("views") else {
             return Vec::new();
         };
@@ -119,7 +122,7 @@ impl<'a> Lowering<'a> {
             match self.index.views.get(word).copied() {
                 Some(i) => {
                     self.uses.views[i] = true;
-                    out.push(i);
+                    out.push(Some(i));
                 }
                 None => {
                     let d =
@@ -128,7 +131,7 @@ impl<'a> Lowering<'a> {
                             .did_you_mean(word, self.views.iter().map(|v| v.name.as_str()));
                     self.err(d);
                     self.mark_meant_view(word);
-                    out.push(usize::MAX);
+                    out.push(None);
                 }
             }
         }
@@ -137,7 +140,7 @@ impl<'a> Lowering<'a> {
 
     /// Resolves `inputs="event.field.field other"`: for each entry the event index, the
     /// field indices, and the parameter names for those fields.
-    pub(super) fn inputs(&mut self, attr: &Attr) -> Vec<(usize, Vec<usize>, Span)> {
+    pub(super) fn inputs(&mut self, attr: &Attr) -> Vec<ResolvedInput> {
         let mut out = Vec::new();
         for (word, range) in words_in(&attr.value.text) {
             let span = attr
@@ -166,7 +169,7 @@ impl<'a> Lowering<'a> {
                 {
                     self.uses.events[i] = true;
                 }
-                out.push((usize::MAX, Vec::new(), span));
+                out.push((None, Vec::new(), span));
                 continue;
             };
             self.uses.events[ev] = true;
@@ -181,7 +184,7 @@ impl<'a> Lowering<'a> {
                     .unwrap_or(span);
                 offset += field.len() + 1;
                 match self.events[ev].fields.iter().position(|f| f.name == field) {
-                    Some(f) => fields.push(f),
+                    Some(f) => fields.push(Some(f)),
                     None => {
                         let event = &self.events[ev];
                         let d = Diagnostic::new(
@@ -198,14 +201,14 @@ impl<'a> Lowering<'a> {
                             d
                         };
                         self.err(d);
-                        fields.push(usize::MAX);
+                        fields.push(None);
                     }
                 }
             }
             if !any {
-                fields = (0..self.events[ev].fields.len()).collect();
+                fields = (0..self.events[ev].fields.len()).map(Some).collect();
             }
-            out.push((ev, fields, span));
+            out.push((Some(ev), fields, span));
         }
         out
     }
