@@ -318,29 +318,16 @@ fn library_params(
     name: &str,
     diags: &mut Vec<Diagnostic>,
 ) -> voml_ir::Program {
+    let lists = scheme::ParamLists {
+        infos,
+        controls,
+        carets,
+        carets_are_views: !is_ep,
+        fields,
+    };
     scheme::substitute(code, |param, span| {
-        let (text, len, list) = match *param {
-            scheme::Param::Info(n) => (format!("${n}"), (n >= infos).then_some(infos), "infos"),
-            scheme::Param::Control(n) => (
-                format!("%{n}"),
-                (n >= controls).then_some(controls),
-                "controls",
-            ),
-            scheme::Param::Caret(n) => (
-                format!("^{n}"),
-                (n >= carets).then_some(carets),
-                if is_ep { "inputs" } else { "views" },
-            ),
-            scheme::Param::Field(n, m) => match fields.get(n) {
-                Some(&f) => (
-                    format!("^{n}/{m}"),
-                    (m >= f).then_some(f),
-                    "fields listed for this input",
-                ),
-                None => (format!("^{n}/{m}"), Some(fields.len()), "inputs"),
-            },
-        };
-        if let Some(len) = len {
+        let beyond = scheme::param_out_of_range(param, &lists);
+        if let Some((text, list, len)) = beyond {
             diags.push(
                 Diagnostic::new(
                     Code::ParameterOutOfRange,

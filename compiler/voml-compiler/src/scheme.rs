@@ -200,6 +200,48 @@ pub fn parse_param(token: &str) -> Option<Param> {
     }
 }
 
+/// The lengths of the lists a component's formal parameters index: `$n` its `infos`, `%n` its
+/// `controls`, `^n` its inputs (EP) or views (IR), `^n/m` the fields listed for input n.
+pub struct ParamLists<'a> {
+    pub infos: usize,
+    pub controls: usize,
+    pub carets: usize,
+    /// `^n` indexes views (IR components, view initialisation), not inputs.
+    pub carets_are_views: bool,
+    /// Per input, how many fields it lists.
+    pub fields: &'a [usize],
+}
+
+/// Where `param` points beyond `lists`: the parameter as written, the list it indexes (as
+/// messages name it) and that list's length. `None` when it is in range. Shared by the
+/// lowering and by the check of a component library on its own.
+pub fn param_out_of_range(
+    param: &Param,
+    lists: &ParamLists,
+) -> Option<(String, &'static str, usize)> {
+    let beyond = |n: usize, len: usize| n >= len;
+    match *param {
+        Param::Info(n) => beyond(n, lists.infos).then(|| (format!("${n}"), "infos", lists.infos)),
+        Param::Control(n) => {
+            beyond(n, lists.controls).then(|| (format!("%{n}"), "controls", lists.controls))
+        }
+        Param::Caret(n) => beyond(n, lists.carets).then(|| {
+            let list = if lists.carets_are_views {
+                "views"
+            } else {
+                "inputs"
+            };
+            (format!("^{n}"), list, lists.carets)
+        }),
+        Param::Field(n, m) => match lists.fields.get(n) {
+            Some(&f) => {
+                beyond(m, f).then(|| (format!("^{n}/{m}"), "fields listed for this input", f))
+            }
+            None => Some((format!("^{n}/{m}"), "inputs", lists.fields.len())),
+        },
+    }
+}
+
 /// Replaces every formal parameter in `code` by what `resolve` says it stands for; `resolve`
 /// reports problems itself and returns `None` to leave the token as it is.
 pub fn substitute(code: &Frag, mut resolve: impl FnMut(&Param, Span) -> Option<String>) -> Frag {
@@ -359,6 +401,46 @@ fn describe_parse_error(e: &steel_parser::parser::ParseError) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn parameters_beyond_their_lists_say_which_list_and_how_long() {
+        let fields = [2, 0];
+        let ep = ParamLists {
+            infos: 1,
+            controls: 0,
+            carets: 2,
+            carets_are_views: false,
+            fields: &fields,
+        };
+        assert_eq!(param_out_of_range(&Param::Info(0), &ep), None);
+        assert_eq!(
+            param_out_of_range(&Param::Info(1), &ep),
+            Some(("$1".into(), "infos", 1))
+        );
+        assert_eq!(
+            param_out_of_range(&Param::Control(0), &ep),
+            Some(("%0".into(), "controls", 0))
+        );
+        assert_eq!(param_out_of_range(&Param::Field(0, 1), &ep), None);
+        assert_eq!(
+            param_out_of_range(&Param::Field(1, 0), &ep),
+            Some(("^1/0".into(), "fields listed for this input", 0))
+        );
+        assert_eq!(
+            param_out_of_range(&Param::Field(2, 0), &ep),
+            Some(("^2/0".into(), "inputs", 2))
+        );
+        let ir = ParamLists {
+            carets_are_views: true,
+            carets: 1,
+            ..ep
+        };
+        assert_eq!(
+            param_out_of_range(&Param::Caret(1), &ir),
+            Some(("^1".into(), "views", 1))
+        );
+    }
+
     use super::*;
 
     #[test]

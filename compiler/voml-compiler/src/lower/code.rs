@@ -157,22 +157,29 @@ impl<'a> Lowering<'a> {
     }
 
     pub(super) fn out_of_range(&self, param: &Param, span: Span, scope: &Scope) -> Diagnostic {
-        let (text, list, len) = match *param {
-            Param::Info(n) => (format!("${n}"), "infos", scope.infos.len()),
-            Param::Control(n) => (format!("%{n}"), "controls", scope.controls.len()),
-            Param::Caret(n) if matches!(scope.kind, ScopeKind::Ir | ScopeKind::ViewInit) => {
-                (format!("^{n}"), "views", scope.views.len())
-            }
-            Param::Caret(n) => (format!("^{n}"), "inputs", scope.inputs.len()),
-            Param::Field(n, m) => match scope.inputs.get(n) {
-                Some(fields) => (
-                    format!("^{n}/{m}"),
-                    "fields listed for this input",
-                    fields.len(),
-                ),
-                None => (format!("^{n}/{m}"), "inputs", scope.inputs.len()),
+        let views = matches!(scope.kind, ScopeKind::Ir | ScopeKind::ViewInit);
+        let fields: Vec<usize> = scope.inputs.iter().map(Vec::len).collect();
+        let lists = scheme::ParamLists {
+            infos: scope.infos.len(),
+            controls: scope.controls.len(),
+            carets: if views {
+                scope.views.len()
+            } else {
+                scope.inputs.len()
             },
+            carets_are_views: views,
+            fields: &fields,
         };
+        // Called for a parameter found out of range; the shared check says how.
+        let (text, list, len) = scheme::param_out_of_range(param, &lists).unwrap_or_else(|| {
+            let text = match *param {
+                Param::Info(n) => format!("${n}"),
+                Param::Control(n) => format!("%{n}"),
+                Param::Caret(n) => format!("^{n}"),
+                Param::Field(n, m) => format!("^{n}/{m}"),
+            };
+            (text, "inputs", lists.carets)
+        });
         let valid = match len {
             0 => "none".to_string(),
             1 => "only index 0".to_string(),
