@@ -23,6 +23,7 @@
 use serde::{Deserialize, Serialize};
 
 mod validate;
+pub mod vocabulary;
 pub use validate::{IrError, MAX_QUALITY, MAX_WINDOW, MIN_QUALITY, MIN_TICK};
 
 /// The deepest nesting of parentheses the [`Program`] may have. The compiler refuses deeper

@@ -477,10 +477,9 @@ impl<'a> Lowering<'a> {
                     return literal(scheme_string(&raw.to_ascii_lowercase()));
                 }
                 if is_bare_word(raw) {
-                    if let Some(best) = crate::diag::closest(
-                        &raw.to_ascii_lowercase(),
-                        colours::NAMES.iter().copied(),
-                    ) {
+                    if let Some(best) =
+                        crate::diag::closest(&raw.to_ascii_lowercase(), colours::names())
+                    {
                         self.err(
                             Diagnostic::new(Code::SuspiciousColour, attr.value_span, format!("`{raw}` is not a colour name; it is read as a Scheme variable"))
                                 .label(format!("did you mean `{best}`?"))

@@ -411,7 +411,7 @@ impl<'a> Lowering<'a> {
                             format!("`{}` is not a colour", a.value.text.trim()),
                         )
                         .label("expected a colour name or #rrggbb")
-                        .did_you_mean(a.value.text.trim(), colours::NAMES.iter().copied()),
+                        .did_you_mean(a.value.text.trim(), colours::names()),
                     );
                 }
             }
