@@ -66,3 +66,41 @@ fn navyblue_and_light_blue_check_cleanly() {
         Some(Color::rgb(0xad, 0xd8, 0xe6))
     );
 }
+
+/// Every record-type name the trace reader knows, `voml check` takes in `rtype`, with the
+/// same code; callback events are the runtime's record type.
+#[test]
+fn record_type_names_mean_the_same_to_the_compiler_and_the_trace_reader() {
+    let mut problems = Vec::new();
+    for name in voml_ir::vocabulary::record_type_names() {
+        let spec = format!(
+            r#"<?xml version="1.0"?>
+<voml><body><visual-object name="rt">
+  <event-declarations>
+    <data-event name="e" rtype="{}" etype="1"><data-field name="ts" type="real"/></data-event>
+  </event-declarations>
+  <info-structures><variable name="n" type="int"/></info-structures>
+  <event-processing>
+    <ep-component name="c" inputs="e.ts" infos="n"><input name="^0">(set! $0 1)</input></ep-component>
+  </event-processing>
+</visual-object></body></voml>
+"#,
+            name.to_ascii_uppercase()
+        );
+        let out = voml_compiler::compile_str("rt.voml", &spec, &RealFs, &Options::default());
+        let compiled = out.vo.as_ref().map(|vo| vo.events[0].rtype);
+        let read = voml_trace::record_type_code(name);
+        if compiled.is_none() || compiled != read {
+            problems.push(format!(
+                "`{name}`: compiler {compiled:?}, trace reader {read:?}\n{}",
+                voml_compiler::diag::render(&out.db, &out.diagnostics, false)
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    assert_eq!(
+        voml_trace::record_type_code("callback"),
+        Some(voml_runtime::CALLBACK_RTYPE)
+    );
+    assert_eq!(voml_trace::record_type_code("evententry"), Some(-3));
+}

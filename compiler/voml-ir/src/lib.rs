@@ -23,8 +23,9 @@
 use serde::{Deserialize, Serialize};
 
 mod validate;
-pub mod vocabulary;
 pub use validate::{IrError, MAX_QUALITY, MAX_WINDOW, MIN_QUALITY, MIN_TICK};
+/// The language's vocabulary (colour names, record and event types), shared by every part.
+pub use voml_vocab as vocabulary;
 
 /// The deepest nesting of parentheses the [`Program`] may have. The compiler refuses deeper
 /// code, and the runtime refuses a `.vo` file with deeper code: Scheme readers recurse per

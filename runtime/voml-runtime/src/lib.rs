@@ -41,7 +41,7 @@ use host::Host;
 
 /// Record type of the runtime's callback events (start and end of input, clock ticks,
 /// view resizes), so that EP components can take them like data events.
-pub const CALLBACK_RTYPE: i64 = -1000;
+pub const CALLBACK_RTYPE: i64 = voml_ir::vocabulary::CALLBACK_RECORD_TYPE;
 /// Event types of callback events: fields are listed beside each.
 pub mod callback {
     /// Start of input: `ts`.

@@ -24,14 +24,13 @@
 //! assert_eq!(voml_trace::record_type_code("pg-exit"), Some(records[1].rtype));
 //! ```
 
-mod codes;
 mod error;
 mod parse;
 mod reader;
 mod record;
 
-pub use codes::{event_type_code, event_type_name, record_type_code, record_type_name};
 pub use error::{TraceError, TraceErrorKind};
 pub use parse::{is_comment_or_blank, parse_line};
 pub use reader::{ReadOptions, TraceReader, TraceStats, MAX_LINE_LEN};
 pub use record::{Record, Value};
+pub use voml_vocab::{event_type_code, event_type_name, record_type_code, record_type_name};

@@ -91,7 +91,7 @@ impl<'a> Lowering<'a> {
         if let Ok(v) = text.parse::<i64>() {
             return Some(v);
         }
-        if let Some(code) = record_type_code(text) {
+        if let Some(code) = ir::vocabulary::record_type_code(text) {
             return Some(code);
         }
         self.err(
@@ -101,7 +101,7 @@ impl<'a> Lowering<'a> {
                 format!("unknown record type `{text}`"),
             )
             .label("not an integer or a record-type name")
-            .did_you_mean(text, RECORD_TYPES.iter().map(|(n, _)| *n))
+            .did_you_mean(text, ir::vocabulary::record_type_names())
             .hint("names: entry (-3), exit (-4), mark (-2), label (-5), pg-entry, pg-exit, callback (-1000), ..."),
         );
         None

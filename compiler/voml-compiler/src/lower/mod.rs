@@ -364,32 +364,3 @@ pub fn scheme_string(text: &str) -> String {
     out.push('"');
     out
 }
-
-/// PICL record-type names (and the paper's aliases) with their codes.
-pub const RECORD_TYPES: &[(&str, i64)] = &[
-    ("mark", -2),
-    ("entry", -3),
-    ("exit", -4),
-    ("label", -5),
-    ("dd", -6),
-    ("message", -7),
-    ("timestat", -101),
-    ("countstat", -102),
-    ("sendvolstat", -103),
-    ("recvvolstat", -104),
-    ("sizevolstat", -105),
-    ("machinesubset", -201),
-    ("processsubset", -202),
-    ("eventsubset", -203),
-    ("pg-entry", -3),
-    ("pg-exit", -4),
-    ("callback", -1000),
-];
-
-pub fn record_type_code(name: &str) -> Option<i64> {
-    let lower = name.to_ascii_lowercase();
-    RECORD_TYPES
-        .iter()
-        .find(|(n, _)| *n == lower)
-        .map(|(_, c)| *c)
-}

@@ -19,7 +19,12 @@ const RECORD_TYPES: &[(i64, &str)] = &[
     (-201, "machinesubset"),
     (-202, "processsubset"),
     (-203, "eventsubset"),
+    (CALLBACK_RECORD_TYPE, "callback"),
 ];
+
+/// The record type of the runtime's own events (start and end of input, clock ticks, view
+/// resizes), so that EP components can take them like data events (`rtype="callback"`).
+pub const CALLBACK_RECORD_TYPE: i64 = -1000;
 
 /// Names accepted on input only. `pg-entry`/`pg-exit` are the VOML paper's names for the
 /// entry/exit records of the tracing event (-901: a node joins or leaves); the `event*` names
@@ -161,6 +166,14 @@ fn name_of(table: &[(i64, &'static str)], code: i64) -> Option<&'static str> {
 /// and surrounding whitespace.
 pub fn record_type_code(name: &str) -> Option<i64> {
     code_of(&[RECORD_TYPES, RECORD_TYPE_ALIASES], name)
+}
+
+/// Every record-type name a specification may write, aliases included (for suggestions).
+pub fn record_type_names() -> impl Iterator<Item = &'static str> {
+    RECORD_TYPES
+        .iter()
+        .chain(RECORD_TYPE_ALIASES)
+        .map(|(_, name)| *name)
 }
 
 /// The canonical lower-case name of a record-type code; aliases are never returned.

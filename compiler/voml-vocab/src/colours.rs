@@ -1,5 +1,4 @@
-//! The words of the language that the compiler checks and the runtime acts on, written once
-//! so that the two cannot drift: what `voml check` accepts the runtime draws, and the reverse.
+//! Colour names and how a written one is looked up.
 
 /// Colour names: CSS Color Module Level 4 (a superset of the names X11 programs commonly use,
 /// and where X11 and CSS disagree, as for gray, green, maroon and purple, the CSS value), with

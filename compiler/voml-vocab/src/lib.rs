@@ -1,0 +1,13 @@
+//! The words of the VOML language that more than one part of VOML reads, written once so that
+//! they cannot drift: what `voml check` accepts the runtime acts on, and what the trace reader
+//! names the compiler understands. Depends on nothing; the compiler, the IR, the trace reader
+//! and the low-level layer all read it. `tests/vocabulary.rs` walks the tables across them.
+
+mod codes;
+mod colours;
+
+pub use codes::{
+    event_type_code, event_type_name, record_type_code, record_type_name, record_type_names,
+    CALLBACK_RECORD_TYPE,
+};
+pub use colours::{colour_key, colour_names, colour_rgb, is_colour_name, COLOURS, TRANSPARENT};
