@@ -277,34 +277,38 @@ pub fn params_in(text: &str) -> Vec<(Param, Range<usize>)> {
 /// Reads `code` with steel's reader; reports the first problem at its place in the XML.
 /// Returns true when the code reads.
 pub fn check_syntax(code: &Frag, what: &str, fallback: Span, diags: &mut Vec<Diagnostic>) -> bool {
-    match read_error(&code.text) {
-        None => true,
-        Some((message, mut range)) => {
-            if message.contains("EOF") {
-                // Point at the parenthesis that is never closed, not at the end of the code.
-                if let Some(open) = unclosed_open(&code.text) {
-                    range = open;
-                }
-            }
-            let span = code
-                .source_of_range(range.start, range.end.max(range.start + 1))
-                .or_else(|| code.source_of(code.text.len().saturating_sub(1)))
-                .unwrap_or(fallback);
-            let mut d = Diagnostic::new(Code::SchemeSyntax, span, format!("{what}: {message}"))
-                .label(if message.contains("EOF") {
-                    "this is never closed"
-                } else {
-                    "the Scheme reader stopped here"
-                });
-            if message.contains("EOF") || message.contains("end of") {
-                d = d.hint("an expression is not closed: count the parentheses");
-            } else if message.contains("arenthes") {
-                d = d.hint("parentheses do not balance here");
-            }
-            diags.push(d);
-            false
+    let Some(problem) = read_problem(&code.text) else {
+        return true;
+    };
+    let unclosed = problem.kind == ReadKind::Unclosed;
+    let mut range = problem.range;
+    if unclosed {
+        // Point at the parenthesis that is never closed, not at the end of the code.
+        if let Some(open) = unclosed_open(&code.text) {
+            range = open;
         }
     }
+    let span = code
+        .source_of_range(range.start, range.end.max(range.start + 1))
+        .or_else(|| code.source_of(code.text.len().saturating_sub(1)))
+        .unwrap_or(fallback);
+    let mut d = Diagnostic::new(
+        Code::SchemeSyntax,
+        span,
+        format!("{what}: {}", problem.message),
+    )
+    .label(if unclosed {
+        "this is never closed"
+    } else {
+        "the Scheme reader stopped here"
+    });
+    match problem.kind {
+        ReadKind::Unclosed => d = d.hint("an expression is not closed: count the parentheses"),
+        ReadKind::Mismatched => d = d.hint("parentheses do not balance here"),
+        ReadKind::TooDeep | ReadKind::Other => {}
+    }
+    diags.push(d);
+    false
 }
 
 /// The outermost `(` that is never closed, if any.
@@ -353,34 +357,72 @@ pub fn too_deep(text: &str, limit: usize) -> Option<Range<usize>> {
 
 /// The first error steel's reader finds in `text`, with its byte range.
 pub fn read_error(text: &str) -> Option<(String, Range<usize>)> {
+    read_problem(text).map(|p| (p.message, p.range))
+}
+
+/// What kind of problem the reader met.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReadKind {
+    /// The code ends inside an expression or a string.
+    Unclosed,
+    /// A closing parenthesis of the wrong kind.
+    Mismatched,
+    /// Expressions nested beyond [`voml_ir::MAX_NESTING`].
+    TooDeep,
+    /// Anything else (an unexpected character, a bad literal, the reader failing).
+    Other,
+}
+
+/// The first problem steel's reader finds in `text`, with its kind and byte range.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReadProblem {
+    pub kind: ReadKind,
+    pub message: String,
+    pub range: Range<usize>,
+}
+
+/// Reads `text` as steel's reader does: `None` when it reads.
+pub fn read_problem(text: &str) -> Option<ReadProblem> {
     // steel's reader recurses per parenthesis: refuse what would exhaust the stack.
-    if let Some(r) = too_deep(text, voml_ir::MAX_NESTING) {
-        return Some((
-            format!("expressions nested more than {} deep", voml_ir::MAX_NESTING),
-            r,
-        ));
+    if let Some(range) = too_deep(text, voml_ir::MAX_NESTING) {
+        return Some(ReadProblem {
+            kind: ReadKind::TooDeep,
+            message: format!("expressions nested more than {} deep", voml_ir::MAX_NESTING),
+            range,
+        });
     }
     // The reader is third-party code: a panic in it must become a diagnostic, not a crash.
     let text_owned = text.to_string();
     let result = std::panic::catch_unwind(move || {
+        use steel_parser::parser::ParseError as P;
         let parser = steel_parser::parser::Parser::new(&text_owned, None);
         for expr in parser {
             if let Err(e) = expr {
                 let span = e.span();
-                return Some((
-                    describe_parse_error(&e),
-                    span.start as usize..span.end as usize,
-                ));
+                let kind = match &e {
+                    P::UnexpectedEOF(..) => ReadKind::Unclosed,
+                    P::MismatchedParen(..) => ReadKind::Mismatched,
+                    _ => ReadKind::Other,
+                };
+                return Some(ReadProblem {
+                    kind,
+                    message: describe_parse_error(&e),
+                    range: span.start as usize..span.end as usize,
+                });
             }
         }
         None
     });
     match result {
-        Ok(r) => r.map(|(m, r)| (m, r.start.min(text.len())..r.end.min(text.len()))),
-        Err(_) => Some((
-            "the Scheme reader failed on this code".to_string(),
-            0..text.len(),
-        )),
+        Ok(p) => p.map(|p| ReadProblem {
+            range: p.range.start.min(text.len())..p.range.end.min(text.len()),
+            ..p
+        }),
+        Err(_) => Some(ReadProblem {
+            kind: ReadKind::Other,
+            message: "the Scheme reader failed on this code".to_string(),
+            range: 0..text.len(),
+        }),
     }
 }
 

@@ -218,8 +218,7 @@ impl DocParser<'_, '_> {
                     let pos = base + reader.error_position() as usize;
                     let pos = pos.min(base + text.len());
                     self.malformed = true;
-                    self.diags
-                        .push(xml_error(file, pos, &err.to_string(), stack.last()));
+                    self.diags.push(xml_error(file, pos, &err, stack.last()));
                     break;
                 }
             };
@@ -1130,7 +1129,8 @@ fn stray_lt(file: u32, at: usize, open: Option<&Open>) -> Diagnostic {
     d.hint("in Scheme code write `<` as `&lt;` (or use `lt`, `le`, or a CDATA section)")
 }
 
-fn xml_error(file: u32, pos: usize, message: &str, open: Option<&Open>) -> Diagnostic {
+fn xml_error(file: u32, pos: usize, err: &quick_xml::Error, open: Option<&Open>) -> Diagnostic {
+    let message = err.to_string();
     let mut d = Diagnostic::new(
         Code::XmlSyntax,
         Span::new(file, pos, pos + 1),
@@ -1143,10 +1143,12 @@ fn xml_error(file: u32, pos: usize, message: &str, open: Option<&Open>) -> Diagn
             format!("inside this `<{}>`", open.element.name),
         );
     }
-    if message.contains("mismatch")
-        || message.contains("Mismatch")
-        || message.contains("expected `</")
-    {
+    // A `<` in code reads as a tag, which then closes wrongly.
+    use quick_xml::errors::IllFormedError as Ill;
+    if matches!(
+        err,
+        quick_xml::Error::IllFormed(Ill::MismatchedEndTag { .. } | Ill::UnmatchedEndTag(_))
+    ) {
         d = d.hint("in Scheme code write `<` as `&lt;` (or use `lt`, `le`, or a CDATA section)");
     }
     d
