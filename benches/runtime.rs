@@ -9,7 +9,6 @@
 use std::path::Path;
 use std::time::Instant;
 
-use voml_llvo::Llvo;
 use voml_runtime::{Config, Runtime};
 use voml_trace::{ReadOptions, Record, TraceReader, Value};
 
@@ -26,7 +25,7 @@ fn compile_str(name: &str, text: &str) -> voml_ir::CompiledVo {
 }
 
 fn runtime(vo: voml_ir::CompiledVo) -> Runtime {
-    Runtime::new(vo, Llvo::headless(), Config::default()).expect("loads")
+    Runtime::headless(vo, Config::default()).expect("loads")
 }
 
 /// Feeds records to a runtime; returns events per second.
@@ -248,8 +247,16 @@ fn main() {
         // Full replay from the file to a PNG, as `voml run` does.
         let t = Instant::now();
         let mut rt = runtime(bcast);
-        let mut reader = TraceReader::open(trace3, ReadOptions::default()).unwrap();
-        let summary = voml_runtime::replay(&mut rt, &mut reader, None, |_| {});
+        let mut source =
+            voml_driver::Source::file(std::path::Path::new(trace3), ReadOptions::default())
+                .unwrap();
+        let summary = voml_driver::run(
+            &mut rt,
+            &mut source,
+            &voml_driver::Options::default(),
+            &mut [],
+            &mut Quiet,
+        );
         let png = rt.pngs().pop().unwrap().1.unwrap();
         println!(
             "{:<58} {:>12}",
@@ -302,4 +309,14 @@ fn main() {
             samples.join(" / ")
         );
     }
+}
+
+/// A reporter that says nothing: the benchmark measures the run.
+struct Quiet;
+
+impl voml_driver::Reporter for Quiet {
+    fn fault(&mut self, _: &voml_runtime::Fault) {}
+    fn bad_line(&mut self, _: &voml_trace::TraceError, _: bool) {}
+    fn progress(&mut self, _: &voml_driver::Progress) {}
+    fn line(&mut self, _: &str) {}
 }

@@ -20,7 +20,7 @@ pub fn compile_checked(path: &Path, fs: &dyn FileSystem, options: &Options) -> O
             )
             .label("here");
             // A spec's variable named directly instead of through its formal parameter.
-            let free = e.message.rsplit(": ").next().unwrap_or("").trim();
+            let free = e.unbound.as_deref().unwrap_or("");
             let declared = vo
                 .infos
                 .iter()

@@ -8,7 +8,6 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
-mod audio;
 mod paths;
 mod run;
 mod window;
@@ -76,7 +75,7 @@ enum Command {
         #[arg(long, value_name = "FILE.json")]
         dump_state: Option<PathBuf>,
         /// The longest sound --audio writes; sound after it is dropped with a warning.
-        #[arg(long, value_name = "SECONDS", default_value_t = audio::DEFAULT_MAX_AUDIO_S)]
+        #[arg(long, value_name = "SECONDS", default_value_t = voml_driver::audio::DEFAULT_MAX_AUDIO_S)]
         max_audio_seconds: f64,
         /// Where the pictures go.
         #[arg(long, short = 'o', default_value = "out")]

@@ -1,14 +1,16 @@
 //! `voml run`: replays a trace through a visual object and writes its pictures.
 
-use std::io::{BufRead, IsTerminal};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
+use voml_driver::audio::WavSink;
+use voml_driver::sink::file_name;
+use voml_driver::{Pictures, Sink, Source, StateDump, Terminal};
 use voml_ir::CompiledVo;
-use voml_llvo::Llvo;
-use voml_runtime::{Config, ReplayEvent, Runtime};
-use voml_trace::{ReadOptions, TraceReader};
+use voml_llvo::{Backend, RasterBackend};
+use voml_runtime::{Config, Runtime};
+use voml_trace::ReadOptions;
 
 /// Everything `voml run` was asked to do.
 #[derive(Clone)]
@@ -36,25 +38,6 @@ pub struct RunArgs {
     pub dump_state: Option<PathBuf>,
 }
 
-/// Writes the state of the visual object (`--dump-state`); reports a failure and says so.
-pub fn dump_state(runtime: &Runtime, path: &Path) -> bool {
-    let state = voml_runtime::state::of(runtime);
-    let text = serde_json::to_string_pretty(&state).unwrap_or_default() + "\n";
-    match std::fs::write(path, text) {
-        Ok(()) => {
-            eprintln!("wrote {} (the state at the end of the run)", path.display());
-            true
-        }
-        Err(e) => {
-            eprintln!("error: cannot write `{}`: {e}", path.display());
-            false
-        }
-    }
-}
-
-/// At most this many faults are shown in full; the rest are counted.
-const SHOWN_FAULTS: usize = 20;
-
 pub fn run(args: &RunArgs) -> ExitCode {
     let Some((vo, mut inputs)) = load(args) else {
         return ExitCode::from(1);
@@ -78,244 +61,100 @@ pub fn run(args: &RunArgs) -> ExitCode {
         );
         return ExitCode::from(1);
     }
-    let vo_for_faults = vo.clone();
-    let Some((mut runtime, input, share)) = start(args, vo) else {
+    let Some(mut source) = open_source(args) else {
         return ExitCode::from(1);
     };
-    let source_name = args.trace.display().to_string();
-    let mut reader = TraceReader::new(
-        input,
-        source_name.clone(),
-        ReadOptions {
-            strict: args.strict,
-        },
-    );
-    let mut audio = match &args.audio {
-        Some(path) => match crate::audio::AudioOut::create(
-            path,
-            48_000,
-            args.speed.unwrap_or(1.0),
-            args.max_audio_s,
-        ) {
-            Ok(a) => Some(a),
+    let mut sinks: Vec<Box<dyn Sink>> = Vec::new();
+    let guard = move |path: &Path| inputs.check_output(path, "the snapshot");
+    sinks.push(Box::new(
+        Pictures::new(&args.out).with_guard(Box::new(guard)),
+    ));
+    if let Some(path) = &args.audio {
+        match WavSink::create(path, args.speed.unwrap_or(1.0), args.max_audio_s) {
+            Ok(sink) => sinks.push(Box::new(sink)),
             Err(e) => {
                 eprintln!("error: {e}");
                 return ExitCode::from(1);
             }
-        },
-        None => None,
-    };
-    let mut audio_error: Option<String> = None;
-    let started = Instant::now();
-    let progress = Progress::new(share);
-    let mut shown = 0usize;
-    let mut shown_lines = 0usize;
-    let summary =
-        voml_runtime::replay(
-            &mut runtime,
-            &mut reader,
-            args.frames_every,
-            |event| match event {
-                ReplayEvent::Fault(fault) => {
-                    if shown < SHOWN_FAULTS {
-                        progress.clear();
-                        eprint!("{}", fault.render(&vo_for_faults, args.color));
-                        shown += 1;
-                    }
-                }
-                ReplayEvent::BadLine(e) => {
-                    if shown_lines < SHOWN_FAULTS {
-                        progress.clear();
-                        eprintln!("warning: {e}\n  | {}", e.text);
-                        shown_lines += 1;
-                    }
-                    if args.strict {
-                        eprintln!("error: stopping at the first bad trace line (--strict)");
-                    }
-                }
-                ReplayEvent::Frame(runtime, n) => write_frames(runtime, &args.out, n),
-                ReplayEvent::Progress(runtime) => {
-                    progress.tick(runtime.stats().records);
-                    // Sound is rendered as the replay goes (or dropped without --audio).
-                    let sounds = runtime.take_sounds();
-                    if let Some(a) = audio.as_mut() {
-                        if let Some(origin) = runtime.stats().first_ts {
-                            a.mapper.set_origin(origin);
-                        }
-                        a.push(sounds);
-                        let now = runtime.host().now;
-                        if let Err(e) = a.advance(now) {
-                            audio_error.get_or_insert(e);
-                        }
-                    }
-                }
-            },
-        );
-    progress.clear();
-    let mut audio_written = None;
-    if let Some(mut a) = audio.take() {
-        if let Some(origin) = runtime.stats().first_ts {
-            a.mapper.set_origin(origin);
-        }
-        a.push(runtime.take_sounds());
-        let commands = a.mapper.commands;
-        let late = a.late;
-        let (cap, dropped) = (a.cap_s(), a.dropped);
-        match a.finish(summary.last_ts) {
-            Ok(seconds) if audio_error.is_none() => {
-                if dropped > 0 || seconds >= cap {
-                    eprintln!(
-                        "warning: the sound was cut at {cap:.0} s (--max-audio-seconds){}",
-                        if dropped > 0 {
-                            format!("; {dropped} sound events after it were dropped")
-                        } else {
-                            String::new()
-                        }
-                    );
-                }
-                audio_written = Some((seconds, commands, late))
-            }
-            Ok(_) => {}
-            Err(e) => {
-                audio_error.get_or_insert(e);
-            }
-        }
-    }
-    if let Some(e) = &audio_error {
-        eprintln!("error: {e}");
-    }
-    let bad_lines = summary.bad_lines;
-    let stopped = summary.stopped;
-    let frame_no = summary.frames;
-    let mut written = Vec::new();
-    let mut write_failed = false;
-    for (view, png) in runtime.pngs() {
-        let path = args.out.join(format!("{}.png", file_name(&view)));
-        match png
-            .map_err(|e| e.to_string())
-            .and_then(|bytes| std::fs::write(&path, bytes).map_err(|e| e.to_string()))
-        {
-            Ok(()) => written.push(path),
-            Err(e) => {
-                eprintln!("error: cannot write `{}`: {e}", path.display());
-                write_failed = true;
-            }
         }
     }
     if let Some(path) = &args.dump_state {
-        write_failed |= !dump_state(&runtime, path);
+        sinks.push(Box::new(StateDump::new(path)));
     }
-    let stats = runtime.stats().clone();
-    let elapsed = started.elapsed().as_secs_f64();
-    let faults = runtime
-        .faults()
-        .iter()
-        .filter(|f| f.kind != voml_runtime::FaultKind::Field)
-        .count();
-    let field_problems = stats.skipped;
-    eprintln!(
-        "{} records from {} in {:.2} s ({:.0} records/s){}{}",
-        stats.records,
-        source_name,
-        elapsed,
-        stats.records as f64 / elapsed.max(1e-9),
-        if bad_lines > 0 {
-            format!(", {bad_lines} bad lines skipped")
-        } else {
-            String::new()
-        },
-        if field_problems > 0 {
-            format!(", {field_problems} events with bad fields skipped")
-        } else {
-            String::new()
-        },
+    let mut reporter = Terminal::new(&vo, args.color);
+    let Some(mut runtime) = load_runtime(args, vo, Box::new(RasterBackend::new())) else {
+        return ExitCode::from(1);
+    };
+    // A headless run is replayed as fast as possible; --speed only scales its sound.
+    let options = driver_options(args, None);
+    let outcome = voml_driver::run(
+        &mut runtime,
+        &mut source,
+        &options,
+        &mut sinks,
+        &mut reporter,
     );
-    let total = runtime.fault_total();
-    if (shown as u64) < total {
-        eprintln!("({} more faults not shown)", total - shown as u64);
-        for (kind, component, part, more) in runtime.unkept_faults().iter().take(10) {
-            let place = [component.as_deref(), part.as_deref()]
-                .into_iter()
-                .flatten()
-                .collect::<Vec<_>>()
-                .join(" ");
-            let place = if place.is_empty() {
-                "the trace".into()
-            } else {
-                place
-            };
-            eprintln!("  {more} more {} in {place}", kind.summary_word());
-        }
+    reporter.summary(&outcome, &runtime, source.name());
+    exit_code(&outcome, &runtime)
+}
+
+/// What the driver is asked to do.
+pub fn driver_options(args: &RunArgs, speed: Option<f64>) -> voml_driver::Options {
+    voml_driver::Options {
+        speed,
+        frames_every: args.frames_every,
+        strict: args.strict,
+        stay_until_quit: !args.exit_when_finished,
+        ..voml_driver::Options::default()
     }
-    let disabled = runtime.disabled_components();
-    if !disabled.is_empty() {
-        eprintln!("disabled after errors: {}", disabled.join(", "));
-    }
-    for path in &written {
-        eprintln!("wrote {}", path.display());
-    }
-    if let (Some(path), Some((seconds, commands, late))) = (&args.audio, audio_written) {
-        let late = if late > 0 {
-            format!(", {late} played late")
-        } else {
-            String::new()
-        };
-        eprintln!(
-            "wrote {} ({seconds:.1} s of sound from {commands} sound commands{late})",
-            path.display()
-        );
-    }
-    if frame_no > 0 {
-        eprintln!(
-            "wrote {frame_no} frame(s) per view to {}",
-            args.out.join("frames").display()
-        );
-    }
-    if stopped || faults > 0 || write_failed || audio_error.is_some() {
+}
+
+/// 1 when the run stopped, a component failed or an output could not be written.
+pub fn exit_code(outcome: &voml_driver::Outcome, runtime: &Runtime) -> ExitCode {
+    let failed = runtime.faults().iter().any(voml_driver::report::is_failure);
+    if outcome.stopped || failed || outcome.sink_failed {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
     }
 }
 
-/// Loads the visual object into a runtime and opens the trace; reports why it cannot.
-pub fn start(args: &RunArgs, vo: CompiledVo) -> Option<(Runtime, Box<dyn BufRead>, Share)> {
+/// Loads the visual object into a runtime drawing through `backend`; reports why it cannot.
+pub fn load_runtime(args: &RunArgs, vo: CompiledVo, backend: Box<dyn Backend>) -> Option<Runtime> {
     let config = Config {
         strict: args.strict,
         budget: args.budget,
-        snapshot_dir: Some(args.out.clone()),
+        // Snapshots go to the pictures' directory in headless runs.
+        snapshots: !args.window,
         ..Config::default()
     };
-    let runtime = match Runtime::new(vo, Llvo::headless(), config) {
-        Ok(rt) => rt,
+    match Runtime::new(vo, backend, config) {
+        Ok(rt) => Some(rt),
         Err(e) => {
             eprintln!("error: the visual object cannot be loaded: {e}");
-            return None;
+            None
         }
+    }
+}
+
+/// Opens the trace (a file, or standard input for `-`); reports why it cannot.
+pub fn open_source(args: &RunArgs) -> Option<Source> {
+    let options = ReadOptions {
+        strict: args.strict,
     };
-    let mut share = Share::default();
-    let input: Box<dyn BufRead> = if args.trace.as_os_str() == "-" {
-        Box::new(std::io::stdin().lock())
-    } else {
-        match std::fs::File::open(&args.trace) {
-            Ok(f) => {
-                share.total = f.metadata().ok().filter(|m| m.is_file()).map(|m| m.len());
-                let counted = Counted {
-                    inner: f,
-                    read: share.read.clone(),
-                };
-                Box::new(std::io::BufReader::with_capacity(1 << 16, counted))
-            }
-            Err(e) => {
-                eprintln!(
-                    "error: cannot open the trace `{}`: {e}",
-                    args.trace.display()
-                );
-                return None;
-            }
+    if args.trace.as_os_str() == "-" {
+        return Some(Source::stdin(options));
+    }
+    match Source::file(&args.trace, options) {
+        Ok(source) => Some(source),
+        Err(e) => {
+            eprintln!(
+                "error: cannot open the trace `{}`: {e}",
+                args.trace.display()
+            );
+            None
         }
-    };
-    Some((runtime, input, share))
+    }
 }
 
 /// The trace must be standard input or something that can be read as a stream: not a
@@ -394,133 +233,4 @@ fn load(args: &RunArgs) -> Option<(CompiledVo, crate::paths::Inputs)> {
     }
     inputs.add_sources(&out.db);
     out.vo.map(|vo| (vo, inputs))
-}
-
-fn write_frames(runtime: &mut Runtime, out: &Path, n: u32) {
-    let dir = out.join("frames");
-    if std::fs::create_dir_all(&dir).is_err() {
-        return;
-    }
-    for (view, png) in runtime.pngs() {
-        if let Ok(bytes) = png {
-            let path = dir.join(format!("{}-{n:06}.png", file_name(&view)));
-            if let Err(e) = std::fs::write(&path, bytes) {
-                eprintln!("error: cannot write `{}`: {e}", path.display());
-            }
-        }
-    }
-}
-
-/// A view name as a file name.
-fn file_name(view: &str) -> String {
-    view.chars()
-        .map(|c| {
-            if c.is_alphanumeric() || c == '-' || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
-}
-
-/// How much of a trace file has been read: bytes so far and the file's size.
-#[derive(Clone, Default)]
-pub struct Share {
-    read: std::sync::Arc<std::sync::atomic::AtomicU64>,
-    total: Option<u64>,
-}
-
-/// A reader that counts the bytes read through it.
-struct Counted<R> {
-    inner: R,
-    read: std::sync::Arc<std::sync::atomic::AtomicU64>,
-}
-
-impl<R: std::io::Read> std::io::Read for Counted<R> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        self.read
-            .fetch_add(n as u64, std::sync::atomic::Ordering::Relaxed);
-        Ok(n)
-    }
-}
-
-/// The progress line: records, rate, and for a file of known size the share read and an
-/// estimate of the time left.
-fn progress_line(records: u64, elapsed_s: f64, read: u64, total: Option<u64>) -> String {
-    let rate = records as f64 / elapsed_s.max(1e-9);
-    let mut line = format!("{records} records ({rate:.0}/s)");
-    if let Some(total) = total.filter(|&t| t > 0) {
-        let share = (read as f64 / total as f64).min(1.0);
-        line.push_str(&format!(
-            ", {:.0}% of {:.1} MB",
-            share * 100.0,
-            total as f64 / 1e6
-        ));
-        if share > 0.0 && share < 1.0 {
-            let left = elapsed_s * (1.0 - share) / share;
-            line.push_str(&format!(", about {left:.0} s left"));
-        }
-    }
-    line.push('…');
-    line
-}
-
-/// A progress line on a terminal (not on a pipe), updated twice a second.
-struct Progress {
-    enabled: bool,
-    start: Instant,
-    last: std::cell::Cell<Instant>,
-    share: Share,
-}
-
-impl Progress {
-    fn new(share: Share) -> Progress {
-        Progress {
-            enabled: std::io::stderr().is_terminal(),
-            start: Instant::now(),
-            last: std::cell::Cell::new(Instant::now()),
-            share,
-        }
-    }
-
-    fn tick(&self, records: u64) {
-        if !self.enabled || !records.is_multiple_of(4096) {
-            return;
-        }
-        let now = Instant::now();
-        if now.duration_since(self.last.get()) < Duration::from_millis(500) {
-            return;
-        }
-        self.last.set(now);
-        let read = self.share.read.load(std::sync::atomic::Ordering::Relaxed);
-        let line = progress_line(
-            records,
-            self.start.elapsed().as_secs_f64(),
-            read,
-            self.share.total,
-        );
-        eprint!("\r\x1b[K{line}");
-    }
-
-    fn clear(&self) {
-        if self.enabled && self.start.elapsed() > Duration::from_millis(500) {
-            eprint!("\r\x1b[K");
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::progress_line;
-
-    #[test]
-    fn the_progress_line_says_the_share_read_and_the_time_left() {
-        assert_eq!(
-            progress_line(40_000, 2.0, 25_000_000, Some(100_000_000)),
-            "40000 records (20000/s), 25% of 100.0 MB, about 6 s left…"
-        );
-        assert_eq!(progress_line(8192, 1.0, 0, None), "8192 records (8192/s)…");
-    }
 }

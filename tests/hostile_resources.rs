@@ -26,7 +26,7 @@ fn detonate(utility: &str, code: &str, records: usize, config: Config) -> Outcom
     quiet_steel();
     let vo = compile_text("bomb.voml", &spec(utility, code));
     let started = Instant::now();
-    let mut rt = match Runtime::new(vo, voml_llvo::Llvo::headless(), config) {
+    let mut rt = match Runtime::headless(vo, config) {
         Ok(rt) => rt,
         Err(e) => {
             return Outcome {
@@ -127,7 +127,7 @@ fn deeply_quoted_code_in_a_compiled_vo_is_refused_not_overflowed() {
         let handle = std::thread::Builder::new()
             .stack_size(2 << 20)
             .spawn(move || {
-                Runtime::new(vo, voml_llvo::Llvo::headless(), Config::default())
+                Runtime::headless(vo, Config::default())
                     .err()
                     .map(|e| e.to_string())
             })

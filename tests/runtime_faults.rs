@@ -434,11 +434,7 @@ fn the_fault_log_is_bounded_and_counts_what_it_does_not_keep() {
 fn load_error(name: &str, spec: &str) -> (Option<String>, String) {
     quiet_steel();
     let vo = compile_text(name, spec);
-    match Runtime::new(
-        vo,
-        voml_llvo::Llvo::headless(),
-        voml_runtime::Config::default(),
-    ) {
+    match Runtime::headless(vo, voml_runtime::Config::default()) {
         Ok(_) => panic!("{name} loaded"),
         Err(e) => (e.location, e.message),
     }

@@ -2,7 +2,6 @@
 //! `preprocess-inputs` glue on a library component, the two IR phases, `enable`, synchronous
 //! rendering on a clock tick, and callback events.
 
-use voml_llvo::Llvo;
 use voml_runtime::{Config, Runtime};
 use voml_trace::{Record, Value};
 
@@ -22,7 +21,7 @@ fn runtime(text: &str, fs: voml_compiler::MemoryFs) -> Runtime {
             voml_compiler::diag::render(&out.db, &out.diagnostics, false)
         )
     });
-    Runtime::new(vo, Llvo::headless(), Config::default()).expect("loads")
+    Runtime::headless(vo, Config::default()).expect("loads")
 }
 
 fn record(rtype: i64, etype: i64, ts: f64, rest: &[i64]) -> Record {
@@ -221,7 +220,7 @@ fn primitives_are_also_plain_procedures_with_options() {
     let sounds = rt.take_sounds();
     assert_eq!(sounds.len(), 1);
     assert!(
-        matches!(&sounds[0].command, voml_runtime::host::SoundCommand::Tone { duration, voice, .. } if *duration == 0.5 && voice == "bell")
+        matches!(&sounds[0].command, voml_runtime::host::SoundCommand::Tone { duration, voice, .. } if *duration == 0.5 && *voice == voml_sound::Voice::Bell)
     );
     let p = rt.view_pixels(0).unwrap();
     // (2.5, 2.5) in world is inside the red rectangle; x = 6 is the blue line.
@@ -271,14 +270,24 @@ fn snapshots_go_only_where_the_run_allows() {
     );
     let vo = out.vo.unwrap();
     let config = Config {
-        snapshot_dir: Some(dir.clone()),
+        snapshots: true,
         ..Config::default()
     };
-    let mut rt = Runtime::new(vo.clone(), Llvo::headless(), config).unwrap();
+    let mut rt = Runtime::headless(vo.clone(), config).unwrap();
     rt.process(&record(-3, 1, 0.5, &[1]), "t").unwrap();
+    // The picture goes to the driver's sinks, not to a file of the runtime's choosing.
+    let snaps = rt.take_snapshots();
+    assert_eq!(snaps.len(), 1);
+    assert_eq!(
+        (snaps[0].view.as_str(), snaps[0].file.as_str(), snaps[0].at),
+        ("v", "first.png", 0.5)
+    );
+    let mut pictures = voml_driver::Pictures::new(&dir);
+    voml_driver::Sink::snapshot(&mut pictures, &snaps[0]).unwrap();
     let png = std::fs::read(dir.join("first.png")).expect("the snapshot is written");
     assert!(png.starts_with(b"\x89PNG"));
     rt.process(&record(-3, 1, 0.6, &[2]), "t").unwrap();
+    assert!(rt.take_snapshots().is_empty());
     assert!(
         rt.faults()[0]
             .message
@@ -288,7 +297,7 @@ fn snapshots_go_only_where_the_run_allows() {
     );
     assert!(!dir.parent().unwrap().join("escape.png").exists());
     // Without an allowed directory, no snapshot at all.
-    let mut rt = Runtime::new(vo, Llvo::headless(), Config::default()).unwrap();
+    let mut rt = Runtime::headless(vo, Config::default()).unwrap();
     rt.process(&record(-3, 1, 0.5, &[1]), "t").unwrap();
     assert!(
         rt.faults()[0].message.contains("snapshots are not allowed"),

@@ -1,7 +1,6 @@
 //! Sound primitives: markup inside code becomes sound commands in trace time, with their
 //! arguments checked, and pitch given as Hz or as a MIDI note number.
 
-use voml_llvo::Llvo;
 use voml_runtime::host::{SoundCommand, TimedSound};
 use voml_runtime::{Config, Runtime};
 use voml_trace::{Record, Value};
@@ -20,7 +19,7 @@ fn runtime(text: &str) -> Runtime {
             voml_compiler::diag::render(&out.db, &out.diagnostics, false)
         )
     });
-    Runtime::new(vo, Llvo::headless(), Config::default()).expect("loads")
+    Runtime::headless(vo, Config::default()).expect("loads")
 }
 
 const SPEC: &str = r#"<voml><body><visual-object name="s">
@@ -68,7 +67,7 @@ fn sound_primitives_become_timed_commands() {
             1.5,
             SoundCommand::Channel {
                 channel: 2,
-                voice: Some("vibes".into()),
+                voice: Some(voml_sound::Voice::Vibes),
                 pan: Some(-0.5),
                 volume: None,
                 mute: Some(false),
@@ -81,7 +80,7 @@ fn sound_primitives_become_timed_commands() {
                 duration: 0.1,
                 volume: 0.8,
                 pan: 1.0,
-                voice: "marimba".into(),
+                voice: voml_sound::Voice::Marimba,
                 channel: None,
             },
         ),

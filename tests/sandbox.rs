@@ -47,11 +47,10 @@ fn run_probe(utility: &str, code: &str, budget_ms: u64) -> Outcome {
     let config = Config {
         strict: false,
         budget: Duration::from_millis(budget_ms),
-        snapshot_dir: None,
         ..Config::default()
     };
     let started = Instant::now();
-    let mut rt = match Runtime::new(vo, voml_llvo::Llvo::headless(), config) {
+    let mut rt = match Runtime::headless(vo, config) {
         Ok(rt) => rt,
         Err(e) => {
             return Outcome {
@@ -536,7 +535,7 @@ fn a_scheme_payload_in_the_trace_cannot_run() {
     .replace('"', "'");
     let trace = format!("-3 1 0.5 0 \"{payload}\"\n");
     let mut problems = Vec::new();
-    match Runtime::new(vo, voml_llvo::Llvo::headless(), Config::default()) {
+    match Runtime::headless(vo, Config::default()) {
         Err(e) => {
             if !e.to_string().contains("payload.voml:") {
                 problems.push(format!("the load error is not located: {e}"));

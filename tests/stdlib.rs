@@ -718,7 +718,7 @@ fn every_example_plays_every_mapping_as_the_trace_says() {
             assert!(
                 run.sounds.iter().any(|s| s.at == start
                     && matches!(&s.command, SoundCommand::Channel { channel, voice: Some(v), .. }
-                        if *channel == chan && v == voice)),
+                        if *channel == chan && v.name() == voice)),
                 "{example}: channel {chan} ({name}) is not set to {voice}"
             );
         }

@@ -149,11 +149,7 @@ fn mutated_compiled_visual_objects_never_make_voml_panic() {
             let result = catch_unwind(AssertUnwindSafe(move || {
                 let vo = voml_ir::CompiledVo::from_json(&text).unwrap();
                 let was_valid = vo.validate().is_ok();
-                match voml_runtime::Runtime::new(
-                    vo,
-                    voml_llvo::Llvo::headless(),
-                    Default::default(),
-                ) {
+                match voml_runtime::Runtime::headless(vo, Default::default()) {
                     Ok(mut rt) => {
                         assert!(was_valid, "the runtime loaded an IR the validator refuses");
                         support::replay_bytes(&mut rt, &trace, "bandwidth.trf", false);
@@ -222,7 +218,7 @@ fn unsound_compiled_visual_objects_are_refused_with_the_reason() {
             errors.iter().any(|e| e.message.contains(expected)),
             "{what}: {errors:?}"
         );
-        let e = voml_runtime::Runtime::new(vo, voml_llvo::Llvo::headless(), Default::default())
+        let e = voml_runtime::Runtime::headless(vo, Default::default())
             .err()
             .unwrap_or_else(|| panic!("{what}: loaded"));
         assert!(e.message.contains("not sound"), "{what}: {e}");

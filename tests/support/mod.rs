@@ -122,49 +122,67 @@ pub fn start_runtime(
     let config = voml_runtime::Config {
         strict,
         budget: std::time::Duration::from_millis(budget_ms),
-        snapshot_dir: None,
         ..Default::default()
     };
-    match voml_runtime::Runtime::new(vo, voml_llvo::Llvo::headless(), config) {
+    match voml_runtime::Runtime::headless(vo, config) {
         Ok(rt) => rt,
         Err(e) => panic!("the visual object does not load: {e}"),
     }
 }
 
-/// What a replay reported besides its summary.
+/// What a replay reported besides its outcome.
 #[derive(Default)]
 pub struct Replayed {
-    pub summary: voml_runtime::ReplaySummary,
+    pub summary: voml_driver::Outcome,
     /// `Display` of every bad trace line, in order.
     pub bad_lines: Vec<String>,
     /// Line numbers of the bad trace lines.
     pub bad_line_numbers: Vec<u64>,
 }
 
-/// Replays trace bytes (named `name` in reports) through `runtime`, as `voml run` does.
+/// A reporter that keeps the bad lines and says nothing.
+#[derive(Default)]
+pub struct Collect {
+    pub bad_lines: Vec<String>,
+    pub bad_line_numbers: Vec<u64>,
+    pub faults: usize,
+}
+
+impl voml_driver::Reporter for Collect {
+    fn fault(&mut self, _fault: &voml_runtime::Fault) {
+        self.faults += 1;
+    }
+    fn bad_line(&mut self, error: &voml_trace::TraceError, _strict: bool) {
+        self.bad_lines.push(error.to_string());
+        self.bad_line_numbers.push(error.line);
+    }
+    fn progress(&mut self, _progress: &voml_driver::Progress) {}
+    fn line(&mut self, _text: &str) {}
+}
+
+/// Replays trace bytes (named `name` in reports) through `runtime` with the driver, as
+/// `voml run --headless` does.
 pub fn replay_bytes(
     runtime: &mut voml_runtime::Runtime,
     trace: &[u8],
     name: &str,
     strict: bool,
 ) -> Replayed {
-    let mut reader = voml_trace::TraceReader::new(
-        std::io::Cursor::new(trace.to_vec()),
+    let mut source = voml_driver::Source::reader(
         name.to_string(),
+        std::io::Cursor::new(trace.to_vec()),
         voml_trace::ReadOptions { strict },
     );
-    let mut bad_lines = Vec::new();
-    let mut bad_line_numbers = Vec::new();
-    let summary = voml_runtime::replay(runtime, &mut reader, None, |event| {
-        if let voml_runtime::ReplayEvent::BadLine(e) = event {
-            bad_lines.push(e.to_string());
-            bad_line_numbers.push(e.line);
-        }
-    });
+    let options = voml_driver::Options {
+        strict,
+        ..Default::default()
+    };
+    let mut collect = Collect::default();
+    let summary = voml_driver::run(runtime, &mut source, &options, &mut [], &mut collect);
     Replayed {
         summary,
-        bad_lines,
-        bad_line_numbers,
+        bad_lines: collect.bad_lines,
+        bad_line_numbers: collect.bad_line_numbers,
     }
 }
 

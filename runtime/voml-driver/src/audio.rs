@@ -1,14 +1,14 @@
-//! `voml run --audio FILE.wav`: the visual object's sound, rendered offline in step with the
-//! trace. Sound commands come from the runtime stamped with trace time; output time is
-//! (trace time − the first record's time) / speed, sample-exact. The WAV is written as the
-//! replay goes, so a long trace needs no more memory than a short one.
+//! Sound sinks: the visual object's sound rendered offline to a WAV file in step with the
+//! trace, or played live. Sound commands come from the runtime stamped with trace time;
+//! output time is (trace time − the first record's time) / speed, sample-exact. The WAV is
+//! written as the run goes, so a long trace needs no more memory than a short one.
 
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::BufWriter;
 use std::path::Path;
 
-use voml_runtime::host::{SoundCommand, TimedSound};
+use voml_runtime::{Runtime, SoundCommand, TimedSound};
 use voml_sound::{SoundEvent, Synth, Voice};
 
 /// Sound keeps ringing this long after the last note ends.
@@ -84,13 +84,13 @@ impl Mapper {
     }
 
     /// The synthesiser events for one command, at output times.
-    pub fn map(&mut self, sound: TimedSound) -> Vec<(f64, SoundEvent)> {
+    pub fn map(&mut self, sound: &TimedSound) -> Vec<(f64, SoundEvent)> {
         self.set_origin(sound.at);
         self.commands += 1;
         let t = self.output_time(sound.at);
         let scale = self.speed * self.tempo;
         let channel = |c: i64| c.clamp(0, 255) as u8;
-        let events = match sound.command {
+        let events = match sound.command.clone() {
             SoundCommand::Tone {
                 hz,
                 duration,
@@ -101,7 +101,6 @@ impl Mapper {
             } => {
                 let duration_s = duration / scale;
                 self.last_end_s = self.last_end_s.max(t + duration_s);
-                let voice = voice.parse().unwrap_or(Voice::Sine);
                 vec![(
                     t,
                     SoundEvent::Tone {
@@ -186,7 +185,7 @@ impl Mapper {
                 mute,
             } => {
                 let state = self.channels.entry(channel(c)).or_default();
-                if let Some(v) = voice.and_then(|v| v.parse().ok()) {
+                if let Some(v) = voice {
                     state.voice = v;
                 }
                 state.pan = pan.unwrap_or(state.pan);
@@ -279,7 +278,7 @@ impl AudioOut {
     }
 
     /// Schedules sound commands (in trace-time order).
-    pub fn push(&mut self, sounds: Vec<TimedSound>) {
+    pub fn push(&mut self, sounds: &[TimedSound]) {
         for sound in sounds {
             for (at, event) in self.mapper.map(sound) {
                 if at >= self.cap_s {
@@ -344,50 +343,155 @@ impl AudioOut {
     }
 }
 
-/// Live sound for a windowed run at a given speed (needs the `live-audio` feature).
-#[cfg(feature = "live-audio")]
-pub struct LiveSound {
-    output: voml_sound::LiveOutput,
-    mapper: Mapper,
-    /// Output time of trace time zero on the device clock.
-    offset: f64,
-    pub dropped: u64,
+/// The sink that writes a run's sound to a WAV file (`voml run --audio`).
+pub struct WavSink {
+    path: std::path::PathBuf,
+    out: Option<AudioOut>,
 }
 
-#[cfg(feature = "live-audio")]
-impl LiveSound {
-    /// Opens the default output device; prints one line and gives `None` when there is none.
-    pub fn start(speed: f64) -> Option<LiveSound> {
-        use voml_sound::{LiveOptions, LiveOutput};
-        match LiveOutput::start(LiveOptions::from_env()) {
-            Ok(output) => {
-                let offset = output.now_s() + output.latency_s();
-                Some(LiveSound {
-                    output,
-                    mapper: Mapper::new(speed),
-                    offset,
-                    dropped: 0,
-                })
-            }
-            Err(e) => {
-                eprintln!("warning: {e}");
-                None
-            }
+impl WavSink {
+    /// Creates the file now, so that a path that cannot be written is reported before the
+    /// run; sound is played `speed` times faster than trace time, at most `max_s` seconds.
+    pub fn create(path: &Path, speed: f64, max_s: f64) -> Result<WavSink, String> {
+        Ok(WavSink {
+            path: path.to_path_buf(),
+            out: Some(AudioOut::create(path, 48_000, speed, max_s)?),
+        })
+    }
+}
+
+impl crate::Sink for WavSink {
+    fn sounds(&mut self, runtime: &mut Runtime, sounds: &[TimedSound]) -> Result<(), String> {
+        let Some(out) = self.out.as_mut() else {
+            return Ok(());
+        };
+        if let Some(origin) = runtime.stats().first_ts {
+            out.mapper.set_origin(origin);
         }
+        out.push(sounds);
+        Ok(())
     }
 
-    pub fn push(&mut self, sounds: Vec<TimedSound>) {
+    fn progress(&mut self, runtime: &mut Runtime) -> Result<(), String> {
+        let Some(out) = self.out.as_mut() else {
+            return Ok(());
+        };
+        if let Some(origin) = runtime.stats().first_ts {
+            out.mapper.set_origin(origin);
+            out.advance(runtime.trace_time())?;
+        }
+        Ok(())
+    }
+
+    fn end(
+        &mut self,
+        runtime: &mut Runtime,
+        _outcome: &crate::Outcome,
+    ) -> Result<Vec<String>, String> {
+        let Some(mut out) = self.out.take() else {
+            return Ok(Vec::new());
+        };
+        if let Some(origin) = runtime.stats().first_ts {
+            out.mapper.set_origin(origin);
+        }
+        let (commands, late, cap, dropped) =
+            (out.mapper.commands, out.late, out.cap_s(), out.dropped);
+        let seconds = out.finish(runtime.trace_time())?;
+        let mut lines = Vec::new();
+        if dropped > 0 || seconds >= cap {
+            lines.push(format!(
+                "warning: the sound was cut at {cap:.0} s (--max-audio-seconds){}",
+                if dropped > 0 {
+                    format!("; {dropped} sound events after it were dropped")
+                } else {
+                    String::new()
+                }
+            ));
+        }
+        let late = if late > 0 {
+            format!(", {late} played late")
+        } else {
+            String::new()
+        };
+        lines.push(format!(
+            "wrote {} ({seconds:.1} s of sound from {commands} sound commands{late})",
+            self.path.display()
+        ));
+        Ok(lines)
+    }
+}
+
+/// The sink that plays a paced run's sound on the default audio device (needs the `live`
+/// feature).
+#[cfg(feature = "live")]
+pub struct LiveSink {
+    output: Option<voml_sound::LiveOutput>,
+    mapper: Mapper,
+    speed: f64,
+    /// Device time of the first record's trace time, once known.
+    offset: Option<f64>,
+    dropped: u64,
+}
+
+#[cfg(feature = "live")]
+impl LiveSink {
+    /// Opens the default output device (`VOML_AUDIO_DEVICE` picks another) for sound played
+    /// `speed` times faster than trace time.
+    pub fn start(speed: f64) -> Result<LiveSink, String> {
+        use voml_sound::{LiveOptions, LiveOutput};
+        let output = LiveOutput::start(LiveOptions::from_env()).map_err(|e| e.to_string())?;
+        Ok(LiveSink {
+            output: Some(output),
+            mapper: Mapper::new(speed),
+            speed,
+            offset: None,
+            dropped: 0,
+        })
+    }
+}
+
+#[cfg(feature = "live")]
+impl crate::Sink for LiveSink {
+    fn sounds(&mut self, runtime: &mut Runtime, sounds: &[TimedSound]) -> Result<(), String> {
+        let Some(origin) = runtime.stats().first_ts else {
+            return Ok(());
+        };
+        let Some(output) = self.output.as_mut() else {
+            return Ok(());
+        };
+        self.mapper.set_origin(origin);
+        // The device clock at the first record: now, less the trace time gone since, played
+        // after the device's latency.
+        let speed = self.speed;
+        let offset = *self.offset.get_or_insert_with(|| {
+            output.now_s() + output.latency_s() - (runtime.trace_time() - origin) / speed
+        });
         for sound in sounds {
             for (at, event) in self.mapper.map(sound) {
-                if self.output.send(self.offset + at, event).is_err() {
+                if output.send(offset + at, event).is_err() {
                     self.dropped += 1;
                 }
             }
         }
+        Ok(())
     }
 
-    pub fn stop(self) {
-        self.output.stop();
+    fn end(
+        &mut self,
+        _runtime: &mut Runtime,
+        _outcome: &crate::Outcome,
+    ) -> Result<Vec<String>, String> {
+        if let Some(output) = self.output.take() {
+            output.stop();
+        }
+        Ok(if self.dropped > 0 {
+            vec![format!(
+                "warning: {} sound events could not be played in time",
+                self.dropped
+            )]
+        } else {
+            Vec::new()
+        })
     }
 }
 

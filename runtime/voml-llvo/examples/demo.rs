@@ -235,7 +235,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     for (node, used) in [(1, 0.35), (2, 0.8), (3, 0.55), (4, 0.2)] {
         bu_ir(&mut llvo, v, 5, node, used)?;
     }
-    llvo.snapshot(v, &out)?;
+    std::fs::write(&out, llvo.png(v)?)?;
     println!("wrote {}", out.display());
     Ok(())
 }

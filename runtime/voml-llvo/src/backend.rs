@@ -7,15 +7,17 @@
 //! (headless, or presented in a native window) or to serialise to a web page
 //! that replays them on a canvas.
 
+use serde::{Deserialize, Serialize};
+
 use crate::color::Color;
 use crate::error::LlvoError;
 use crate::font::FontSpec;
 use crate::geom::PxRect;
 use crate::primitive::{LineCap, LineJoin};
-use crate::{ImageId, ViewId};
+use crate::{ImageId, OwnerId, ViewId};
 
 /// One step of a pixel-space path (x rightwards, y downwards).
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub enum PathSeg {
     /// Start a new subpath.
     MoveTo(f32, f32),
@@ -28,7 +30,7 @@ pub enum PathSeg {
 }
 
 /// A path in pixel space.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct PxPath {
     /// The segments, starting with a `MoveTo`.
     pub segs: Vec<PathSeg>,
@@ -101,7 +103,7 @@ impl PxPath {
 /// A change of pixel positions along each axis, old to new:
 /// `x' = sx * x + ox`, `y' = sy * y + oy` (window pixels). Adaptive
 /// rescaling moves the content of a scrollable area by one.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct PxRemap {
     /// Scale along x (negative mirrors).
     pub sx: f64,
@@ -136,7 +138,7 @@ impl PxRemap {
 }
 
 /// How a stroke is drawn, in pixels.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StrokeStyle {
     /// Width in pixels (> 0).
     pub width: f32,
@@ -151,7 +153,8 @@ pub struct StrokeStyle {
 }
 
 /// How paint meets the pixels already there.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum PaintMode {
     /// Anti-aliased, blended over what is there.
     #[default]
@@ -164,7 +167,8 @@ pub enum PaintMode {
 /// One drawing command for one surface. Coordinates are pixels from the
 /// surface's top-left corner; `clip` limits the pixels the command may
 /// change.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum DrawCmd {
     /// Set every pixel of `rect` to `color` exactly (no blending).
     Clear {
@@ -384,13 +388,14 @@ fn path_box(path: &PxPath, pad: f64) -> PxRect {
 }
 
 /// An image in memory: 8-bit RGBA, straight alpha, rows top to bottom.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RgbaPixels {
     /// Width in pixels.
     pub width: u32,
     /// Height in pixels.
     pub height: u32,
-    /// `width * height * 4` bytes.
+    /// `width * height * 4` bytes (base64 when serialised).
+    #[serde(with = "base64_bytes")]
     pub data: Vec<u8>,
 }
 
@@ -405,11 +410,13 @@ impl RgbaPixels {
     }
 }
 
-/// Something that happened on the device side (a window resized or closed
-/// by its user). Headless back ends never report any.
-#[derive(Debug, Clone, PartialEq)]
+/// Something the user did on the device side (in a window or a page).
+/// Headless back ends never report any. Coordinates and distances are in
+/// the pixels of the view's surface.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "kebab-case")]
 pub enum BackendEvent {
-    /// The user resized the view's window.
+    /// The user resized the view's window (and has stopped for a moment).
     Resized {
         /// The view.
         view: ViewId,
@@ -418,11 +425,71 @@ pub enum BackendEvent {
         /// New height in pixels.
         height: u32,
     },
-    /// The user closed the view's window.
+    /// The user closed the view's window; the other views stay.
     Closed {
         /// The view.
         view: ViewId,
     },
+    /// The user zoomed: `factor > 1` magnifies around pixel (`x`, `y`).
+    Zoom {
+        /// The view.
+        view: ViewId,
+        /// How much to magnify.
+        factor: f64,
+        /// The pixel that stays in place, from the left.
+        x: f64,
+        /// The pixel that stays in place, from the top.
+        y: f64,
+    },
+    /// The user dragged the view by this many pixels (right and down are
+    /// positive): the content follows the pointer.
+    Pan {
+        /// The view.
+        view: ViewId,
+        /// Horizontal distance.
+        dx: f64,
+        /// Vertical distance.
+        dy: f64,
+    },
+    /// A key the device does not use itself: its character (`"a"`) or W3C
+    /// key name (`"ArrowLeft"`), with `Ctrl+`, `Alt+`, `Super+` prefixes.
+    Key {
+        /// The view whose window had the focus, when known.
+        view: Option<ViewId>,
+        /// The key.
+        key: String,
+    },
+    /// The user quit (closed the last window, pressed `q`): the run should
+    /// end as at the end of its input.
+    Quit,
+}
+
+/// Which frame of which owner a drawing command belongs to: the seam's
+/// account of who drew what, so that a back end that keeps what was drawn
+/// (a vector display list, a page) can remove exactly one owner's last
+/// frame when it is undrawn (the markup's `refresh="update"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Mark {
+    /// The owner (one IR component).
+    pub owner: OwnerId,
+    /// The owner's frame number, counted from 1 by [`crate::Llvo::begin_frame`].
+    pub frame: u64,
+}
+
+/// What the driver tells the user about the run, for a window's title or a
+/// page's status bar.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Status {
+    /// Records processed so far.
+    pub records: u64,
+    /// Trace time of the latest record, once there is one.
+    pub trace_time: Option<f64>,
+    /// Trace seconds per wall second when paced; `None` = as fast as possible.
+    pub speed: Option<f64>,
+    /// The input has ended (the pictures are final).
+    pub finished: bool,
+    /// The same as one line for people.
+    pub text: String,
 }
 
 /// A device the LLVO core draws through: one surface per view.
@@ -430,6 +497,10 @@ pub enum BackendEvent {
 /// Calls for a surface that does not exist return
 /// [`LlvoError::UnknownView`]; the core never makes them, but a back end
 /// must not panic on them either.
+///
+/// Every call is also a value ([`crate::Command`]), so that what the core
+/// asks of a back end can be recorded, sent to another thread or process,
+/// and replayed into another back end ([`crate::Command::apply`]).
 pub trait Backend {
     /// Creates a surface of `width` x `height` pixels filled with `background`.
     fn create_surface(
@@ -459,6 +530,30 @@ pub trait Backend {
 
     /// Executes one drawing command.
     fn draw(&mut self, view: ViewId, cmd: &DrawCmd) -> Result<(), LlvoError>;
+
+    /// Executes one drawing command of an owner that can be undrawn, as part
+    /// of frame `mark`. A back end that keeps what was drawn remembers the
+    /// mark with the command; the default just draws.
+    fn draw_owned(&mut self, view: ViewId, mark: Mark, cmd: &DrawCmd) -> Result<(), LlvoError> {
+        let _ = mark;
+        self.draw(view, cmd)
+    }
+
+    /// Removes frame `mark` of an owner: everything drawn with
+    /// [`Backend::draw_owned`] under that mark. A back end that keeps what
+    /// was drawn removes exactly those commands (anything else drawn on the
+    /// same pixels stays, and zoomed pictures stay sharp). A raster, which
+    /// keeps only pixels, paints `erase` instead: the core's pixel-space
+    /// commands that cover the frame where it is now (after scrolling and
+    /// rescaling) in the background colour, hard-edged; that is the
+    /// default.
+    fn undraw(&mut self, mark: Mark, erase: &[(ViewId, DrawCmd)]) -> Result<(), LlvoError> {
+        let _ = mark;
+        for (view, cmd) in erase {
+            self.draw(*view, cmd)?;
+        }
+        Ok(())
+    }
 
     /// Resamples the pixels of `area` for a new world-to-pixel mapping
     /// (adaptive rescaling): afterwards each pixel of the area shows what
@@ -504,13 +599,113 @@ pub trait Backend {
         (0, 0)
     }
 
-    /// What happened on the device since the last call.
+    /// What the user did since the last call.
     fn poll_events(&mut self) -> Vec<BackendEvent> {
         Vec::new()
     }
 
-    /// A short sound or bell (the markup's `beep`).
-    fn beep(&mut self) {}
+    /// Where the run stands, for the user to see; headless back ends ignore it.
+    fn status(&mut self, status: &Status) {
+        let _ = status;
+    }
+
+    /// True when someone is looking at the back end's pictures (a window,
+    /// a page): the driver then keeps the run alive after its input ends,
+    /// answering the user, until [`BackendEvent::Quit`].
+    fn interactive(&self) -> bool {
+        false
+    }
+}
+
+impl<B: Backend + ?Sized> Backend for Box<B> {
+    fn create_surface(
+        &mut self,
+        view: ViewId,
+        title: &str,
+        width: u32,
+        height: u32,
+        background: Color,
+    ) -> Result<(), LlvoError> {
+        (**self).create_surface(view, title, width, height, background)
+    }
+    fn resize_surface(
+        &mut self,
+        view: ViewId,
+        width: u32,
+        height: u32,
+        background: Color,
+    ) -> Result<(), LlvoError> {
+        (**self).resize_surface(view, width, height, background)
+    }
+    fn destroy_surface(&mut self, view: ViewId) {
+        (**self).destroy_surface(view)
+    }
+    fn add_image(&mut self, image: ImageId, pixels: &RgbaPixels) -> Result<(), LlvoError> {
+        (**self).add_image(image, pixels)
+    }
+    fn draw(&mut self, view: ViewId, cmd: &DrawCmd) -> Result<(), LlvoError> {
+        (**self).draw(view, cmd)
+    }
+    fn draw_owned(&mut self, view: ViewId, mark: Mark, cmd: &DrawCmd) -> Result<(), LlvoError> {
+        (**self).draw_owned(view, mark, cmd)
+    }
+    fn undraw(&mut self, mark: Mark, erase: &[(ViewId, DrawCmd)]) -> Result<(), LlvoError> {
+        (**self).undraw(mark, erase)
+    }
+    fn remap_area(
+        &mut self,
+        view: ViewId,
+        area: PxRect,
+        map: PxRemap,
+        fill: Color,
+    ) -> Result<bool, LlvoError> {
+        (**self).remap_area(view, area, map, fill)
+    }
+    fn begin_buffer(&mut self, view: ViewId) -> Result<(), LlvoError> {
+        (**self).begin_buffer(view)
+    }
+    fn flush(&mut self, view: ViewId) -> Result<(), LlvoError> {
+        (**self).flush(view)
+    }
+    fn present(&mut self, view: ViewId) -> Result<(), LlvoError> {
+        (**self).present(view)
+    }
+    fn snapshot(&mut self, view: ViewId) -> Result<RgbaPixels, LlvoError> {
+        (**self).snapshot(view)
+    }
+    fn depth(&self) -> u32 {
+        (**self).depth()
+    }
+    fn position(&self, view: ViewId) -> (i32, i32) {
+        (**self).position(view)
+    }
+    fn poll_events(&mut self) -> Vec<BackendEvent> {
+        (**self).poll_events()
+    }
+    fn status(&mut self, status: &Status) {
+        (**self).status(status)
+    }
+    fn interactive(&self) -> bool {
+        (**self).interactive()
+    }
+}
+
+/// Image bytes as base64 in serialised commands: a third of the size of a
+/// JSON array of numbers, and what a page decodes natively.
+mod base64_bytes {
+    use base64::Engine as _;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(bytes: &[u8], s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&base64::engine::general_purpose::STANDARD.encode(bytes))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
+        let text = String::deserialize(d)?;
+        base64::engine::general_purpose::STANDARD
+            .decode(text)
+            .map_err(serde::de::Error::custom)
+    }
 }
 
 /// A back end that draws nothing and only counts: for runs whose pictures

@@ -1,10 +1,12 @@
 //! Colours: the X11/CSS names, `#rgb`, `#rrggbb` and `#rrggbbaa` literals.
 
+use serde::{Deserialize, Serialize};
+
 use std::fmt;
 use voml_ir::vocabulary;
 
 /// A colour with straight (not premultiplied) alpha, 8 bits a channel.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Color {
     /// Red.
     pub r: u8,

@@ -5,6 +5,8 @@
 //! alignment) is computed here once so that back ends that draw text
 //! themselves (a web page) place it where the raster back end would.
 
+use serde::{Deserialize, Serialize};
+
 use std::sync::OnceLock;
 
 use ab_glyph::{point, Font, FontRef, Glyph, GlyphId, PxScale, ScaleFont};
@@ -19,7 +21,8 @@ static MONO_BOLD: &[u8] = include_bytes!("../fonts/DejaVuSansMono-Bold.ttf");
 pub const MAX_FONT_SIZE: f32 = 2048.0;
 
 /// A family of type faces.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum FontFamily {
     /// Proportional sans serif (DejaVu Sans).
     #[default]
@@ -31,7 +34,7 @@ pub enum FontFamily {
 }
 
 /// A font request: family, weight and size.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct FontSpec {
     /// The family.
     pub family: FontFamily,

@@ -1,5 +1,7 @@
 //! Pixel rectangles and the world-to-pixel mapping of a view.
 
+use serde::{Deserialize, Serialize};
+
 /// A point in world coordinates (y grows upwards).
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Point {
@@ -28,7 +30,7 @@ impl From<(f64, f64)> for Point {
 
 /// A rectangle of whole pixels: x grows rightwards, y downwards, origin at
 /// the window's top-left corner.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 pub struct PxRect {
     /// Left edge.
     pub x: i32,

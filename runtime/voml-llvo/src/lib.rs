@@ -95,6 +95,7 @@
 mod adapt;
 mod backend;
 mod color;
+mod command;
 mod error;
 mod font;
 mod geom;
@@ -104,30 +105,33 @@ mod primitive;
 mod raster;
 mod view;
 
+use serde::{Deserialize, Serialize};
+
 pub use backend::{
-    Backend, BackendEvent, DrawCmd, NullBackend, PaintMode, PathSeg, PxPath, PxRemap, RgbaPixels,
-    StrokeStyle,
+    Backend, BackendEvent, DrawCmd, Mark, NullBackend, PaintMode, PathSeg, PxPath, PxRemap,
+    RgbaPixels, Status, StrokeStyle,
 };
 pub use color::Color;
+pub use command::{Command, Recorder};
 pub use error::LlvoError;
 pub use font::{FontFamily, FontSpec, LineMetrics, MAX_FONT_SIZE};
 pub use geom::{Point, PxRect, WorldMap};
-pub use llvo::{Llvo, DEFAULT_RECORD_CAP, MAX_WINDOW};
+pub use llvo::{encode_png, Llvo, DEFAULT_RECORD_CAP, MAX_WINDOW};
 pub use lower::MAX_THICK;
 pub use primitive::{ClipMode, HAlign, LineCap, LineJoin, Primitive, Style, VAlign};
 pub use raster::RasterBackend;
 pub use view::{AdaptMode, Adaptation, InfoItem, ViewInfo, ViewSpec, DEFAULT_QUALITY};
 
 /// A view (one window). Ids are never reused, so a stale id stays invalid.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct ViewId(pub u32);
 
 /// An image loaded with [`Llvo::load_image`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct ImageId(pub u32);
 
 /// Who drew a primitive: typically one IR component. Undraw works per owner.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct OwnerId(pub u32);
 
 impl OwnerId {

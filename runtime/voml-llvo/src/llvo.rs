@@ -3,10 +3,9 @@
 
 use std::collections::HashMap;
 use std::io::Cursor;
-use std::path::Path;
 
 use crate::adapt::{self, AdaptState};
-use crate::backend::{Backend, BackendEvent, DrawCmd, PxRemap, RgbaPixels};
+use crate::backend::{Backend, BackendEvent, DrawCmd, Mark, PxRemap, RgbaPixels};
 use crate::error::LlvoError;
 use crate::geom::{PxRect, WorldMap};
 use crate::lower::{lower, Ctx};
@@ -102,15 +101,37 @@ impl Record {
 
 #[derive(Default)]
 struct Frame {
+    /// The frame's number, from 1: with the owner, the [`Mark`] of what it drew.
+    number: u64,
     items: Vec<Record>,
     weight: usize,
+    /// Something was drawn in this frame (so there is something to undraw).
+    drawn: bool,
 }
 
-#[derive(Default)]
+impl Frame {
+    fn numbered(number: u64) -> Frame {
+        Frame {
+            number,
+            ..Frame::default()
+        }
+    }
+}
+
 struct OwnerState {
     undrawable: bool,
     current: Frame,
     last: Frame,
+}
+
+impl OwnerState {
+    fn new(undrawable: bool) -> OwnerState {
+        OwnerState {
+            undrawable,
+            current: Frame::numbered(1),
+            last: Frame::default(),
+        }
+    }
 }
 
 impl Llvo<RasterBackend> {
@@ -542,10 +563,7 @@ impl<B: Backend> Llvo<B> {
     /// A new owner. Only `undrawable` owners keep records (their last
     /// frame), so that drawing with the others costs no memory at all.
     pub fn new_owner(&mut self, undrawable: bool) -> OwnerId {
-        self.owners.push(OwnerState {
-            undrawable,
-            ..OwnerState::default()
-        });
+        self.owners.push(OwnerState::new(undrawable));
         OwnerId(self.owners.len() as u32)
     }
 
@@ -564,7 +582,7 @@ impl<B: Backend> Llvo<B> {
         if let Some(o) = self.owner_mut(owner)? {
             o.undrawable = undrawable;
             if !undrawable {
-                o.current = Frame::default();
+                o.current = Frame::numbered(o.current.number);
                 o.last = Frame::default();
             }
         }
@@ -584,23 +602,34 @@ impl<B: Backend> Llvo<B> {
     /// older last frame that was never undrawn is forgotten.
     pub fn begin_frame(&mut self, owner: OwnerId) -> Result<(), LlvoError> {
         if let Some(o) = self.owner_mut(owner)? {
-            o.last = std::mem::take(&mut o.current);
+            let next = Frame::numbered(o.current.number + 1);
+            o.last = std::mem::replace(&mut o.current, next);
         }
         Ok(())
     }
 
-    /// Erases the owner's last frame: repaints each recorded primitive in
-    /// its view's background colour, hard-edged and a pixel larger so that
-    /// no anti-aliased fringe survives. Like the paper's raster LLVO, this
-    /// also erases whatever else was drawn on the same pixels. Content
-    /// that scrolled since is erased where it now is; content whose pixels
-    /// were cleared (rescale, resize) is skipped.
+    /// Removes the owner's last frame ([`Backend::undraw`]). A back end
+    /// that keeps what was drawn removes exactly that frame's commands; a
+    /// raster repaints each recorded primitive in its view's background
+    /// colour, hard-edged and a pixel larger so that no anti-aliased fringe
+    /// survives, which, like the paper's raster LLVO, also erases whatever
+    /// else was drawn on the same pixels. Content that scrolled since is
+    /// erased where it now is; content whose pixels were cleared (rescale,
+    /// resize) is skipped.
     pub fn undraw(&mut self, owner: OwnerId) -> Result<(), LlvoError> {
-        let records = match self.owner_mut(owner)? {
-            Some(o) => std::mem::take(&mut o.last).items,
+        let frame = match self.owner_mut(owner)? {
+            Some(o) => std::mem::take(&mut o.last),
             None => return Ok(()),
         };
-        for mut r in records {
+        if !frame.drawn {
+            return Ok(());
+        }
+        let mark = Mark {
+            owner,
+            frame: frame.number,
+        };
+        let mut erase = Vec::with_capacity(frame.items.len());
+        for mut r in frame.items {
             let Ok(v) = self.view(r.view) else { continue };
             if r.window_epoch != v.window_epoch || (r.scrolls && r.area_epoch != v.area_epoch) {
                 continue;
@@ -613,9 +642,9 @@ impl<B: Backend> Llvo<B> {
                 }
                 r.cmd.translate(dx, dy);
             }
-            self.backend.draw(r.view, &r.cmd)?;
+            erase.push((r.view, r.cmd));
         }
-        Ok(())
+        self.backend.undraw(mark, &erase)
     }
 
     /// [`Llvo::begin_frame`] then [`Llvo::undraw`]: what a component with
@@ -654,9 +683,15 @@ impl<B: Backend> Llvo<B> {
         prim: &Primitive,
         style: &Style,
     ) -> Result<(), LlvoError> {
-        let recording = match self.owner_mut(owner)? {
-            Some(o) => o.undrawable,
-            None => false,
+        let (recording, mark) = match self.owner_mut(owner)? {
+            Some(o) => (
+                o.undrawable,
+                Mark {
+                    owner,
+                    frame: o.current.number,
+                },
+            ),
+            None => (false, Mark { owner, frame: 0 }),
         };
         if style.adapt {
             self.adapt(view, prim, style)?;
@@ -697,7 +732,16 @@ impl<B: Backend> Llvo<B> {
         }
         let lowered = lowered?;
         for cmd in &lowered.draw {
-            self.backend.draw(view, cmd)?;
+            if recording {
+                self.backend.draw_owned(view, mark, cmd)?;
+            } else {
+                self.backend.draw(view, cmd)?;
+            }
+        }
+        if recording && !lowered.draw.is_empty() {
+            if let Some(o) = self.owners.get_mut(owner.0 as usize - 1) {
+                o.current.drawn = true;
+            }
         }
         if !recording || lowered.erase.is_empty() {
             return Ok(());
@@ -810,20 +854,6 @@ impl<B: Backend> Llvo<B> {
         encode_png(&p)
     }
 
-    /// The markup's `snapshot`: writes the view as a PNG file.
-    pub fn snapshot(&mut self, view: ViewId, path: &Path) -> Result<(), LlvoError> {
-        let bytes = self.png(view)?;
-        std::fs::write(path, bytes).map_err(|e| LlvoError::Io {
-            path: path.display().to_string(),
-            message: e.to_string(),
-        })
-    }
-
-    /// The markup's `beep`.
-    pub fn beep(&mut self) {
-        self.backend.beep();
-    }
-
     /// Device events since the last call. Resizes are applied to the view
     /// model (window cleared, view marked for redraw) before being returned.
     pub fn poll_events(&mut self) -> Vec<BackendEvent> {
@@ -907,7 +937,8 @@ fn fold(items: Vec<Record>, views: &[Option<View>]) -> Vec<Record> {
     out
 }
 
-fn encode_png(p: &RgbaPixels) -> Result<Vec<u8>, LlvoError> {
+/// PNG bytes of a picture; the same pixels give the same bytes.
+pub fn encode_png(p: &RgbaPixels) -> Result<Vec<u8>, LlvoError> {
     use image::codecs::png::{CompressionType, FilterType, PngEncoder};
     use image::ImageEncoder;
     let mut out = Vec::new();

@@ -1,5 +1,7 @@
 //! The graphical primitives of the markup, in world coordinates, and their style.
 
+use serde::{Deserialize, Serialize};
+
 use crate::color::Color;
 use crate::font::FontSpec;
 use crate::geom::Point;
@@ -27,7 +29,8 @@ impl ClipMode {
 }
 
 /// How the ends of open lines look.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum LineCap {
     /// Square, ending exactly at the end point (X11's default).
     #[default]
@@ -51,7 +54,8 @@ impl LineCap {
 }
 
 /// How the corners of polylines and outlines look.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum LineJoin {
     /// Sharp (bevelled when very sharp).
     #[default]

@@ -431,18 +431,20 @@ fn gif_and_jpeg_load() {
 }
 
 #[test]
-fn snapshot_writes_a_png_file() {
+fn png_encodes_the_view() {
     let mut llvo = Llvo::headless();
     let v = view(&mut llvo, 20, 10);
-    let dir = std::env::temp_dir().join(format!("voml-llvo-snap-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("v.png");
-    llvo.snapshot(v, &file).unwrap();
-    let back = image::open(&file).unwrap();
+    let bytes = llvo.png(v).unwrap();
+    let back = image::load_from_memory(&bytes).unwrap();
     assert_eq!((back.width(), back.height()), (20, 10));
-    let bad = dir.join("no-such-dir").join("v.png");
-    assert!(matches!(llvo.snapshot(v, &bad), Err(LlvoError::Io { .. })));
-    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(
+        bytes,
+        voml_llvo::encode_png(&llvo.pixels(v).unwrap()).unwrap()
+    );
+    assert!(matches!(
+        llvo.png(ViewId(99)),
+        Err(LlvoError::UnknownView(_))
+    ));
 }
 
 #[test]

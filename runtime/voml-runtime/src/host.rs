@@ -6,22 +6,24 @@
 //! lives on one thread, and so does its host.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
-use std::path::PathBuf;
+use std::collections::{HashMap, VecDeque};
 use std::rc::Rc;
+
+use serde::{Deserialize, Serialize};
 
 use steel::rerrs::ErrorKind;
 use steel::rvals::SteelVal;
 use steel::steel_vm::engine::Engine;
 use steel::SteelErr;
 use voml_llvo::{
-    ClipMode, Color, FontSpec, HAlign, ImageId, InfoItem, LineCap, Llvo, OwnerId, Point, Primitive,
-    Style, VAlign, ViewId,
+    Backend, ClipMode, Color, FontSpec, HAlign, ImageId, InfoItem, LineCap, Llvo, OwnerId, Point,
+    Primitive, RgbaPixels, Style, VAlign, ViewId,
 };
+use voml_sound::Voice;
 
 /// What the native procedures act on.
 pub struct Host {
-    pub llvo: Llvo,
+    pub llvo: Llvo<Box<dyn Backend>>,
     /// VO view index → LLVO view.
     pub views: Vec<ViewId>,
     /// Who is drawing now (the running IR component, or the general owner).
@@ -36,17 +38,34 @@ pub struct Host {
     pub now: f64,
     /// Sound the VO asked for, in trace time, until a consumer takes it
     /// ([`crate::Runtime::take_sounds`]); bounded by [`MAX_PENDING_SOUNDS`].
-    pub sounds: std::collections::VecDeque<TimedSound>,
+    pub sounds: VecDeque<TimedSound>,
     /// Sound commands dropped because nobody took them in time.
     pub sounds_dropped: u64,
-    /// Where `<snapshot>` may write, if the user allowed it.
-    pub snapshot_dir: Option<PathBuf>,
-    /// Snapshots written.
-    pub snapshots: Vec<PathBuf>,
+    /// Whether `<snapshot>` is allowed in this run (the driver has somewhere to put them).
+    pub snapshots_allowed: bool,
+    /// Snapshots taken and not yet handed to the driver ([`crate::Runtime::take_snapshots`]);
+    /// bounded by [`MAX_PENDING_SNAPSHOTS`].
+    pub snapshots: VecDeque<Snapshot>,
+}
+
+/// At most this many snapshots wait for the driver; older ones are dropped.
+pub const MAX_PENDING_SNAPSHOTS: usize = 64;
+
+/// A picture the VO asked for with `<snapshot>`: the driver's sinks decide where it goes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Snapshot {
+    /// The view's name.
+    pub view: String,
+    /// The file name the VO gave: a relative `.png` path without `..`.
+    pub file: String,
+    /// Trace time when it was taken.
+    pub at: f64,
+    /// The view's pixels then.
+    pub pixels: RgbaPixels,
 }
 
 impl Host {
-    pub fn new(llvo: Llvo) -> Host {
+    pub fn new(llvo: Llvo<Box<dyn Backend>>) -> Host {
         Host {
             llvo,
             views: Vec::new(),
@@ -56,10 +75,10 @@ impl Host {
             colours: HashMap::new(),
             current_event: SteelVal::BoolV(false),
             now: 0.0,
-            sounds: std::collections::VecDeque::new(),
+            sounds: VecDeque::new(),
             sounds_dropped: 0,
-            snapshot_dir: None,
-            snapshots: Vec::new(),
+            snapshots_allowed: false,
+            snapshots: VecDeque::new(),
         }
     }
 }
@@ -68,8 +87,10 @@ impl Host {
 /// counted) so that a long run without audio output keeps constant memory.
 pub const MAX_PENDING_SOUNDS: usize = 1 << 20;
 
-/// A sound primitive's effect, as the runtime hands it to a sound back end.
-#[derive(Clone, Debug, PartialEq)]
+/// A sound primitive's effect, as the runtime hands it to a sound back end: a plain value that
+/// can be recorded, streamed to a page and replayed.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "kebab-case")]
 pub enum SoundCommand {
     /// A note of fixed length.
     Tone {
@@ -77,7 +98,7 @@ pub enum SoundCommand {
         duration: f64,
         volume: f64,
         pan: f64,
-        voice: String,
+        voice: Voice,
         channel: Option<i64>,
     },
     /// A held note, sounding until its note-off.
@@ -99,7 +120,7 @@ pub enum SoundCommand {
     /// Channel settings; `None` leaves a setting as it is.
     Channel {
         channel: i64,
-        voice: Option<String>,
+        voice: Option<Voice>,
         pan: Option<f64>,
         volume: Option<f64>,
         mute: Option<bool>,
@@ -116,7 +137,7 @@ pub enum SoundCommand {
 }
 
 /// A sound command at a point of trace time.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TimedSound {
     pub at: f64,
     pub command: SoundCommand,
@@ -574,12 +595,12 @@ native!(snapshot, "voml-snapshot", 2, |h, a| {
     let view = h.view("snapshot", &a[0])?;
     let file =
         text_of(&a[1]).ok_or_else(|| fail("snapshot", "the file name must be a string".into()))?;
-    let Some(dir) = h.snapshot_dir.clone() else {
+    if !h.snapshots_allowed {
         return Err(fail(
             "snapshot",
             "snapshots are not allowed in this run (give the run an output directory)".into(),
         ));
-    };
+    }
     let name = std::path::Path::new(&file);
     let plain = name
         .components()
@@ -590,11 +611,25 @@ native!(snapshot, "voml-snapshot", 2, |h, a| {
             format!("`{file}` must be a relative .png file name inside the output directory"),
         ));
     }
-    let path = dir.join(name);
-    h.llvo
-        .snapshot(view, &path)
+    let pixels = h
+        .llvo
+        .pixels(view)
         .map_err(|e| fail("snapshot", e.to_string()))?;
-    h.snapshots.push(path);
+    let view_name = h
+        .llvo
+        .view_spec(view)
+        .map(|s| s.name.clone())
+        .unwrap_or_default();
+    if h.snapshots.len() >= MAX_PENDING_SNAPSHOTS {
+        h.snapshots.pop_front();
+    }
+    let at = h.now;
+    h.snapshots.push_back(Snapshot {
+        view: view_name,
+        file,
+        at,
+        pixels,
+    });
     Ok(SteelVal::Void)
 });
 
@@ -608,15 +643,15 @@ native!(beep, "beep", 0, |h, _a| {
 });
 
 /// A voice name, checked against the synthesiser's voices.
-fn voice(name: &str, v: &SteelVal) -> Result<String, SteelErr> {
+fn voice(name: &str, v: &SteelVal) -> Result<Voice, SteelErr> {
     let text = text_of(v).ok_or_else(|| {
         fail(
             name,
             format!("voice must be a name such as \"vibes\", found {v}"),
         )
     })?;
-    match text.parse::<voml_sound::Voice>() {
-        Ok(_) => Ok(text),
+    match text.parse::<Voice>() {
+        Ok(voice) => Ok(voice),
         Err(_) => {
             let names: Vec<&str> = voml_sound::Voice::ALL.iter().map(|v| v.name()).collect();
             Err(fail(

@@ -24,7 +24,6 @@ mod watchdog;
 
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::path::PathBuf;
 use std::rc::Rc;
 use std::time::Duration;
 
@@ -33,11 +32,15 @@ use steel::rvals::SteelVal;
 use steel::steel_vm::engine::Engine;
 use steel::SteelErr;
 use voml_ir::{CompiledVo, FieldType, RenderMode, Span};
-use voml_llvo::{AdaptMode, Adaptation, Color, Llvo, OwnerId, ViewSpec};
+use voml_llvo::{
+    AdaptMode, Adaptation, Backend, BackendEvent, Color, Llvo, OwnerId, RasterBackend, Status,
+    ViewSpec,
+};
 use voml_trace::{Record, Value};
 
 pub use fault::{Action, EventRef, Fault, FaultKind};
 use host::Host;
+pub use host::{Snapshot, SoundCommand, TimedSound};
 
 /// Record type of the runtime's callback events (start and end of input, clock ticks,
 /// view resizes), so that EP components can take them like data events.
@@ -61,8 +64,9 @@ pub struct Config {
     pub strict: bool,
     /// The time all the code run for one event may take before it is interrupted.
     pub budget: Duration,
-    /// Where `<snapshot>` may write; `None` refuses snapshots.
-    pub snapshot_dir: Option<PathBuf>,
+    /// Whether `<snapshot>` may take pictures (the driver has a sink for them); if not, it
+    /// fails with a message.
+    pub snapshots: bool,
     /// The most heap the VO's code may hold (net bytes allocated while it runs) before the
     /// running part is interrupted and disabled.
     pub memory_limit: usize,
@@ -84,7 +88,7 @@ impl Default for Config {
         Config {
             strict: false,
             budget: Duration::from_millis(250),
-            snapshot_dir: None,
+            snapshots: false,
             memory_limit: DEFAULT_MEMORY_LIMIT,
         }
     }
@@ -115,6 +119,9 @@ pub struct LoadError {
     pub message: String,
     pub span: Option<Span>,
     pub location: Option<String>,
+    /// The name the program uses and defines nowhere, when that is why it does not load (the
+    /// engine's structured error, not its message text).
+    pub unbound: Option<String>,
 }
 
 impl std::fmt::Display for LoadError {
@@ -187,8 +194,19 @@ pub struct Runtime {
 }
 
 impl Runtime {
-    /// Loads a compiled visual object into a fresh sandboxed engine drawing through `llvo`.
-    pub fn new(vo: CompiledVo, mut llvo: Llvo, config: Config) -> Result<Runtime, LoadError> {
+    /// Loads a compiled visual object into a fresh sandboxed engine drawing in memory (the
+    /// headless raster back end).
+    pub fn headless(vo: CompiledVo, config: Config) -> Result<Runtime, LoadError> {
+        Runtime::new(vo, Box::new(RasterBackend::new()), config)
+    }
+
+    /// Loads a compiled visual object into a fresh sandboxed engine drawing through `backend`.
+    pub fn new(
+        vo: CompiledVo,
+        backend: Box<dyn Backend>,
+        config: Config,
+    ) -> Result<Runtime, LoadError> {
+        let mut llvo = Llvo::new(backend);
         // Nothing in a `.vo` file is trusted before it is checked.
         if let Err(errors) = vo.validate() {
             let first = &errors[0];
@@ -197,6 +215,7 @@ impl Runtime {
                 n => format!(" (and {} more problems)", n - 1),
             };
             return Err(LoadError {
+                unbound: None,
                 message: format!(
                     "the compiled visual object is not sound: {}{more}; recompile it from its .voml file",
                     first.message
@@ -207,12 +226,14 @@ impl Runtime {
         }
         if vo.program.nesting_depth() > voml_ir::MAX_NESTING {
             return Err(LoadError {
+                unbound: None,
                 message: format!("the program nests expressions more than {} deep; recompile it with this compiler", voml_ir::MAX_NESTING),
                 span: None,
                 location: None,
             });
         }
         let sandbox = vo_sandbox().map_err(|e| LoadError {
+            unbound: None,
             message: format!("the runtime's prelude failed to load: {e}"),
             span: None,
             location: None,
@@ -225,6 +246,7 @@ impl Runtime {
                 .source_of_range(refusal.start, refusal.end.max(refusal.start + 1))
                 .filter(|s| *s != Span::default());
             return Err(LoadError {
+                unbound: None,
                 message: refusal.message,
                 location: span.map(|s| vo.locate(s)),
                 span,
@@ -254,6 +276,7 @@ impl Runtime {
             };
             spec.quality = v.quality;
             let id = llvo.create_view(spec).map_err(|e| LoadError {
+                unbound: None,
                 message: format!("view `{}`: {e}", v.name),
                 span: Some(v.span),
                 location: Some(vo.locate(v.span)),
@@ -269,7 +292,7 @@ impl Runtime {
         let mut host = Host::new(llvo);
         host.views = view_ids;
         host.owner = general_owner;
-        host.snapshot_dir = config.snapshot_dir.clone();
+        host.snapshots_allowed = config.snapshots;
         for asset in &vo.assets {
             if let Ok(bytes) = base64::engine::general_purpose::STANDARD.decode(&asset.base64) {
                 host.assets.insert(asset.name.clone(), bytes);
@@ -293,6 +316,12 @@ impl Runtime {
             watchdog.disarm();
             if let Err(failure) = loaded {
                 let fired = watchdog.take_fired();
+                let unbound = match &failure {
+                    boundary::Failure::Scheme(e) if fired.is_none() => {
+                        unbound_name(&engine, &vo, e)
+                    }
+                    _ => None,
+                };
                 let (message, span) = match failure {
                     boundary::Failure::Scheme(e) if fired.is_some() => (
                         format!(
@@ -309,6 +338,7 @@ impl Runtime {
                 };
                 let span = span.or(Some(vo.span)).filter(|s| *s != Span::default());
                 return Err(LoadError {
+                    unbound,
                     message,
                     location: span.map(|s| vo.locate(s)),
                     span,
@@ -319,6 +349,7 @@ impl Runtime {
         let extract =
             |engine: &Engine, entry: &voml_ir::EntryPoint| -> Result<SteelVal, LoadError> {
                 engine.extract_value(&entry.symbol).map_err(|e| LoadError {
+                    unbound: None,
                     message: format!(
                         "the compiled program does not define `{}`: {e}",
                         entry.symbol
@@ -577,35 +608,74 @@ impl Runtime {
         let result = self.dispatch(record, event.as_ref());
         let result = result.and_then(|()| match self.next_tick {
             None => self.render(event.as_ref()),
-            Some(next) if ts >= next => {
-                let tick = match self.vo.mode {
-                    RenderMode::Synchronous { tick } => tick,
-                    RenderMode::Asynchronous => 0.0,
-                };
-                // The latest tick boundary at or before this record.
-                let tick_time = if next.is_finite() {
-                    next + tick * ((ts - next) / tick).floor().max(0.0)
-                } else {
-                    ts
-                };
-                self.next_tick = Some(if next.is_finite() {
-                    next + tick * ((ts - next) / tick).floor().max(0.0) + tick
-                } else {
-                    ts + tick
-                });
-                // The clock tick reaches EP components as an event, then everything renders.
-                let tick_record = callback_record(callback::TICK, tick_time, &[]);
-                // Condition parts of the tick see the tick, not the record before it.
-                if self.has_conditions {
-                    self.host.borrow_mut().current_event = record_value(&tick_record);
-                }
-                self.dispatch(&tick_record, event.as_ref())
-                    .and_then(|()| self.render(event.as_ref()))
-            }
-            Some(_) => Ok(()),
+            Some(_) => self.tick_if_due(ts, event.as_ref()),
         });
         self.watchdog.disarm();
         result
+    }
+
+    /// Synchronous mode: when trace time `ts` has reached the next tick, the clock tick at
+    /// the latest tick boundary at or before `ts` reaches EP components as an event, then
+    /// everything renders. Ticks passed over by a gap in trace time are not repeated.
+    fn tick_if_due(&mut self, ts: f64, event: Option<&EventRef>) -> Result<(), Stop> {
+        let Some(next) = self.next_tick else {
+            return Ok(());
+        };
+        if ts < next {
+            return Ok(());
+        }
+        let tick = match self.vo.mode {
+            RenderMode::Synchronous { tick } => tick,
+            RenderMode::Asynchronous => 0.0,
+        };
+        let tick_time = if next.is_finite() {
+            next + tick * ((ts - next) / tick).floor().max(0.0)
+        } else {
+            ts
+        };
+        self.next_tick = Some(tick_time + tick);
+        let tick_record = callback_record(callback::TICK, tick_time, &[]);
+        // Condition parts of the tick see the tick, not the record before it.
+        if self.has_conditions {
+            self.host.borrow_mut().current_event = record_value(&tick_record);
+        }
+        self.dispatch(&tick_record, event)?;
+        self.render(event)
+    }
+
+    /// Trace time has reached `ts` without a record: a paced replay waits for its next
+    /// record, or a live source is quiet. A synchronous VO ticks when a tick is due, so that
+    /// its pictures keep refreshing while its input stalls; an asynchronous VO renders only
+    /// after events, so nothing happens. Nothing happens before the first record either (trace
+    /// time has no origin yet), nor for a time earlier than the last record's.
+    pub fn advance_clock(&mut self, ts: f64) -> Result<(), Stop> {
+        let due = matches!(self.next_tick, Some(next) if ts >= next);
+        if !self.started || !ts.is_finite() || !due || ts < self.host.borrow().now {
+            return Ok(());
+        }
+        self.host.borrow_mut().now = ts;
+        let _guard = host::enter(&self.host);
+        self.watchdog.arm();
+        let result = self.tick_if_due(ts, None);
+        self.watchdog.disarm();
+        result
+    }
+
+    /// The trace time the VO has reached: the latest record's timestamp, or a later time
+    /// given to [`Runtime::advance_clock`].
+    pub fn trace_time(&self) -> f64 {
+        self.host.borrow().now
+    }
+
+    /// True when the VO renders on clock ticks (`mode="synchronous"`).
+    pub fn is_synchronous(&self) -> bool {
+        self.next_tick.is_some()
+    }
+
+    /// Synchronous mode: the trace time of the next clock tick, once the first record has
+    /// set the clock going.
+    pub fn next_tick(&self) -> Option<f64> {
+        self.next_tick.filter(|t| t.is_finite())
     }
 
     fn dispatch(&mut self, record: &Record, event: Option<&EventRef>) -> Result<(), Stop> {
@@ -1040,7 +1110,7 @@ impl Runtime {
     fn user_view_change(
         &mut self,
         view: usize,
-        change: impl FnOnce(&mut Llvo, voml_llvo::ViewId) -> bool,
+        change: impl FnOnce(&mut Llvo<Box<dyn Backend>>, voml_llvo::ViewId) -> bool,
     ) -> Result<(), Stop> {
         let changed = {
             let mut host = self.host.borrow_mut();
@@ -1064,6 +1134,83 @@ impl Runtime {
         let mut host = self.host.borrow_mut();
         let id = *host.views.get(view)?;
         host.llvo.pixels(id).ok()
+    }
+
+    /// What the user did in the back end's windows or pages since the last call, after
+    /// acting on it: a resized view gets its new size, a zoom or a drag changes its world, and
+    /// EP components get the resize callback and `refresh` components redraw as after any
+    /// change of a view. Every event is returned, so that the driver can act on the rest
+    /// (quit, keys).
+    pub fn poll_input(&mut self) -> Result<Vec<BackendEvent>, Stop> {
+        let events = {
+            let mut host = self.host.borrow_mut();
+            // The low-level layer applies resizes to its views itself.
+            host.llvo.poll_events()
+        };
+        let mut result = Ok(());
+        for event in &events {
+            let view_index =
+                |id: &voml_llvo::ViewId| self.host.borrow().views.iter().position(|v| v == id);
+            let done = match event {
+                BackendEvent::Resized { .. } => self.redraw_after_input(),
+                BackendEvent::Zoom { view, factor, x, y } => match view_index(view) {
+                    Some(v) => self.user_zoom(v, *factor, *x, *y),
+                    None => Ok(()),
+                },
+                BackendEvent::Pan { view, dx, dy } => match view_index(view) {
+                    Some(v) => self.user_pan(v, *dx, *dy),
+                    None => Ok(()),
+                },
+                BackendEvent::Closed { .. } | BackendEvent::Key { .. } | BackendEvent::Quit => {
+                    Ok(())
+                }
+            };
+            if result.is_ok() {
+                result = done;
+            }
+        }
+        result.map(|()| events)
+    }
+
+    fn redraw_after_input(&mut self) -> Result<(), Stop> {
+        let _guard = host::enter(&self.host);
+        self.watchdog.arm();
+        let result = self.redraw_resized(None);
+        self.watchdog.disarm();
+        result
+    }
+
+    /// Shows what has been drawn in every view (a window repaint; nothing headless).
+    pub fn present(&mut self) {
+        let mut host = self.host.borrow_mut();
+        for id in host.views.clone() {
+            let _ = host.llvo.present(id);
+        }
+    }
+
+    /// Tells the back end where the run stands.
+    pub fn show_status(&mut self, status: &Status) {
+        self.host.borrow_mut().llvo.backend_mut().status(status);
+    }
+
+    /// True when someone looks at the back end's pictures (a window, a page), so that a
+    /// run stays alive after its input ends until the user quits.
+    pub fn interactive(&self) -> bool {
+        self.host.borrow().llvo.backend().interactive()
+    }
+
+    /// Takes the pictures `<snapshot>` asked for since the last call, oldest first.
+    pub fn take_snapshots(&mut self) -> Vec<Snapshot> {
+        let mut host = self.host.borrow_mut();
+        if host.snapshots.is_empty() {
+            return Vec::new();
+        }
+        host.snapshots.drain(..).collect()
+    }
+
+    /// True when sound commands wait to be taken ([`Runtime::take_sounds`]).
+    pub fn has_sounds(&self) -> bool {
+        !self.host.borrow().sounds.is_empty()
     }
 
     /// PNG bytes of every view, by view name.
@@ -1166,6 +1313,22 @@ fn error_message(e: &SteelErr) -> String {
     text.to_string()
 }
 
+/// The identifier a free-identifier error is about: the program's text at the error's span
+/// (steel reports unbound names at their use, at compile time).
+fn unbound_name(engine: &Engine, vo: &CompiledVo, e: &SteelErr) -> Option<String> {
+    if e.kind() != steel::rerrs::ErrorKind::FreeIdentifier {
+        return None;
+    }
+    let s = e.span()?;
+    let program = &vo.program.text;
+    let text = engine.get_source(&s.source_id?)?;
+    if text.len() != program.len() || text.as_ref() != program {
+        return None;
+    }
+    let name = program.get(s.start as usize..s.end as usize)?.trim();
+    (!name.is_empty() && !name.contains(char::is_whitespace)).then(|| name.to_string())
+}
+
 /// Where in the sources an error happened: its own span if it is in the VO's program, else
 /// the innermost frame of the stack trace that is.
 fn locate_error(engine: &Engine, vo: &CompiledVo, e: &SteelErr) -> Option<Span> {
@@ -1212,94 +1375,5 @@ pub fn vo_sandbox() -> Result<sandbox::Sandbox, SteelErr> {
 /// Loads `vo` into a fresh engine without running anything but its top level: the check
 /// `voml check` makes so that a program the engine refuses is reported before any replay.
 pub fn check_program(vo: &CompiledVo) -> Result<(), LoadError> {
-    Runtime::new(vo.clone(), Llvo::headless(), Config::default()).map(|_| ())
-}
-
-/// What [`replay`] reports as it goes.
-pub enum ReplayEvent<'a> {
-    /// A fault was recorded (already applied).
-    Fault(&'a Fault),
-    /// A trace line could not be read and was skipped (or stopped the run in strict mode).
-    BadLine(&'a voml_trace::TraceError),
-    /// Frame time: the caller may write frame number `n` of every view now.
-    Frame(&'a mut Runtime, u32),
-    /// Every 4096 records: a chance to report progress and take sound commands.
-    Progress(&'a mut Runtime),
-}
-
-/// How a replay ended.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct ReplaySummary {
-    pub bad_lines: u64,
-    /// True when the run stopped early (strict mode).
-    pub stopped: bool,
-    pub frames: u32,
-    /// The last timestamp seen.
-    pub last_ts: f64,
-}
-
-/// Replays a whole trace through `runtime` as fast as possible: every record, then the end
-/// of input. With `frames_every`, calls back for a frame each time trace time passes a
-/// multiple of it (showing the state before the first record past that time), and once at
-/// the end.
-pub fn replay<R: std::io::BufRead>(
-    runtime: &mut Runtime,
-    reader: &mut voml_trace::TraceReader<R>,
-    frames_every: Option<f64>,
-    mut on: impl FnMut(ReplayEvent<'_>),
-) -> ReplaySummary {
-    let strict = runtime.config.strict;
-    let source = reader.source_name().to_string();
-    let mut summary = ReplaySummary::default();
-    let mut next_frame: Option<f64> = None;
-    for item in reader.by_ref() {
-        match item {
-            Ok(record) => {
-                let ts = record.timestamp().unwrap_or(summary.last_ts);
-                if let Some(every) = frames_every {
-                    match next_frame {
-                        None => next_frame = Some(ts + every),
-                        Some(next) if ts >= next => {
-                            summary.frames += 1;
-                            on(ReplayEvent::Frame(runtime, summary.frames));
-                            next_frame = Some(next + every * (((ts - next) / every).floor() + 1.0));
-                        }
-                        Some(_) => {}
-                    }
-                }
-                summary.last_ts = ts;
-                let before = runtime.faults.len();
-                let result = runtime.process(&record, &source);
-                for fault in &runtime.faults[before..] {
-                    on(ReplayEvent::Fault(fault));
-                }
-                if result.is_err() {
-                    summary.stopped = true;
-                    return summary;
-                }
-                if runtime.stats.records.is_multiple_of(4096) {
-                    on(ReplayEvent::Progress(runtime));
-                }
-            }
-            Err(e) => {
-                summary.bad_lines += 1;
-                on(ReplayEvent::BadLine(&e));
-                if strict {
-                    summary.stopped = true;
-                    return summary;
-                }
-            }
-        }
-    }
-    let before = runtime.faults.len();
-    let result = runtime.finish(summary.last_ts, summary.bad_lines);
-    for fault in &runtime.faults[before..] {
-        on(ReplayEvent::Fault(fault));
-    }
-    summary.stopped = result.is_err();
-    if frames_every.is_some() && !summary.stopped {
-        summary.frames += 1;
-        on(ReplayEvent::Frame(runtime, summary.frames));
-    }
-    summary
+    Runtime::headless(vo.clone(), Config::default()).map(|_| ())
 }

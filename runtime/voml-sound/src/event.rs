@@ -60,7 +60,10 @@ pub enum SoundEvent {
 /// A timbre. The set follows the voices of the case studies: vibes and marimba for sends and
 /// receives, a bell for the start of an idle burst, a sustained string for its duration, and an
 /// unpitched click for the "Geiger counter" of send density.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
 pub enum Voice {
     /// A pure sine: the reference tone of Trace2au.
     #[default]

@@ -118,6 +118,12 @@ impl<R: BufRead> TraceReader<R> {
         self.inner
     }
 
+    /// The reader records are read from: a caller reading a pipe can look at what is
+    /// buffered (`BufReader::buffer`) to learn whether the next record is already there.
+    pub fn get_ref(&self) -> &R {
+        &self.inner
+    }
+
     /// Reads up to the next `\n` into `buf`, keeping at most `max_line_len` bytes so that a
     /// line without end cannot exhaust memory; `None` at end of input.
     fn read_raw_line(&mut self) -> io::Result<Option<RawLine>> {

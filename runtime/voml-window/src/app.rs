@@ -1,26 +1,27 @@
-//! The event loop: one window per view, frames in, user input out.
+//! The event loop: one window per view, drawn by carrying out the LLVO core's commands on
+//! this thread's own raster surfaces; what the user does goes back as back-end events.
 
 use std::collections::HashMap;
 use std::num::NonZeroU32;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{Receiver, Sender};
-use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Instant;
+use std::sync::mpsc::{Receiver, Sender, TryRecvError};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use softbuffer::{Context, Surface};
+use voml_llvo::{Backend, BackendEvent, Command, RasterBackend, Status, ViewId};
 use winit::application::ApplicationHandler;
-use winit::dpi::{LogicalSize, PhysicalPosition};
+use winit::dpi::{LogicalSize, PhysicalPosition, PhysicalSize};
 use winit::event::{ElementState, MouseButton, WindowEvent};
-use winit::event_loop::{
-    ActiveEventLoop, ControlFlow, EventLoop, EventLoopProxy, OwnedDisplayHandle,
-};
+use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoopProxy, OwnedDisplayHandle};
 use winit::keyboard::ModifiersState;
 use winit::window::{Window, WindowId};
 
+use crate::backend::{ToUi, Wake};
 use crate::input::{classify_key, push_coalesced, wheel_factor, Debounce, KeyAction};
 use crate::present::{present, window_to_frame, Frame};
-use crate::{FromUi, ToUi, ViewWindowSpec, WindowError, WindowOptions};
+use crate::{WindowError, WindowOptions};
 
 const HELP: &str =
     "keys: q/Esc quit · h/? help · wheel zoom · drag pan · other keys go to the program";
@@ -29,78 +30,19 @@ const HELP: &str =
 /// enough that the status line comes back by itself.
 const HELP_SECONDS: u64 = 6;
 
-/// What the forwarding thread has collected since the event loop last
-/// looked. Keeping only the newest frame per view bounds memory when the
-/// renderer is faster than the screen.
-#[derive(Default)]
-struct Inbox {
-    frames: HashMap<u32, Frame>,
-    status: Option<String>,
-    finished: bool,
-}
-
-#[derive(Default)]
-struct Mailbox {
-    inbox: Mutex<Inbox>,
-    /// Set while a wake-up is on its way, so that a burst of messages
-    /// costs one event-loop wake-up rather than one per message.
-    wake_pending: AtomicBool,
-    /// Set once the event loop has ended, so that the forwarding thread
-    /// lets go of the receiver and the program's next send fails.
-    closed: AtomicBool,
-}
-
-/// The user event that tells the event loop to look at the mailbox.
-#[derive(Debug, Clone, Copy)]
-struct Wake;
-
-fn forward(rx: Receiver<ToUi>, proxy: EventLoopProxy<Wake>, mailbox: Arc<Mailbox>) {
-    let mut warned_bad_frame = false;
-    loop {
-        let msg = rx.recv();
-        let gone = msg.is_err();
-        {
-            let mut inbox = mailbox.inbox.lock().unwrap_or_else(PoisonError::into_inner);
-            match msg {
-                Ok(ToUi::Frame {
-                    view,
-                    width,
-                    height,
-                    rgba,
-                }) => {
-                    let len = rgba.len();
-                    match Frame::new(width, height, rgba) {
-                        Some(f) => {
-                            inbox.frames.insert(view, f);
-                        }
-                        None if !warned_bad_frame => {
-                            warned_bad_frame = true;
-                            eprintln!(
-                                "voml-window: ignoring a frame of view {view}: \
-                                 {len} bytes for {width}x{height} pixels"
-                            );
-                        }
-                        None => {}
-                    }
-                }
-                Ok(ToUi::Status(s)) => inbox.status = Some(s),
-                Ok(ToUi::Finished) | Err(_) => inbox.finished = true,
-            }
-        }
-        if !mailbox.wake_pending.swap(true, Ordering::SeqCst) && proxy.send_event(Wake).is_err() {
-            return;
-        }
-        if gone || mailbox.closed.load(Ordering::SeqCst) {
-            return;
-        }
-    }
-}
+/// How long the window thread carries out commands before it looks at the
+/// user's input again.
+const COMMAND_BUDGET: Duration = Duration::from_millis(30);
 
 struct ViewWindow {
-    spec: ViewWindowSpec,
+    view: ViewId,
+    base_title: String,
     window: Rc<Window>,
     surface: Surface<OwnedDisplayHandle, Rc<Window>>,
+    /// The picture shown, taken from the raster surface when it was last presented.
     frame: Option<Frame>,
+    /// Drawn since the picture shown was taken.
+    stale: bool,
     debounce: Debounce,
     cursor: Option<(f64, f64)>,
     /// Where the pointer was at the last drag step, while a button is down.
@@ -119,7 +61,13 @@ impl ViewWindow {
         window_to_frame(x, y, self.size(), frame)
     }
 
-    fn redraw(&mut self, background: [u8; 3]) -> Result<(), String> {
+    fn redraw(&mut self, raster: &mut RasterBackend, background: [u8; 3]) -> Result<(), String> {
+        if self.stale {
+            self.stale = false;
+            if let Ok(p) = raster.snapshot(self.view) {
+                self.frame = Frame::new(p.width, p.height, p.data);
+            }
+        }
         let (w, h) = self.size();
         let (Some(nw), Some(nh)) = (NonZeroU32::new(w), NonZeroU32::new(h)) else {
             return Ok(());
@@ -132,105 +80,279 @@ impl ViewWindow {
     }
 }
 
-struct App {
-    specs: Vec<ViewWindowSpec>,
+/// Where the next window opens: side by side, then in rows. Without a
+/// window manager (a bare X server, a capture under Xvfb) every window would
+/// otherwise sit at the origin, hiding all but one; with one, this is only a
+/// hint.
+struct Placement {
+    x: f64,
+    y: f64,
+    row_height: f64,
+}
+
+pub(crate) struct App {
+    raster: RasterBackend,
     views: HashMap<WindowId, ViewWindow>,
-    from_ui: Sender<FromUi>,
+    windows: HashMap<ViewId, WindowId>,
+    context: Option<Context<OwnedDisplayHandle>>,
+    placement: Placement,
+    /// Commands that came before the event loop could open windows.
+    early: Vec<ToUi>,
+    resumed: bool,
+    rx: Receiver<ToUi>,
+    events: Sender<BackendEvent>,
+    proxy: EventLoopProxy<Wake>,
+    wake_pending: Arc<AtomicBool>,
     options: WindowOptions,
-    mailbox: Arc<Mailbox>,
-    status: Option<String>,
-    finished: bool,
+    status: Option<Status>,
     help_until: Option<Instant>,
     modifiers: ModifiersState,
-    queue: Vec<FromUi>,
-    error: Option<WindowError>,
+    queue: Vec<BackendEvent>,
+    /// The engine has gone (its run ended): nothing will answer the user any more.
+    engine_gone: bool,
+    pub(crate) error: Option<WindowError>,
 }
 
 impl App {
+    pub(crate) fn new(
+        rx: Receiver<ToUi>,
+        events: Sender<BackendEvent>,
+        proxy: EventLoopProxy<Wake>,
+        wake_pending: Arc<AtomicBool>,
+        options: WindowOptions,
+    ) -> App {
+        App {
+            raster: RasterBackend::new(),
+            views: HashMap::new(),
+            windows: HashMap::new(),
+            context: None,
+            placement: Placement {
+                x: 0.0,
+                y: 0.0,
+                row_height: 0.0,
+            },
+            early: Vec::new(),
+            resumed: false,
+            rx,
+            events,
+            proxy,
+            wake_pending,
+            options,
+            status: None,
+            help_until: None,
+            modifiers: ModifiersState::empty(),
+            queue: Vec::new(),
+            engine_gone: false,
+            error: None,
+        }
+    }
+
     fn fail(&mut self, event_loop: &ActiveEventLoop, error: WindowError) {
         self.error.get_or_insert(error);
         event_loop.exit();
     }
 
     fn quit(&mut self, event_loop: &ActiveEventLoop) {
-        self.flush();
-        // The program may already have stopped listening; quitting must
-        // still close the windows.
-        let _ = self.from_ui.send(FromUi::Quit);
+        self.flush_events();
+        // The engine may already have stopped listening; quitting must still close the
+        // windows.
+        let _ = self.events.send(BackendEvent::Quit);
         event_loop.exit();
     }
 
-    fn flush(&mut self) {
-        for msg in self.queue.drain(..) {
-            let _ = self.from_ui.send(msg);
+    fn flush_events(&mut self) {
+        for e in self.queue.drain(..) {
+            let _ = self.events.send(e);
         }
     }
 
-    fn open_windows(&mut self, event_loop: &ActiveEventLoop) -> Result<(), WindowError> {
-        let context = Context::new(event_loop.owned_display_handle()).map_err(|e| {
-            WindowError::EventLoop(format!("cannot use the display for drawing: {e}"))
-        })?;
+    fn open_window(
+        &mut self,
+        event_loop: &ActiveEventLoop,
+        view: ViewId,
+        title: &str,
+        width: u32,
+        height: u32,
+    ) -> Result<(), WindowError> {
+        if self.context.is_none() {
+            let context = Context::new(event_loop.owned_display_handle()).map_err(|e| {
+                WindowError::EventLoop(format!("cannot use the display for drawing: {e}"))
+            })?;
+            self.context = Some(context);
+        }
         let monitor = event_loop
             .primary_monitor()
             .or_else(|| event_loop.available_monitors().next());
         let (screen_width, scale) = monitor
             .map(|m| (f64::from(m.size().width), m.scale_factor()))
             .unwrap_or((f64::INFINITY, 1.0));
-        // Side by side, then in rows: without a window manager (a bare X
-        // server, a capture under Xvfb) every window would otherwise sit at
-        // the origin, hiding all but one; with one, this is only a hint.
         let gap = (8.0 * scale).round();
-        let (mut x, mut y, mut row_height) = (gap, gap, 0.0f64);
-        let now = Instant::now();
-        for spec in std::mem::take(&mut self.specs) {
-            let pw = (f64::from(spec.width) * scale).round();
-            let ph = (f64::from(spec.height) * scale).round();
-            if x > gap && x + pw > screen_width {
-                x = gap;
-                y += row_height + gap;
-                row_height = 0.0;
+        let p = &mut self.placement;
+        if p.x == 0.0 {
+            (p.x, p.y) = (gap, gap);
+        }
+        let pw = (f64::from(width) * scale).round();
+        let ph = (f64::from(height) * scale).round();
+        if p.x > gap && p.x + pw > screen_width {
+            p.x = gap;
+            p.y += p.row_height + gap;
+            p.row_height = 0.0;
+        }
+        let attributes = Window::default_attributes()
+            .with_title(title)
+            .with_inner_size(LogicalSize::new(width.max(1), height.max(1)))
+            .with_position(PhysicalPosition::new(p.x, p.y));
+        p.x += pw + gap;
+        p.row_height = p.row_height.max(ph);
+        let window = event_loop
+            .create_window(attributes)
+            .map(Rc::new)
+            .map_err(|e| WindowError::Window {
+                view: view.0,
+                message: e.to_string(),
+            })?;
+        let context = self.context.as_ref().expect("made above");
+        let surface = Surface::new(context, window.clone()).map_err(|e| WindowError::Present {
+            view: view.0,
+            message: e.to_string(),
+        })?;
+        let mut debounce = Debounce::new(self.options.resize_debounce, (width, height));
+        // A high-DPI screen (or a window manager that tiles) gives the window another size
+        // than the view's; the engine learns it like any resize.
+        let size = window.inner_size();
+        debounce.resized((size.width, size.height), Instant::now());
+        window.request_redraw();
+        self.windows.insert(view, window.id());
+        self.views.insert(
+            window.id(),
+            ViewWindow {
+                view,
+                base_title: title.to_string(),
+                title: title.to_string(),
+                window,
+                surface,
+                frame: None,
+                stale: true,
+                debounce,
+                cursor: None,
+                drag: None,
+            },
+        );
+        Ok(())
+    }
+
+    fn window_of(&mut self, view: ViewId) -> Option<&mut ViewWindow> {
+        let id = self.windows.get(&view)?;
+        self.views.get_mut(id)
+    }
+
+    /// Carries out one message from the engine.
+    fn handle(&mut self, event_loop: &ActiveEventLoop, message: ToUi) -> Result<(), WindowError> {
+        match message {
+            ToUi::Snapshot { view, reply } => {
+                let _ = reply.send(self.raster.snapshot(view));
+                Ok(())
             }
-            let attributes = Window::default_attributes()
-                .with_title(spec.title.clone())
-                .with_inner_size(LogicalSize::new(spec.width.max(1), spec.height.max(1)))
-                .with_position(PhysicalPosition::new(x, y));
-            x += pw + gap;
-            row_height = row_height.max(ph);
-            let window = event_loop
-                .create_window(attributes)
-                .map(Rc::new)
-                .map_err(|e| WindowError::Window {
-                    view: spec.id,
-                    message: e.to_string(),
-                })?;
-            let surface =
-                Surface::new(&context, window.clone()).map_err(|e| WindowError::Present {
-                    view: spec.id,
-                    message: e.to_string(),
-                })?;
-            let mut debounce =
-                Debounce::new(self.options.resize_debounce, (spec.width, spec.height));
-            // A high-DPI screen (or a window manager that tiles) gives the
-            // window another size than the view's; the program learns it
-            // like any resize.
-            let size = window.inner_size();
-            debounce.resized((size.width, size.height), now);
-            window.request_redraw();
-            self.views.insert(
-                window.id(),
-                ViewWindow {
-                    title: spec.title.clone(),
-                    spec,
-                    window,
-                    surface,
-                    frame: None,
-                    debounce,
-                    cursor: None,
-                    drag: None,
-                },
-            );
+            ToUi::Commands(commands) => {
+                for command in commands {
+                    self.command(event_loop, command)?;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    fn command(
+        &mut self,
+        event_loop: &ActiveEventLoop,
+        command: Command,
+    ) -> Result<(), WindowError> {
+        match &command {
+            Command::CreateSurface {
+                view,
+                title,
+                width,
+                height,
+                ..
+            } => {
+                let _ = command.apply(&mut self.raster);
+                self.open_window(event_loop, *view, title, *width, *height)?;
+            }
+            Command::ResizeSurface {
+                view,
+                width,
+                height,
+                ..
+            } => {
+                let _ = command.apply(&mut self.raster);
+                // The visual object asked for a size (or followed the user's): the window
+                // takes it unless it has it already.
+                if let Some(v) = self.window_of(*view) {
+                    if v.size() != (*width, *height) {
+                        let _ = v
+                            .window
+                            .request_inner_size(PhysicalSize::new(*width, *height));
+                    }
+                    v.stale = true;
+                }
+            }
+            Command::DestroySurface { view } => {
+                self.raster.destroy_surface(*view);
+                if let Some(id) = self.windows.remove(view) {
+                    self.views.remove(&id);
+                }
+            }
+            Command::Present { view } | Command::Flush { view } => {
+                let _ = command.apply(&mut self.raster);
+                if let Some(v) = self.window_of(*view) {
+                    v.stale = true;
+                    v.window.request_redraw();
+                }
+            }
+            Command::Status { status } => {
+                self.status = Some(status.clone());
+                self.update_titles();
+            }
+            // A failed command draws nothing; the core already reported what it could.
+            _ => {
+                let _ = command.apply(&mut self.raster);
+            }
         }
         Ok(())
+    }
+
+    /// Carries out what the engine sent, for at most [`COMMAND_BUDGET`] so that the windows
+    /// stay responsive; the rest waits for the next turn of the event loop.
+    fn take_mail(&mut self, event_loop: &ActiveEventLoop) {
+        // Cleared before reading, so that anything arriving meanwhile sends a new wake-up.
+        self.wake_pending.store(false, Ordering::SeqCst);
+        for message in std::mem::take(&mut self.early) {
+            if let Err(e) = self.handle(event_loop, message) {
+                return self.fail(event_loop, e);
+            }
+        }
+        let until = Instant::now() + COMMAND_BUDGET;
+        loop {
+            match self.rx.try_recv() {
+                Ok(message) => {
+                    if let Err(e) = self.handle(event_loop, message) {
+                        return self.fail(event_loop, e);
+                    }
+                    if Instant::now() >= until {
+                        // More may be waiting: come back after the user's events.
+                        if !self.wake_pending.swap(true, Ordering::SeqCst) {
+                            let _ = self.proxy.send_event(Wake);
+                        }
+                        return;
+                    }
+                }
+                Err(TryRecvError::Empty) => return,
+                Err(TryRecvError::Disconnected) => {
+                    self.engine_gone = true;
+                    return;
+                }
+            }
+        }
     }
 
     fn title_for(&self, base: &str) -> String {
@@ -238,12 +360,12 @@ impl App {
             return format!("{base} — {HELP}");
         }
         let mut t = base.to_string();
-        if let Some(s) = self.status.as_deref().filter(|s| !s.is_empty()) {
+        if let Some(s) = self.status.as_ref().filter(|s| !s.text.is_empty()) {
             t.push_str(" — ");
-            t.push_str(s);
-        }
-        if self.finished && !self.options.exit_when_finished {
-            t.push_str(" — finished, q quits");
+            t.push_str(&s.text);
+            if s.finished {
+                t.push_str(", q quits");
+            }
         }
         t
     }
@@ -252,12 +374,12 @@ impl App {
         let titles: Vec<(WindowId, String)> = self
             .views
             .iter()
-            .map(|(id, v)| (*id, self.title_for(&v.spec.title)))
+            .map(|(id, v)| (*id, self.title_for(&v.base_title)))
             .collect();
         for (id, title) in titles {
             if let Some(v) = self.views.get_mut(&id) {
-                // Setting a title is a round trip to the window system; a
-                // status that did not change should not cost one.
+                // Setting a title is a round trip to the window system; a status that did
+                // not change should not cost one.
                 if v.title != title {
                     v.window.set_title(&title);
                     v.title = title;
@@ -268,51 +390,26 @@ impl App {
 
     fn show_help(&mut self) {
         eprintln!("voml-window {HELP}");
-        self.help_until = Some(Instant::now() + std::time::Duration::from_secs(HELP_SECONDS));
-        self.update_titles();
-    }
-
-    fn take_mail(&mut self) {
-        // Cleared before reading, so that anything arriving meanwhile sends
-        // a new wake-up instead of waiting in the inbox.
-        self.mailbox.wake_pending.store(false, Ordering::SeqCst);
-        let inbox = std::mem::take(
-            &mut *self
-                .mailbox
-                .inbox
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner),
-        );
-        for (view, frame) in inbox.frames {
-            if let Some(v) = self.views.values_mut().find(|v| v.spec.id == view) {
-                v.frame = Some(frame);
-                v.window.request_redraw();
-            }
-        }
-        if inbox.status.is_some() {
-            self.status = inbox.status;
-        }
-        self.finished |= inbox.finished;
+        self.help_until = Some(Instant::now() + Duration::from_secs(HELP_SECONDS));
         self.update_titles();
     }
 }
 
 impl ApplicationHandler<Wake> for App {
     fn resumed(&mut self, event_loop: &ActiveEventLoop) {
-        if self.specs.is_empty() {
-            return;
-        }
-        if let Err(e) = self.open_windows(event_loop) {
-            self.fail(event_loop, e);
-            return;
-        }
-        // Frames may have arrived before there were windows to show them.
-        self.take_mail();
+        self.resumed = true;
+        self.take_mail(event_loop);
     }
 
-    fn user_event(&mut self, _event_loop: &ActiveEventLoop, _: Wake) {
-        if !self.views.is_empty() {
-            self.take_mail();
+    fn user_event(&mut self, event_loop: &ActiveEventLoop, _: Wake) {
+        if self.resumed {
+            self.take_mail(event_loop);
+        } else {
+            // Windows can be opened only once the event loop has resumed.
+            self.wake_pending.store(false, Ordering::SeqCst);
+            while let Ok(message) = self.rx.try_recv() {
+                self.early.push(message);
+            }
         }
     }
 
@@ -321,14 +418,16 @@ impl ApplicationHandler<Wake> for App {
             self.modifiers = m.state();
             return;
         }
+        let background = self.options.background;
         let Some(v) = self.views.get_mut(&id) else {
             return;
         };
-        let view = v.spec.id;
+        let view = v.view;
         match event {
             WindowEvent::CloseRequested => {
                 self.views.remove(&id);
-                self.queue.push(FromUi::Closed { view });
+                self.windows.remove(&view);
+                self.queue.push(BackendEvent::Closed { view });
                 if self.views.is_empty() {
                     self.quit(event_loop);
                 }
@@ -339,8 +438,14 @@ impl ApplicationHandler<Wake> for App {
                 v.window.request_redraw();
             }
             WindowEvent::RedrawRequested => {
-                if let Err(message) = v.redraw(self.options.background) {
-                    self.fail(event_loop, WindowError::Present { view, message });
+                if let Err(message) = v.redraw(&mut self.raster, background) {
+                    self.fail(
+                        event_loop,
+                        WindowError::Present {
+                            view: view.0,
+                            message,
+                        },
+                    );
                 }
             }
             WindowEvent::CursorMoved { position, .. } => {
@@ -352,7 +457,7 @@ impl ApplicationHandler<Wake> for App {
                     let (x1, y1) = v.to_frame(now.0, now.1);
                     push_coalesced(
                         &mut self.queue,
-                        FromUi::Pan {
+                        BackendEvent::Pan {
                             view,
                             dx: x1 - x0,
                             dy: y1 - y0,
@@ -374,7 +479,7 @@ impl ApplicationHandler<Wake> for App {
                 let (cx, cy) = v.cursor.unwrap_or((f64::from(w) / 2.0, f64::from(h) / 2.0));
                 let (x, y) = v.to_frame(cx, cy);
                 let factor = wheel_factor(delta);
-                push_coalesced(&mut self.queue, FromUi::Zoom { view, factor, x, y });
+                push_coalesced(&mut self.queue, BackendEvent::Zoom { view, factor, x, y });
             }
             WindowEvent::KeyboardInput {
                 event,
@@ -384,7 +489,10 @@ impl ApplicationHandler<Wake> for App {
                 match classify_key(&event.logical_key, self.modifiers) {
                     KeyAction::Quit => self.quit(event_loop),
                     KeyAction::Help => self.show_help(),
-                    KeyAction::Forward(k) => self.queue.push(FromUi::Key(k)),
+                    KeyAction::Forward(key) => self.queue.push(BackendEvent::Key {
+                        view: Some(view),
+                        key,
+                    }),
                     KeyAction::Ignore => {}
                 }
             }
@@ -396,19 +504,25 @@ impl ApplicationHandler<Wake> for App {
         let now = Instant::now();
         for v in self.views.values_mut() {
             if let Some((width, height)) = v.debounce.due(now) {
-                self.queue.push(FromUi::Resized {
-                    view: v.spec.id,
+                self.queue.push(BackendEvent::Resized {
+                    view: v.view,
                     width,
                     height,
                 });
             }
         }
-        self.flush();
+        self.flush_events();
         if self.help_until.is_some_and(|t| t <= now) {
             self.help_until = None;
             self.update_titles();
         }
-        if self.finished && self.options.exit_when_finished {
+        // The engine's run has ended: its last pictures are on screen, and nothing would
+        // answer zooms any more.
+        if self.engine_gone {
+            let background = self.options.background;
+            for v in self.views.values_mut().filter(|v| v.stale) {
+                let _ = v.redraw(&mut self.raster, background);
+            }
             event_loop.exit();
             return;
         }
@@ -425,49 +539,18 @@ impl ApplicationHandler<Wake> for App {
     }
 }
 
-fn panic_text(p: Box<dyn std::any::Any + Send>) -> String {
+pub(crate) fn panic_text(p: Box<dyn std::any::Any + Send>) -> String {
     p.downcast_ref::<&str>()
         .map(|s| s.to_string())
         .or_else(|| p.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "it panicked".into())
 }
 
-pub(crate) fn run(
-    specs: Vec<ViewWindowSpec>,
-    to_ui: Receiver<ToUi>,
-    from_ui: Sender<FromUi>,
-    options: WindowOptions,
-) -> Result<(), WindowError> {
-    // Some window-system back ends panic instead of returning an error
-    // (off the main thread, a missing system library); the caller should
-    // get an error it can report and fall back from.
-    let event_loop = std::panic::catch_unwind(|| EventLoop::<Wake>::with_user_event().build())
+/// The window system's event loop. Some window-system back ends panic instead of returning
+/// an error (off the main thread, a missing system library); the caller gets an error it
+/// can report.
+pub(crate) fn event_loop() -> Result<winit::event_loop::EventLoop<Wake>, WindowError> {
+    std::panic::catch_unwind(|| winit::event_loop::EventLoop::<Wake>::with_user_event().build())
         .map_err(|p| WindowError::EventLoop(panic_text(p)))?
-        .map_err(|e| WindowError::EventLoop(e.to_string()))?;
-    let mailbox = Arc::new(Mailbox::default());
-    let proxy = event_loop.create_proxy();
-    let forwarder_mailbox = mailbox.clone();
-    std::thread::Builder::new()
-        .name("voml-window-forward".into())
-        .spawn(move || forward(to_ui, proxy, forwarder_mailbox))
-        .map_err(|e| WindowError::EventLoop(format!("cannot start a thread: {e}")))?;
-    let mut app = App {
-        specs,
-        views: HashMap::new(),
-        from_ui,
-        options,
-        mailbox,
-        status: None,
-        finished: false,
-        help_until: None,
-        modifiers: ModifiersState::empty(),
-        queue: Vec::new(),
-        error: None,
-    };
-    let result = event_loop.run_app(&mut app);
-    app.mailbox.closed.store(true, Ordering::SeqCst);
-    if let Some(e) = app.error {
-        return Err(e);
-    }
-    result.map_err(|e| WindowError::EventLoop(e.to_string()))
+        .map_err(|e| WindowError::EventLoop(e.to_string()))
 }

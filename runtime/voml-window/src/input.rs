@@ -1,5 +1,5 @@
-//! What the user does, turned into [`FromUi`] messages: key names, wheel
-//! zoom factors, coalesced drags and debounced resizes.
+//! What the user does, turned into back-end events: key names, wheel zoom
+//! factors, coalesced drags and debounced resizes.
 //!
 //! Nothing here touches a window, so the policy can be tested headless.
 
@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use winit::event::MouseScrollDelta;
 use winit::keyboard::{Key, ModifiersState, NamedKey};
 
-use crate::FromUi;
+use voml_llvo::BackendEvent;
 
 /// Zoom per wheel notch: small enough to aim, large enough that a few
 /// notches cross an order of magnitude.
@@ -91,11 +91,11 @@ pub(crate) fn classify_key(key: &Key, mods: ModifiersState) -> KeyAction {
 /// or both are zooms of the same view. Pointer devices report far more
 /// often than a renderer can redraw; merging keeps the program from
 /// falling behind while preserving the order of different gestures.
-pub(crate) fn push_coalesced(queue: &mut Vec<FromUi>, msg: FromUi) {
+pub(crate) fn push_coalesced(queue: &mut Vec<BackendEvent>, msg: BackendEvent) {
     match (queue.last_mut(), &msg) {
         (
-            Some(FromUi::Pan { view, dx, dy }),
-            FromUi::Pan {
+            Some(BackendEvent::Pan { view, dx, dy }),
+            BackendEvent::Pan {
                 view: v,
                 dx: ndx,
                 dy: ndy,
@@ -105,8 +105,8 @@ pub(crate) fn push_coalesced(queue: &mut Vec<FromUi>, msg: FromUi) {
             *dy += ndy;
         }
         (
-            Some(FromUi::Zoom { view, factor, x, y }),
-            FromUi::Zoom {
+            Some(BackendEvent::Zoom { view, factor, x, y }),
+            BackendEvent::Zoom {
                 view: v,
                 factor: nf,
                 x: nx,
@@ -169,6 +169,7 @@ impl Debounce {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use voml_llvo::ViewId;
     use winit::dpi::PhysicalPosition;
 
     #[test]
@@ -210,9 +211,13 @@ mod tests {
     #[test]
     fn drags_and_zooms_merge_but_keep_their_order() {
         let mut q = Vec::new();
-        let pan = |dx, dy| FromUi::Pan { view: 1, dx, dy };
-        let zoom = |factor, x| FromUi::Zoom {
-            view: 1,
+        let pan = |dx, dy| BackendEvent::Pan {
+            view: ViewId(1),
+            dx,
+            dy,
+        };
+        let zoom = |factor, x| BackendEvent::Zoom {
+            view: ViewId(1),
             factor,
             x,
             y: 0.0,
@@ -224,8 +229,8 @@ mod tests {
         push_coalesced(&mut q, pan(1.0, 1.0));
         push_coalesced(
             &mut q,
-            FromUi::Pan {
-                view: 2,
+            BackendEvent::Pan {
+                view: ViewId(2),
                 dx: 1.0,
                 dy: 1.0,
             },
@@ -236,8 +241,8 @@ mod tests {
                 pan(4.0, 1.0),
                 zoom(3.0, 6.0),
                 pan(1.0, 1.0),
-                FromUi::Pan {
-                    view: 2,
+                BackendEvent::Pan {
+                    view: ViewId(2),
                     dx: 1.0,
                     dy: 1.0
                 }

@@ -7,6 +7,7 @@
 //! test prints a note and passes, unless `VOML_REQUIRE_TOOLS` is set (CI),
 //! where it fails.
 
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -108,11 +109,17 @@ wait $pid"#,
         .arg(&dir)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
+        // Its own process group, so that a demo that hangs can be killed with its X server
+        // and the pipes close.
+        .process_group(0)
         .spawn()
         .expect("start xvfb-run");
     let deadline = Instant::now() + Duration::from_secs(90);
     while child.try_wait().unwrap().is_none() {
         if Instant::now() > deadline {
+            let _ = Command::new("kill")
+                .args(["-9", &format!("-{}", child.id())])
+                .status();
             let _ = child.kill();
             break;
         }

@@ -1,0 +1,426 @@
+//! The one loop that runs a visual object: records from a [`Source`] (a file, standard
+//! input; sockets next), paced by a [`Pacer`] (trace time to wall time at a speed factor, or
+//! as fast as possible), through the [`Runtime`], whose back end (headless raster, native
+//! window, a page) draws; outputs go to [`Sink`]s the driver owns (pictures, sound, state),
+//! news to a [`Reporter`]. Headless runs and windows use the same loop: a window is only a
+//! back end that is [interactive](voml_llvo::Backend::interactive), so the loop shows it
+//! pictures, passes it the user's input and, after the input ends, keeps answering the user
+//! until they quit.
+//!
+//! Synchronous visual objects render on clock ticks of trace time. In a paced run the clock
+//! follows the wall clock, so while the input stalls (a gap in the trace, a quiet producer)
+//! the visual object keeps ticking and its pictures keep refreshing.
+
+pub mod audio;
+mod pacer;
+pub mod report;
+pub mod sink;
+mod source;
+
+use std::time::{Duration, Instant};
+
+use voml_llvo::{BackendEvent, Status};
+use voml_runtime::{Runtime, Stop};
+
+pub use pacer::Pacer;
+pub use report::{Progress, Reporter, Terminal};
+pub use sink::{Pictures, Sink, StateDump};
+pub use source::{Next, Share, Source};
+
+/// How to run.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Trace seconds per wall second; `None` = as fast as possible.
+    pub speed: Option<f64>,
+    /// Tell the sinks of a frame each time trace time passes a multiple of this (showing the
+    /// state before the first record past it), and once at the end.
+    pub frames_every: Option<f64>,
+    /// Stop at the first bad trace line or fault.
+    pub strict: bool,
+    /// How often an interactive back end is shown the pictures and asked for input, and
+    /// progress is reported.
+    pub frame_interval: Duration,
+    /// With an interactive back end: after the input ends, keep the pictures and answer the
+    /// user (zooms, drags) until they quit, instead of returning at once.
+    pub stay_until_quit: bool,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            speed: None,
+            frames_every: None,
+            strict: false,
+            frame_interval: Duration::from_millis(16),
+            stay_until_quit: true,
+        }
+    }
+}
+
+/// How a run ended.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Outcome {
+    /// Records processed.
+    pub records: u64,
+    /// Trace lines that were not records.
+    pub bad_lines: u64,
+    /// The run stopped early: strict mode, or the engine could not go on.
+    pub stopped: bool,
+    /// The user quit before the input ended.
+    pub quit: bool,
+    /// Frames told to the sinks.
+    pub frames: u32,
+    /// The last timestamp seen.
+    pub last_ts: f64,
+    /// Wall time from the start to the end of the input.
+    pub elapsed: Duration,
+    /// A sink failed (it was reported).
+    pub sink_failed: bool,
+    /// What the sinks said at the end (`wrote FILE`, warnings), for the user to read after
+    /// the summary.
+    pub notes: Vec<String>,
+}
+
+/// Records between two looks at the clock (for pictures, input and progress): reading the
+/// clock for every record would cost more than some records do.
+const RECORDS_PER_LOOK: u32 = 256;
+
+/// Runs `runtime` over `source` until the input ends, the run stops or the user quits;
+/// then, for an interactive back end, until the user quits. Sinks are told everything and
+/// finish at the end of the input.
+pub fn run(
+    runtime: &mut Runtime,
+    source: &mut Source,
+    options: &Options,
+    sinks: &mut [Box<dyn Sink>],
+    reporter: &mut dyn Reporter,
+) -> Outcome {
+    let mut run = Run {
+        started: Instant::now(),
+        pacer: Pacer::new(options.speed),
+        options: options.clone(),
+        interactive: runtime.interactive(),
+        next_look: Instant::now(),
+        next_frame: None,
+        outcome: Outcome::default(),
+        share: source.share(),
+    };
+    let source_name = source.name().to_string();
+    let strict = options.strict;
+    let mut since_look = 0u32;
+    'input: loop {
+        let item = match source.next(run.idle_wait(runtime)) {
+            Next::End => break,
+            Next::Idle => {
+                if run.idle(runtime, sinks, reporter, None).is_err() {
+                    break;
+                }
+                continue;
+            }
+            Next::Item(item) => item,
+        };
+        let record = match item {
+            Ok(record) => record,
+            Err(e) => {
+                run.outcome.bad_lines += 1;
+                reporter.bad_line(&e, strict);
+                if strict {
+                    run.outcome.stopped = true;
+                    break;
+                }
+                continue;
+            }
+        };
+        let ts = record.timestamp().unwrap_or(run.outcome.last_ts);
+        // Paced: wait for the record's moment, ticking and answering the user meanwhile.
+        if let Some(due) = run.pacer.due(ts, Instant::now()) {
+            while Instant::now() < due {
+                if run.idle(runtime, sinks, reporter, Some((ts, due))).is_err() {
+                    break 'input;
+                }
+            }
+        }
+        run.frame_before(ts, runtime, sinks, reporter);
+        run.outcome.last_ts = ts;
+        let before = runtime.faults().len();
+        let result = runtime.process(&record, &source_name);
+        for fault in &runtime.faults()[before..] {
+            reporter.fault(fault);
+        }
+        run.outcome.records += 1;
+        if result.is_err() {
+            run.outcome.stopped = true;
+            break;
+        }
+        run.deliver(runtime, sinks, reporter);
+        since_look += 1;
+        if since_look >= RECORDS_PER_LOOK {
+            since_look = 0;
+            if Instant::now() >= run.next_look && run.look(runtime, sinks, reporter).is_err() {
+                break;
+            }
+        }
+    }
+    run.end(runtime, sinks, reporter);
+    // Someone is looking: the pictures stay and answer zooms and drags until they quit.
+    if run.interactive && options.stay_until_quit && !run.outcome.quit {
+        while run.look(runtime, sinks, reporter).is_ok() {
+            std::thread::sleep(options.frame_interval);
+        }
+    }
+    run.outcome
+}
+
+/// The state of one run.
+struct Run {
+    started: Instant,
+    pacer: Pacer,
+    options: Options,
+    interactive: bool,
+    /// When pictures, input and progress are next looked at.
+    next_look: Instant,
+    /// The trace time of the next frame (`--frames-every`), once started.
+    next_frame: Option<f64>,
+    outcome: Outcome,
+    share: Share,
+}
+
+/// Why the run cannot go on: the user quit or the visual object stopped it.
+struct Halt;
+
+impl Run {
+    /// How long to wait for the next record before doing something else: for an interactive
+    /// back end, until its next look; for a paced synchronous VO, until its next tick; else
+    /// as long as it takes.
+    fn idle_wait(&self, runtime: &Runtime) -> Option<Duration> {
+        let mut wait: Option<Duration> = None;
+        let now = Instant::now();
+        if self.interactive {
+            wait = Some(self.next_look.saturating_duration_since(now));
+        }
+        if runtime.is_synchronous() {
+            if let Some(at) = runtime.next_tick().and_then(|t| self.pacer.wall_time(t)) {
+                let tick = at.saturating_duration_since(now);
+                wait = Some(wait.map_or(tick, |w| w.min(tick)));
+            }
+        }
+        wait
+    }
+
+    /// Nothing to process now (no record yet, or the next one is not due): the clock ticks
+    /// for synchronous VOs, an interactive back end is shown the pictures and heard, and the
+    /// driver sleeps until the next thing to do (at most until `next`'s due time).
+    fn idle(
+        &mut self,
+        runtime: &mut Runtime,
+        sinks: &mut [Box<dyn Sink>],
+        reporter: &mut dyn Reporter,
+        next: Option<(f64, Instant)>,
+    ) -> Result<(), Halt> {
+        let now = Instant::now();
+        if let Some(mut t) = self.pacer.trace_time(now) {
+            // The clock never passes the record that is waiting.
+            if let Some((ts, _)) = next {
+                t = t.min(ts);
+            }
+            let before = runtime.faults().len();
+            let result = runtime.advance_clock(t);
+            for fault in &runtime.faults()[before..] {
+                reporter.fault(fault);
+            }
+            if result.is_err() {
+                self.outcome.stopped = true;
+                return Err(Halt);
+            }
+            self.deliver(runtime, sinks, reporter);
+        }
+        if now >= self.next_look {
+            self.look(runtime, sinks, reporter)?;
+        }
+        if let Some((_, due)) = next {
+            let mut until = due;
+            if self.interactive {
+                until = until.min(self.next_look);
+            }
+            if let Some(tick) = runtime.next_tick().and_then(|t| self.pacer.wall_time(t)) {
+                until = until.min(tick.max(now + Duration::from_micros(100)));
+            }
+            std::thread::sleep(until.saturating_duration_since(Instant::now()));
+        }
+        Ok(())
+    }
+
+    /// Hands the sinks what the last step produced: sound commands and snapshots. Without
+    /// sinks, they stay with the runtime (which keeps a bounded number).
+    fn deliver(
+        &mut self,
+        runtime: &mut Runtime,
+        sinks: &mut [Box<dyn Sink>],
+        reporter: &mut dyn Reporter,
+    ) {
+        if sinks.is_empty() {
+            return;
+        }
+        if runtime.has_sounds() {
+            let sounds = runtime.take_sounds();
+            for sink in sinks.iter_mut() {
+                if let Err(e) = sink.sounds(runtime, &sounds) {
+                    self.sink_error(reporter, e);
+                }
+            }
+        }
+        for snapshot in runtime.take_snapshots() {
+            for sink in sinks.iter_mut() {
+                if let Err(e) = sink.snapshot(&snapshot) {
+                    self.sink_error(reporter, e);
+                }
+            }
+        }
+    }
+
+    fn sink_error(&mut self, reporter: &mut dyn Reporter, e: String) {
+        // One report per problem is enough: a failing disk would fail every frame.
+        if !self.outcome.sink_failed {
+            reporter.line(&format!("error: {e}"));
+        }
+        self.outcome.sink_failed = true;
+    }
+
+    /// `--frames-every`: when the record at `ts` passes a frame time, the sinks get a frame
+    /// of the pictures as they are before it.
+    fn frame_before(
+        &mut self,
+        ts: f64,
+        runtime: &mut Runtime,
+        sinks: &mut [Box<dyn Sink>],
+        reporter: &mut dyn Reporter,
+    ) {
+        let Some(every) = self.options.frames_every else {
+            return;
+        };
+        match self.next_frame {
+            None => self.next_frame = Some(ts + every),
+            Some(next) if ts >= next => {
+                self.frame(runtime, sinks, reporter);
+                self.next_frame = Some(next + every * (((ts - next) / every).floor() + 1.0));
+            }
+            Some(_) => {}
+        }
+    }
+
+    fn frame(
+        &mut self,
+        runtime: &mut Runtime,
+        sinks: &mut [Box<dyn Sink>],
+        reporter: &mut dyn Reporter,
+    ) {
+        self.outcome.frames += 1;
+        for sink in sinks.iter_mut() {
+            if let Err(e) = sink.frame(runtime, self.outcome.frames) {
+                self.sink_error(reporter, e);
+            }
+        }
+    }
+
+    /// Shows the pictures, hears the user, reports progress and tells the back end where
+    /// the run stands.
+    fn look(
+        &mut self,
+        runtime: &mut Runtime,
+        sinks: &mut [Box<dyn Sink>],
+        reporter: &mut dyn Reporter,
+    ) -> Result<(), Halt> {
+        self.next_look = Instant::now() + self.options.frame_interval;
+        reporter.progress(&Progress::of(
+            self.outcome.records,
+            self.started,
+            &self.share,
+            runtime.trace_time(),
+        ));
+        for sink in sinks.iter_mut() {
+            if let Err(e) = sink.progress(runtime) {
+                self.sink_error(reporter, e);
+            }
+        }
+        if !self.interactive {
+            return Ok(());
+        }
+        runtime.present();
+        runtime.show_status(&self.status(runtime, false));
+        let before = runtime.faults().len();
+        let events = runtime.poll_input();
+        for fault in &runtime.faults()[before..] {
+            reporter.fault(fault);
+        }
+        match events {
+            Ok(events) if events.contains(&BackendEvent::Quit) => {
+                self.outcome.quit = true;
+                Err(Halt)
+            }
+            Ok(_) => Ok(()),
+            Err(Stop(_)) => {
+                self.outcome.stopped = true;
+                Err(Halt)
+            }
+        }
+    }
+
+    fn status(&self, runtime: &Runtime, finished: bool) -> Status {
+        let records = self.outcome.records;
+        let trace_time = (records > 0).then(|| runtime.trace_time());
+        let elapsed = self.started.elapsed().as_secs_f64();
+        let mut text = format!("{records} records");
+        if let Some(t) = trace_time {
+            text.push_str(&format!(" — trace time {}", report::trace_time(t)));
+        }
+        if let Some(speed) = self.pacer.speed() {
+            text.push_str(&format!(" — ×{speed}"));
+        }
+        if finished {
+            text.push_str(&format!(" in {elapsed:.1} s — done"));
+        } else if elapsed > 0.0 {
+            text.push_str(&format!(" — {:.0}/s", records as f64 / elapsed));
+        }
+        Status {
+            records,
+            trace_time,
+            speed: self.pacer.speed(),
+            finished,
+            text,
+        }
+    }
+
+    /// The end of the input: the end-of-input callback, the last frame, and every sink
+    /// finishes.
+    fn end(
+        &mut self,
+        runtime: &mut Runtime,
+        sinks: &mut [Box<dyn Sink>],
+        reporter: &mut dyn Reporter,
+    ) {
+        if !self.outcome.stopped && !self.outcome.quit {
+            let before = runtime.faults().len();
+            let result = runtime.finish(self.outcome.last_ts, self.outcome.bad_lines);
+            for fault in &runtime.faults()[before..] {
+                reporter.fault(fault);
+            }
+            self.outcome.stopped = result.is_err();
+        }
+        self.deliver(runtime, sinks, reporter);
+        if self.options.frames_every.is_some() && !self.outcome.stopped {
+            self.frame(runtime, sinks, reporter);
+        }
+        self.outcome.elapsed = self.started.elapsed();
+        let outcome = self.outcome.clone();
+        for sink in sinks.iter_mut() {
+            match sink.end(runtime, &outcome) {
+                Ok(lines) => self.outcome.notes.extend(lines),
+                Err(e) => self.sink_error(reporter, e),
+            }
+        }
+        if self.interactive {
+            runtime.present();
+            runtime.show_status(&self.status(runtime, true));
+        }
+    }
+}

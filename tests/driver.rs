@@ -1,0 +1,214 @@
+//! The one driver: a paced replay holds records to their trace time, and a synchronous visual
+//! object keeps refreshing on the clock while its input stalls; frames, snapshots and state
+//! go to the sinks the driver owns.
+
+mod support;
+
+use std::io::Write;
+use std::time::{Duration, Instant};
+
+use support::{compile_text, Collect};
+use voml_driver::{Options, Pictures, Sink, Source, StateDump};
+use voml_runtime::{Config, Runtime};
+use voml_trace::ReadOptions;
+
+/// A synchronous VO (one tick every `tick` trace seconds) that counts records and ticks; its
+/// IR component draws the count, so every render shows up in the stats.
+fn ticking_vo(tick: f64) -> voml_ir::CompiledVo {
+    compile_text(
+        "ticks.voml",
+        &format!(
+            r#"<?xml version="1.0"?>
+<voml><body><visual-object name="ticks" mode="synchronous" tick="{tick}">
+  <event-declarations>
+    <data-event name="e" rtype="entry" etype="1"><data-field name="ts" type="real"/></data-event>
+    <data-event name="tick" rtype="callback" etype="3"><data-field name="ts" type="real"/></data-event>
+  </event-declarations>
+  <info-structures>
+    <variable name="records" type="int" init="0"/>
+    <variable name="ticks" type="int" init="0"/>
+  </info-structures>
+  <view-initializations><view name="v" window="60 20" world="0 1 0 1"/></view-initializations>
+  <event-processing>
+    <ep-component name="count" inputs="e.ts tick.ts" infos="records ticks">
+      <input name="^0">(set! $0 (+ $0 1))</input>
+      <input name="^1">(set! $1 (+ $1 1))</input>
+    </ep-component>
+  </event-processing>
+  <info-rendition>
+    <ir-component name="show" views="v" infos="ticks" refresh="update">
+      <text view="^0" coords="0.1 0.2" content="(number->string $0)"/>
+    </ir-component>
+  </info-rendition>
+</visual-object></body></voml>
+"#
+        ),
+    )
+}
+
+fn int(rt: &Runtime, name: &str) -> i64 {
+    rt.variable(name)
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("{name} = {:?}", rt.variable(name)))
+}
+
+#[test]
+fn a_paced_replay_keeps_a_synchronous_vo_ticking_through_a_gap_in_the_trace() {
+    // Two records a trace second apart, replayed at twice real time: half a second of
+    // wall time with no record, in which 20 ticks of 0.05 s fall.
+    let trace = "-3 1 10.0\n-3 1 11.0\n";
+    let mut rt = Runtime::headless(ticking_vo(0.05), Config::default()).unwrap();
+    let mut source = Source::reader(
+        "gap.trf".into(),
+        std::io::Cursor::new(trace),
+        ReadOptions::default(),
+    );
+    let options = Options {
+        speed: Some(2.0),
+        ..Options::default()
+    };
+    let started = Instant::now();
+    let outcome = voml_driver::run(
+        &mut rt,
+        &mut source,
+        &options,
+        &mut [],
+        &mut Collect::default(),
+    );
+    let wall = started.elapsed();
+    assert_eq!(outcome.records, 2);
+    assert!(wall >= Duration::from_millis(480), "not paced: {wall:?}");
+    let ticks = int(&rt, "ticks");
+    assert!(
+        (18..=22).contains(&ticks),
+        "{ticks} ticks in a 1 s gap with a 0.05 s tick"
+    );
+    // The picture was redrawn for each tick: the stats count the renders.
+    assert!(rt.stats().renders >= 18, "{} renders", rt.stats().renders);
+
+    // As fast as possible, the gap is jumped over: one tick at each record (and the tick of
+    // the first), as before.
+    let mut rt = Runtime::headless(ticking_vo(0.05), Config::default()).unwrap();
+    let mut source = Source::reader(
+        "gap.trf".into(),
+        std::io::Cursor::new(trace),
+        ReadOptions::default(),
+    );
+    voml_driver::run(
+        &mut rt,
+        &mut source,
+        &Options::default(),
+        &mut [],
+        &mut Collect::default(),
+    );
+    assert_eq!(int(&rt, "ticks"), 2);
+}
+
+#[test]
+fn a_producer_that_pauses_does_not_stop_the_clock() {
+    // A live producer sends one record, is quiet for 0.6 s, then sends another: at speed 1
+    // the VO ticks through the silence as the records' trace time says it passes.
+    let (mut producer, reader) = std::os::unix::net::UnixStream::pair().unwrap();
+    let writer = std::thread::spawn(move || {
+        producer.write_all(b"-3 1 0.0\n").unwrap();
+        std::thread::sleep(Duration::from_millis(600));
+        producer.write_all(b"-3 1 0.6\n").unwrap();
+    });
+    let mut rt = Runtime::headless(ticking_vo(0.1), Config::default()).unwrap();
+    let mut source = Source::reader("live".into(), reader, ReadOptions::default());
+    let options = Options {
+        speed: Some(1.0),
+        ..Options::default()
+    };
+    let outcome = voml_driver::run(
+        &mut rt,
+        &mut source,
+        &options,
+        &mut [],
+        &mut Collect::default(),
+    );
+    writer.join().unwrap();
+    assert_eq!(outcome.records, 2);
+    assert_eq!(int(&rt, "records"), 2);
+    let ticks = int(&rt, "ticks");
+    assert!(
+        (5..=8).contains(&ticks),
+        "{ticks} ticks in 0.6 s with a 0.1 s tick"
+    );
+}
+
+#[test]
+fn frames_snapshots_and_state_go_to_the_sinks() {
+    let vo = compile_text(
+        "sinks.voml",
+        r#"<?xml version="1.0"?>
+<voml><body><visual-object name="sinks">
+  <event-declarations>
+    <data-event name="e" rtype="entry" etype="1"><data-field name="ts" type="real"/></data-event>
+  </event-declarations>
+  <info-structures><variable name="n" type="int" init="0"/></info-structures>
+  <view-initializations><view name="v" window="40 30" world="0 10 0 1"/></view-initializations>
+  <event-processing>
+    <ep-component name="count" inputs="e.ts" infos="n">
+      <input name="^0">(set! $0 (+ $0 1)) (if (= $0 3) <snapshot view="v" file="third.png"/>)</input>
+    </ep-component>
+  </event-processing>
+  <info-rendition>
+    <ir-component name="bar" views="v" infos="n">
+      <line view="^0" from="$0 0" to="$0 1" color="red"/>
+    </ir-component>
+  </info-rendition>
+</visual-object></body></voml>
+"#,
+    );
+    let dir = std::env::temp_dir().join(format!("voml-driver-sinks-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = Config {
+        snapshots: true,
+        ..Config::default()
+    };
+    let mut rt = Runtime::headless(vo, config).unwrap();
+    let trace: String = (0..5).map(|i| format!("-3 1 {i}.0\n")).collect();
+    let mut source = Source::reader(
+        "five.trf".into(),
+        std::io::Cursor::new(trace),
+        ReadOptions::default(),
+    );
+    let options = Options {
+        frames_every: Some(2.0),
+        ..Options::default()
+    };
+    let state = dir.join("state.json");
+    let mut sinks: Vec<Box<dyn Sink>> = vec![
+        Box::new(Pictures::new(&dir)),
+        Box::new(StateDump::new(&state)),
+    ];
+    let outcome = voml_driver::run(
+        &mut rt,
+        &mut source,
+        &options,
+        &mut sinks,
+        &mut Collect::default(),
+    );
+    assert!(!outcome.stopped && !outcome.sink_failed, "{outcome:?}");
+    // Frames at t = 2 and 4 (before those records) and at the end.
+    assert_eq!(outcome.frames, 3);
+    for n in 1..=3 {
+        assert!(
+            dir.join(format!("frames/v-{n:06}.png")).is_file(),
+            "frame {n}"
+        );
+    }
+    assert!(dir.join("third.png").is_file(), "the snapshot");
+    assert!(dir.join("v.png").is_file(), "the final picture");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&state).unwrap()).unwrap();
+    assert_eq!(json["infos"]["n"], 5);
+    assert!(
+        outcome.notes.iter().any(|n| n.contains("state.json")),
+        "{:?}",
+        outcome.notes
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
