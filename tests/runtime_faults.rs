@@ -254,6 +254,179 @@ fn runaway_code_is_interrupted_and_the_run_goes_on() {
     assert_eq!(var(&rt, "spins"), "2");
 }
 
+/// A spec whose EP components `spin0` .. `spin{count-1}` each run `body(k)` on every step,
+/// on the line after `(set! $0 (+ $0 1))` (so that the start of the part is on another line
+/// than the code that runs away), with `utility` code.
+fn runaway_spec(utility: &str, count: usize, body: impl Fn(usize) -> String) -> String {
+    let mut components = String::new();
+    for k in 0..count {
+        components.push_str(&format!(
+            r#"
+        <ep-component name="spin{k}" inputs="step.n" infos="spins">
+          <input name="^0"><![CDATA[
+            (set! $0 (+ $0 1))
+            {}
+          ]]></input>
+        </ep-component>"#,
+            body(k)
+        ));
+    }
+    format!(
+        r#"<?xml version="1.0"?>
+<voml>
+  <body>
+    <visual-object name="runaways">{STEP_EVENT}
+      <info-structures>
+        <variable name="spins" type="int"/>
+      </info-structures>
+      <utility-code><![CDATA[
+{utility}
+      ]]></utility-code>
+      <event-processing>{components}
+      </event-processing>
+    </visual-object>
+  </body>
+</voml>
+"#
+    )
+}
+
+/// Runs one step through `spec` with a 100 ms budget (loading the program must fit in it
+/// too): every component runs away once. Checks
+/// that each fault is a runaway that names the budget and is placed inside one of `loops`
+/// (each written on one line of `spec`); returns the locations.
+fn runaways_are_placed_in(name: &str, spec: &str, count: usize, loops: &[&str]) -> Vec<String> {
+    let mut rt = start_runtime(compile_text(name, spec), false, 100);
+    let record = &records(&steps(1))[0];
+    rt.process(record, "steps.trf").expect("not strict");
+    let faults = rt.faults();
+    assert_eq!(faults.len(), count, "{:#?}", summaries(&rt));
+    // (line, first column, last column) of each loop.
+    let places: Vec<(usize, usize, usize)> = loops
+        .iter()
+        .map(|needle| {
+            assert!(!needle.contains('\n'));
+            let at = locate(name, spec, needle);
+            let mut parts = at.rsplit(':');
+            let col: usize = parts.next().unwrap().parse().unwrap();
+            let line: usize = parts.next().unwrap().parse().unwrap();
+            (line, col, col + needle.len() - 1)
+        })
+        .collect();
+    faults
+        .iter()
+        .map(|f| {
+            assert_eq!(f.kind, FaultKind::Runaway, "{f}");
+            assert!(
+                f.message.contains("per-event budget of 100ms"),
+                "{}",
+                f.message
+            );
+            assert_eq!(f.action, Action::Disabled);
+            let location = f.location.clone().expect("a runaway has a location");
+            let rest = location
+                .strip_prefix(&format!("{name}:"))
+                .unwrap_or_else(|| panic!("{location} is not in {name}"));
+            let (line, col) = rest.split_once(':').unwrap();
+            let (line, col): (usize, usize) = (line.parse().unwrap(), col.parse().unwrap());
+            assert!(
+                places
+                    .iter()
+                    .any(|&(l, c0, c1)| l == line && (c0..=c1).contains(&col)),
+                "{} ({location}) is not inside any of {loops:?}",
+                f.component.as_deref().unwrap_or("?")
+            );
+            location
+        })
+        .collect()
+}
+
+/// A tight named `let` stops wherever steel's VM happens to be, often on an instruction steel
+/// gives no place: the fault still names the loop, never the start of the part. Sixteen
+/// components make a lucky pass without that unlikely.
+#[test]
+fn a_runaway_named_let_is_reported_at_the_loop() {
+    let name = "tests/faults/named-let.voml";
+    let spec = runaway_spec("", 16, |k| format!("(let loop{k} () (loop{k}))"));
+    let loops: Vec<String> = (0..16)
+        .map(|k| format!("(let loop{k} () (loop{k}))"))
+        .collect();
+    let loops: Vec<&str> = loops.iter().map(String::as_str).collect();
+    let at = runaways_are_placed_in(name, &spec, 16, &loops);
+    // Each component is reported at its own loop.
+    for (k, location) in at.iter().enumerate() {
+        let line = locate(name, &spec, loops[k]);
+        assert_eq!(
+            location.rsplit_once(':').unwrap().0,
+            line.rsplit_once(':').unwrap().0
+        );
+    }
+}
+
+#[test]
+fn a_runaway_do_loop_is_reported_at_the_loop() {
+    let name = "tests/faults/do-loop.voml";
+    let body = |k: usize| format!("(do ((i{k} 0 (+ i{k} 1))) ((< i{k} 0)) (set! $0 i{k}))");
+    let spec = runaway_spec("", 16, body);
+    let loops: Vec<String> = (0..16).map(body).collect();
+    let loops: Vec<&str> = loops.iter().map(String::as_str).collect();
+    runaways_are_placed_in(name, &spec, 16, &loops);
+}
+
+/// A part calls a utility procedure that loops: the fault points into the procedure's loop,
+/// not at the call.
+#[test]
+fn a_runaway_in_utility_code_is_reported_in_the_procedure() {
+    let name = "tests/faults/utility-loop.voml";
+    let spin = "(do ((i 0 (+ i 1))) ((< i 0)) (set! n i))";
+    let utility = format!("        (define (spin-forever n)\n          {spin})");
+    let spec = runaway_spec(&utility, 16, |k| format!("(spin-forever {k})"));
+    runaways_are_placed_in(name, &spec, 16, &[spin]);
+}
+
+/// Recursion, mutual or not, and a loop that spends its time in built-ins are placed in the
+/// procedures or the loop that ran.
+#[test]
+fn runaway_recursion_and_loops_around_built_ins_are_reported_where_they_run() {
+    let name = "tests/faults/recursion.voml";
+    let ping = "(define (ping n) (pong (+ n 1)))";
+    let pong = "(define (pong n) (ping (+ n 1)))";
+    let deeper = "(define (deeper n) (+ 1 (deeper (+ n 1))))";
+    let utility = format!("        {ping}\n        {pong}\n        {deeper}");
+    let native =
+        |k: usize| format!("(let native{k} () (abs -3) (vector-ref (vector 1 2) 1) (native{k}))");
+    let spec = runaway_spec(&utility, 12, |k| match k % 3 {
+        0 => "(ping 0)".to_string(),
+        1 => "(deeper 0)".to_string(),
+        _ => native(k),
+    });
+    let natives: Vec<String> = (0..12).filter(|k| k % 3 == 2).map(native).collect();
+    let at = runaways_are_placed_in(
+        name,
+        &spec,
+        12,
+        &[ping, pong, deeper]
+            .into_iter()
+            .chain(natives.iter().map(String::as_str))
+            .collect::<Vec<_>>(),
+    );
+    let line_of = |needle: &str| {
+        locate(name, &spec, needle)
+            .rsplit_once(':')
+            .unwrap()
+            .0
+            .to_string()
+    };
+    for (k, location) in at.iter().enumerate() {
+        let line = location.rsplit_once(':').unwrap().0;
+        match k % 3 {
+            0 => assert!(line == line_of(ping) || line == line_of(pong), "{location}"),
+            1 => assert_eq!(line, line_of(deeper)),
+            _ => assert_eq!(line, line_of(&native(k))),
+        }
+    }
+}
+
 /// Counts the records of the step event.
 fn counting_spec() -> String {
     format!(

@@ -32,6 +32,12 @@ pub use voml_vocab as vocabulary;
 /// level and would exhaust the stack.
 pub const MAX_NESTING: usize = 1000;
 
+/// The global of the [`Program`] that says where its code runs: the compiler makes every loop
+/// and procedure body written in the spec begin by setting it to the program offset of the
+/// form's opening parenthesis, so that the runtime can place a runaway that the Scheme engine
+/// stopped without saying where. `#f` until the first such body runs.
+pub const HERE_GLOBAL: &str = "voml/here";
+
 /// The version of the IR format. Bumped on every incompatible change; the runtime refuses a
 /// `.vo` file with another version.
 pub const FORMAT_VERSION: u32 = 1;

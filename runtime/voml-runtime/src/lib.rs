@@ -328,7 +328,7 @@ impl Runtime {
                             "the program's top level (utility code, initial values) {}; interrupted",
                             overrun(fired, &config)
                         ),
-                        locate_error(&engine, &vo, &e),
+                        locate_runaway(&engine, &vo, &e),
                     ),
                     boundary::Failure::Scheme(e) => (error_message(&e), locate_error(&engine, &vo, &e)),
                     boundary::Failure::Panic(p) => (
@@ -947,7 +947,7 @@ impl Runtime {
                 let (message, span, kind) = match failure {
                     boundary::Failure::Scheme(e) if runaway => (
                         format!("{}; interrupted", overrun(fired, &self.config)),
-                        locate_error(&self.engine, &self.vo, &e),
+                        locate_runaway(&self.engine, &self.vo, &e),
                         if fired == Some(watchdog::Reason::Memory) {
                             FaultKind::Memory
                         } else {
@@ -1339,27 +1339,55 @@ fn locate_error(engine: &Engine, vo: &CompiledVo, e: &SteelErr) -> Option<Span> 
     if let Some(trace) = e.stack_trace() {
         candidates.extend(trace.trace().iter().filter_map(|frame| *frame.span()));
     }
-    let program = &vo.program.text;
-    for s in candidates {
-        let in_program = match s.source_id {
-            Some(id) => engine
-                .get_source(&id)
-                .is_some_and(|text| text.len() == program.len() && text.as_ref() == program),
-            None => false,
-        };
-        if !in_program {
-            continue;
-        }
-        if let Some(span) = vo
-            .program
-            .source_of_range(s.start as usize, (s.end as usize).max(s.start as usize + 1))
-        {
-            if span != Span::default() {
-                return Some(span);
-            }
-        }
+    candidates
+        .into_iter()
+        .find_map(|s| program_span(engine, vo, s))
+}
+
+/// Where code stopped by the watchdog was running. steel gives its interrupt error the span
+/// of the instruction it stopped at, which is the most precise answer when that instruction
+/// has one in the VO's program; the instructions steel's expander adds to a loop have none,
+/// and the other frames of its stack trace are unreliable (each caller's return address is
+/// read in the callee's span table). Then the program's own mark says which loop or
+/// procedure body it entered last (see [`voml_ir::HERE_GLOBAL`]); a program compiled without
+/// marks falls back on [`locate_error`].
+fn locate_runaway(engine: &Engine, vo: &CompiledVo, e: &SteelErr) -> Option<Span> {
+    e.span()
+        .and_then(|s| program_span(engine, vo, s))
+        .or_else(|| last_mark(engine, vo))
+        .or_else(|| locate_error(engine, vo, e))
+}
+
+/// The loop or procedure body the VO's program entered last, by its mark.
+fn last_mark(engine: &Engine, vo: &CompiledVo) -> Option<Span> {
+    let SteelVal::IntV(at) = engine.extract_value(voml_ir::HERE_GLOBAL).ok()? else {
+        return None;
+    };
+    // The VO's code can set the global to anything: only an opening parenthesis of the
+    // program that maps to the sources is a place.
+    let at = usize::try_from(at).ok()?;
+    if !matches!(vo.program.text.as_bytes().get(at), Some(b'(' | b'[')) {
+        return None;
     }
-    None
+    vo.program
+        .source_of_range(at, at + 1)
+        .filter(|span| *span != Span::default())
+}
+
+/// A span steel reports, in the sources, if it is in the VO's program (not the prelude's or
+/// steel's own code) and maps to them.
+fn program_span(engine: &Engine, vo: &CompiledVo, s: steel::parser::span::Span) -> Option<Span> {
+    let program = &vo.program.text;
+    let id = s.source_id?;
+    let in_program = engine
+        .get_source(&id)
+        .is_some_and(|text| text.len() == program.len() && text.as_ref() == program);
+    if !in_program {
+        return None;
+    }
+    vo.program
+        .source_of_range(s.start as usize, (s.end as usize).max(s.start as usize + 1))
+        .filter(|span| *span != Span::default())
 }
 
 /// The engine VO code runs in: confined to the allowlist (see [`sandbox`]), with the VOML
