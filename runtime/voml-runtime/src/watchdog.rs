@@ -1,7 +1,12 @@
 //! Stops runaway VO code: a thread that interrupts the engine when the code for one event
 //! runs past its time budget, or when the heap the VO's code holds passes its ceiling.
-//! Arming costs one clock read and one atomic store per event.
+//!
+//! Arming costs one atomic store per event and no clock read: the engine only numbers its
+//! events; the watchdog thread, which wakes every tenth of the budget, notices an event number
+//! that stays armed for the whole budget. So code is interrupted between one budget and one
+//! budget plus a fifth after it started.
 
+use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -21,13 +26,13 @@ pub enum Reason {
 }
 
 pub struct Watchdog {
-    /// Microseconds since `epoch` after which the running code is interrupted; 0 = disarmed.
-    deadline: Arc<AtomicU64>,
+    /// The running event's number shifted left by one, with the low bit set while armed.
+    state: Arc<AtomicU64>,
+    /// The last event number given out (only the engine's thread arms).
+    generation: Cell<u64>,
     /// 0: not fired; 1: time; 2: memory.
     fired: Arc<AtomicU8>,
     stop: Arc<AtomicBool>,
-    epoch: Instant,
-    budget: Duration,
     thread: Option<JoinHandle<()>>,
 }
 
@@ -38,60 +43,75 @@ impl Watchdog {
         meter: Meter,
         memory_limit: usize,
     ) -> Watchdog {
-        let deadline = Arc::new(AtomicU64::new(0));
+        let state = Arc::new(AtomicU64::new(0));
         let fired = Arc::new(AtomicU8::new(0));
         let stop = Arc::new(AtomicBool::new(false));
-        let epoch = Instant::now();
         let period = (budget / 10).clamp(Duration::from_millis(1), Duration::from_millis(20));
         let thread = {
-            let (deadline, fired, stop) = (deadline.clone(), fired.clone(), stop.clone());
+            let (state, fired, stop) = (state.clone(), fired.clone(), stop.clone());
             std::thread::Builder::new()
                 .name("voml-watchdog".into())
                 .spawn(move || {
+                    // The armed state last seen, and when it was first seen.
+                    let mut seen: Option<(u64, Instant)> = None;
                     while !stop.load(Ordering::Relaxed) {
                         std::thread::park_timeout(period);
-                        let d = deadline.load(Ordering::Acquire);
-                        if d == 0 {
+                        let s = state.load(Ordering::Acquire);
+                        if s & 1 == 0 {
+                            seen = None;
                             continue;
                         }
-                        let now = epoch.elapsed().as_micros() as u64;
                         let reason = if meter.bytes() > memory_limit as isize {
                             2
-                        } else if now > d {
-                            1
                         } else {
-                            continue;
+                            match seen {
+                                Some((was, since)) if was == s => {
+                                    // Armed at least this long: never early, at most two
+                                    // periods late.
+                                    if since.elapsed() < budget {
+                                        continue;
+                                    }
+                                    1
+                                }
+                                _ => {
+                                    seen = Some((s, Instant::now()));
+                                    continue;
+                                }
+                            }
                         };
-                        if deadline
-                            .compare_exchange(d, 0, Ordering::AcqRel, Ordering::Relaxed)
+                        // Disarm first: if the engine has moved on to another event meanwhile,
+                        // that event is not interrupted.
+                        if state
+                            .compare_exchange(s, s & !1, Ordering::AcqRel, Ordering::Relaxed)
                             .is_ok()
                         {
                             fired.store(reason, Ordering::Release);
                             controller.interrupt();
                         }
+                        seen = None;
                     }
                 })
                 .ok()
         };
         Watchdog {
-            deadline,
+            state,
+            generation: Cell::new(0),
             fired,
             stop,
-            epoch,
-            budget,
             thread,
         }
     }
 
     /// Starts the budget for one event.
     pub fn arm(&self) {
-        let d = Instant::now() + self.budget;
-        let micros = d.duration_since(self.epoch).as_micros() as u64;
-        self.deadline.store(micros.max(1), Ordering::Release);
+        let g = self.generation.get().wrapping_add(1);
+        self.generation.set(g);
+        self.state.store((g << 1) | 1, Ordering::Release);
     }
 
     pub fn disarm(&self) {
-        self.deadline.store(0, Ordering::Release);
+        self.state
+            .store(self.generation.get() << 1, Ordering::Release);
     }
 
     /// Whether (and why) the watchdog interrupted the engine since the last call.
