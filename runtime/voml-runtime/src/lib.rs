@@ -72,6 +72,9 @@ pub struct Config {
     pub memory_limit: usize,
 }
 
+/// The inputs (EP component, input) that take one (record type, event type).
+type Targets = Rc<[(usize, usize)]>;
+
 /// What faults are grouped by when the log counts repeats: kind, component, part.
 type FaultKey = (FaultKind, Option<String>, Option<String>);
 
@@ -152,6 +155,25 @@ struct IrState {
     disabled: bool,
 }
 
+/// The record being processed, for fault reports: borrowed while it runs, copied into an
+/// [`EventRef`] only when a fault is recorded.
+#[derive(Clone, Copy)]
+struct At<'a> {
+    record: u64,
+    source: &'a str,
+    line: u64,
+}
+
+impl At<'_> {
+    fn owned(self) -> EventRef {
+        EventRef {
+            record: self.record,
+            source: self.source.to_string(),
+            line: self.line,
+        }
+    }
+}
+
 /// Where the code that is running came from, for fault reports.
 #[derive(Clone)]
 struct Who {
@@ -175,7 +197,7 @@ pub struct Runtime {
     host: Rc<RefCell<Host>>,
     eps: Vec<EpState>,
     irs: Vec<IrState>,
-    dispatch: HashMap<(i64, i64), Vec<(usize, usize)>>,
+    dispatch: HashMap<(i64, i64), Targets>,
     has_conditions: bool,
     watchdog: watchdog::Watchdog,
     meter: memory::Meter,
@@ -435,7 +457,7 @@ impl Runtime {
             host,
             eps,
             irs,
-            dispatch,
+            dispatch: dispatch.into_iter().map(|(k, v)| (k, v.into())).collect(),
             has_conditions,
             watchdog,
             meter,
@@ -553,9 +575,9 @@ impl Runtime {
         if self.stats.first_ts.is_none() {
             self.stats.first_ts = record.timestamp();
         }
-        let event = EventRef {
+        let event = At {
             record: self.stats.records,
-            source: source.to_string(),
+            source,
             line: record.line,
         };
         self.process_inner(record, Some(event))
@@ -594,7 +616,7 @@ impl Runtime {
         });
     }
 
-    fn process_inner(&mut self, record: &Record, event: Option<EventRef>) -> Result<(), Stop> {
+    fn process_inner(&mut self, record: &Record, event: Option<At<'_>>) -> Result<(), Stop> {
         let ts = record.timestamp().unwrap_or(0.0);
         {
             let mut host = self.host.borrow_mut();
@@ -605,10 +627,10 @@ impl Runtime {
         }
         let _guard = host::enter(&self.host);
         self.watchdog.arm();
-        let result = self.dispatch(record, event.as_ref());
+        let result = self.dispatch(record, event);
         let result = result.and_then(|()| match self.next_tick {
-            None => self.render(event.as_ref()),
-            Some(_) => self.tick_if_due(ts, event.as_ref()),
+            None => self.render(event),
+            Some(_) => self.tick_if_due(ts, event),
         });
         self.watchdog.disarm();
         result
@@ -617,7 +639,7 @@ impl Runtime {
     /// Synchronous mode: when trace time `ts` has reached the next tick, the clock tick at
     /// the latest tick boundary at or before `ts` reaches EP components as an event, then
     /// everything renders. Ticks passed over by a gap in trace time are not repeated.
-    fn tick_if_due(&mut self, ts: f64, event: Option<&EventRef>) -> Result<(), Stop> {
+    fn tick_if_due(&mut self, ts: f64, event: Option<At<'_>>) -> Result<(), Stop> {
         let Some(next) = self.next_tick else {
             return Ok(());
         };
@@ -678,17 +700,15 @@ impl Runtime {
         self.next_tick.filter(|t| t.is_finite())
     }
 
-    fn dispatch(&mut self, record: &Record, event: Option<&EventRef>) -> Result<(), Stop> {
+    fn dispatch(&mut self, record: &Record, event: Option<At<'_>>) -> Result<(), Stop> {
         self.condition_parts(true, event)?;
-        let targets = self
-            .dispatch
-            .get(&(record.rtype, record.etype))
-            .cloned()
-            .unwrap_or_default();
-        if !targets.is_empty() && event.is_some() {
+        let Some(targets) = self.dispatch.get(&(record.rtype, record.etype)).cloned() else {
+            return self.condition_parts(false, event);
+        };
+        if event.is_some() {
             self.stats.matched += 1;
         }
-        for (ci, k) in targets {
+        for &(ci, k) in targets.iter() {
             if self.eps[ci].disabled {
                 continue;
             }
@@ -703,7 +723,7 @@ impl Runtime {
                         part: Some(format!("input ^{k}")),
                         span: Some(input.span),
                         location: Some(self.vo.locate(input.span)),
-                        event: event.cloned(),
+                        event: event.map(At::owned),
                         message,
                         action: Action::Skipped,
                     });
@@ -731,7 +751,7 @@ impl Runtime {
         self.condition_parts(false, event)
     }
 
-    fn condition_parts(&mut self, before: bool, event: Option<&EventRef>) -> Result<(), Stop> {
+    fn condition_parts(&mut self, before: bool, event: Option<At<'_>>) -> Result<(), Stop> {
         if !self.has_conditions {
             return Ok(());
         }
@@ -785,7 +805,7 @@ impl Runtime {
     }
 
     /// One round of rendering: phase 1 of every enabled IR component, then phase 2 of those.
-    fn render(&mut self, event: Option<&EventRef>) -> Result<(), Stop> {
+    fn render(&mut self, event: Option<At<'_>>) -> Result<(), Stop> {
         self.stats.renders += 1;
         // Every `enable` is evaluated first, so all components see the same control state.
         let mut enabled = Vec::with_capacity(self.irs.len());
@@ -836,7 +856,7 @@ impl Runtime {
         self.redraw_resized(event)
     }
 
-    fn phase1(&mut self, i: usize, event: Option<&EventRef>) -> Result<(), Stop> {
+    fn phase1(&mut self, i: usize, event: Option<At<'_>>) -> Result<(), Stop> {
         let comp = self.vo.ir_components[i].clone();
         let owner = self.irs[i].owner;
         {
@@ -882,7 +902,7 @@ impl Runtime {
 
     /// Components with `refresh="resize"`/`"rescale"` redraw in views that were resized or
     /// rescaled (raster content cannot be scaled without loss).
-    fn redraw_resized(&mut self, event: Option<&EventRef>) -> Result<(), Stop> {
+    fn redraw_resized(&mut self, event: Option<At<'_>>) -> Result<(), Stop> {
         let changed: Vec<usize> = {
             let mut host = self.host.borrow_mut();
             let ids = host.views.clone();
@@ -931,7 +951,7 @@ impl Runtime {
         f: &SteelVal,
         args: &mut [SteelVal],
         who: &Who,
-        event: Option<&EventRef>,
+        event: Option<At<'_>>,
     ) -> Result<Option<SteelVal>, Stop> {
         let engine = &mut self.engine;
         match boundary::call(&self.meter, || {
@@ -984,7 +1004,7 @@ impl Runtime {
                     part: Some(who.part.clone()),
                     span: Some(span),
                     location: Some(self.vo.locate(span)),
-                    event: event.cloned(),
+                    event: event.map(At::owned),
                     message,
                     action,
                 });
