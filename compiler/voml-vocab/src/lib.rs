@@ -2,9 +2,14 @@
 //! they cannot drift: what `voml check` accepts the runtime acts on, and what the trace reader
 //! names the compiler understands. Depends on nothing; the compiler, the IR, the trace reader
 //! and the low-level layer all read it. `tests/vocabulary.rs` walks the tables across them.
+//!
+//! - [`schema`]: the language as a table: elements, content, attributes with their kinds,
+//!   required-ness and defaults, and the enumerated words.
+//! - colour names and their spelling rule; record- and event-type names and codes.
 
 mod codes;
 mod colours;
+pub mod schema;
 
 pub use codes::{
     event_type_code, event_type_name, record_type_code, record_type_name, record_type_names,
