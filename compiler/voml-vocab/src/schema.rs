@@ -63,8 +63,69 @@ pub struct ElementSpec {
     /// Children that may appear at most once.
     pub once: &'static [&'static str],
     pub attrs: &'static [AttrSpec],
-    /// Markup primitive: an expression inside Scheme code.
-    pub primitive: bool,
+    /// For a markup primitive (an expression inside Scheme code), the call of the runtime's
+    /// primitive API it stands for.
+    pub call: Option<Call>,
+}
+
+impl ElementSpec {
+    /// Is this a markup primitive?
+    pub const fn primitive(&self) -> bool {
+        self.call.is_some()
+    }
+
+    /// The attribute named `name`.
+    pub fn attr(&self, name: &str) -> Option<&'static AttrSpec> {
+        self.attrs.iter().find(|a| a.name == name)
+    }
+}
+
+/// A procedure of the runtime's primitive API: the generated program calls it with exactly
+/// `params.len()` positional arguments, always all present (the compiler fills in defaults).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Procedure {
+    pub name: &'static str,
+    /// The parameters' names, as the documentation writes the call.
+    pub params: &'static [&'static str],
+}
+
+impl Procedure {
+    pub const fn arity(&self) -> usize {
+        self.params.len()
+    }
+}
+
+/// Where one argument (or run of arguments) of a primitive's call comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arg {
+    /// An attribute's value, or its default: as many arguments as the attribute holds
+    /// expressions ([`Kind::Exprs`]), else one.
+    Attr(&'static str),
+    /// The pitch in Hz: `freq`, or `note` through [`MIDI_TO_HZ`]; `#f` when neither is
+    /// given (only where [`PITCHED`] allows that).
+    Pitch,
+    /// The drawing style: a call of [`STYLE`] with the attributes its parameters name.
+    Style,
+}
+
+impl Arg {
+    /// How many positional arguments this stands for in `element`'s call.
+    pub fn width(&self, element: &ElementSpec) -> usize {
+        match self {
+            Arg::Attr(name) => match element.attr(name).map(|a| a.kind) {
+                Some(Kind::Exprs(n)) => n,
+                _ => 1,
+            },
+            Arg::Pitch | Arg::Style => 1,
+        }
+    }
+}
+
+/// A primitive's call: the procedure, and where its arguments come from, in order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Call {
+    pub procedure: Procedure,
+    pub args: &'static [Arg],
 }
 
 const fn req(name: &'static str, kind: Kind) -> AttrSpec {
@@ -98,27 +159,153 @@ const fn structural(
         children,
         once,
         attrs,
-        primitive: false,
+        call: None,
     }
 }
 
-const fn primitive(name: &'static str, attrs: &'static [AttrSpec]) -> ElementSpec {
+const fn primitive(
+    name: &'static str,
+    attrs: &'static [AttrSpec],
+    procedure: Procedure,
+    args: &'static [Arg],
+) -> ElementSpec {
     ElementSpec {
         name,
         content: Content::Empty,
         children: &[],
         once: &[],
         attrs,
-        primitive: true,
+        call: Some(Call { procedure, args }),
     }
 }
 
+const fn procedure(name: &'static str, params: &'static [&'static str]) -> Procedure {
+    Procedure { name, params }
+}
+
+/// The words of a flag ([`flag_value`] says which mean true).
 pub const FLAG_WORDS: &[&str] = &["yes", "no", "true", "false"];
 pub const FIELD_TYPES: &[&str] = &["int", "real", "string", "any"];
 pub const VAR_TYPES: &[&str] = &["int", "real", "boolean", "string", "list", "vector", "any"];
 pub const REFRESH: &[&str] = &["resize", "rescale", "update"];
+/// `<visual-object mode>`.
+pub const MODES: &[&str] = &["asynchronous", "synchronous"];
+/// `<info-rendition order>`.
+pub const IR_ORDERS: &[&str] = &["document", "reverse"];
+/// Where a drawing primitive may paint: the scrollable area, or the margins too.
+pub const CLIP: &[&str] = &["area", "margin"];
+/// How the ends of lines look.
+pub const CAP: &[&str] = &["butt", "round", "square"];
 pub const HALIGN: &[&str] = &["LEFT", "CENTER", "RIGHT"];
 pub const VALIGN: &[&str] = &["TOP", "CENTER", "BOTTOM", "BASELINE"];
+
+/// What a flag word means: `yes` and `true` are true, `no` and `false` false; anything else
+/// is not a flag word. Exact spelling, as the XML Schema has it.
+pub fn flag_value(word: &str) -> Option<bool> {
+    match word_index(FLAG_WORDS, word)? {
+        0 | 2 => Some(true),
+        _ => Some(false),
+    }
+}
+
+/// The position of `word` in `words`, spelled exactly: how the runtime reads an enumerated
+/// word into its own type, so that it takes exactly the words `voml check` takes.
+pub fn word_index(words: &[&str], word: &str) -> Option<usize> {
+    words.iter().position(|w| *w == word)
+}
+
+/// The style every drawing primitive passes last: `(voml-style color thick ...)`, whose
+/// parameters are the drawing attributes of the same names.
+pub const STYLE: Procedure = procedure(
+    "voml-style",
+    &["color", "thick", "adapt", "clip", "dash", "alpha", "cap"],
+);
+
+/// The conversion of a `note` attribute (a MIDI note number) to the Hz a sound call takes.
+pub const MIDI_TO_HZ: Procedure = procedure("midi->hz", &["note"]);
+
+pub const LINE: Procedure = procedure("voml-line", &["view", "x0", "y0", "x1", "y1", "style"]);
+pub const POLYLINE: Procedure = procedure("voml-polyline", &["view", "points", "style"]);
+pub const POLYGON: Procedure = procedure("voml-polygon", &["view", "points", "fill", "style"]);
+pub const RECTANGLE: Procedure = procedure(
+    "voml-rectangle",
+    &["view", "x0", "y0", "x1", "y1", "fill", "style"],
+);
+pub const CIRCLE: Procedure = procedure("voml-circle", &["view", "cx", "cy", "r", "fill", "style"]);
+pub const ELLIPSE: Procedure = procedure(
+    "voml-ellipse",
+    &["view", "cx", "cy", "rx", "ry", "fill", "style"],
+);
+pub const ARC: Procedure = procedure(
+    "voml-arc",
+    &["view", "cx", "cy", "r", "start", "extent", "style"],
+);
+pub const TEXT: Procedure = procedure(
+    "voml-text",
+    &[
+        "view", "x", "y", "content", "font", "fcolor", "size", "halign", "valign", "style",
+    ],
+);
+pub const FIGURE: Procedure = procedure(
+    "voml-figure",
+    &[
+        "view", "file", "ox", "oy", "ow", "oh", "wx", "wy", "ww", "wh", "style",
+    ],
+);
+pub const VIEW_INFO: Procedure = procedure("voml-view-info", &["view"]);
+pub const SCROLL: Procedure = procedure("voml-scroll", &["view", "dx", "dy"]);
+pub const RESIZE: Procedure = procedure("voml-resize", &["view", "w", "h"]);
+pub const RESCALE: Procedure = procedure("voml-rescale", &["view", "x0", "x1", "y0", "y1"]);
+pub const SNAPSHOT: Procedure = procedure("voml-snapshot", &["view", "file"]);
+pub const BEEP: Procedure = procedure("beep", &[]);
+pub const TONE: Procedure = procedure(
+    "voml-tone",
+    &["hz", "duration", "volume", "pan", "voice", "channel"],
+);
+pub const NOTE_ON: Procedure = procedure("voml-note-on", &["channel", "hz", "volume"]);
+pub const NOTE_OFF: Procedure = procedure("voml-note-off", &["channel", "hz"]);
+pub const NOTE_VOLUME: Procedure = procedure("voml-note-volume", &["channel", "hz", "volume"]);
+pub const SOUND_CHANNEL: Procedure = procedure(
+    "voml-sound-channel",
+    &["channel", "voice", "pan", "volume", "mute"],
+);
+pub const SOUND_MASTER: Procedure = procedure("voml-sound-master", &["volume"]);
+pub const SOUND_TEMPO: Procedure = procedure("voml-sound-tempo", &["factor"]);
+
+/// Every procedure the generated program may call, for a runtime to define: the primitives'
+/// calls, [`STYLE`] and [`MIDI_TO_HZ`]. `(voml-sound-channel ...)` takes `#f` for each
+/// setting it leaves unchanged.
+pub const PROCEDURES: &[Procedure] = &[
+    STYLE,
+    LINE,
+    POLYLINE,
+    POLYGON,
+    RECTANGLE,
+    CIRCLE,
+    ELLIPSE,
+    ARC,
+    TEXT,
+    FIGURE,
+    VIEW_INFO,
+    SCROLL,
+    RESIZE,
+    RESCALE,
+    SNAPSHOT,
+    BEEP,
+    TONE,
+    NOTE_ON,
+    NOTE_OFF,
+    NOTE_VOLUME,
+    SOUND_CHANNEL,
+    SOUND_MASTER,
+    SOUND_TEMPO,
+    MIDI_TO_HZ,
+];
+
+/// The procedure named `name`.
+pub fn procedure_named(name: &str) -> Option<&'static Procedure> {
+    PROCEDURES.iter().find(|p| p.name == name)
+}
 
 const CODE_CHILDREN: &[&str] = &["description"];
 
@@ -130,10 +317,10 @@ macro_rules! drawing {
             opt("color", Kind::Colour, Some("black")),
             opt("thick", Kind::Exprs(1), Some("1")),
             opt("adapt", Kind::Flag, Some("no")),
-            opt("clip", Kind::Enum(&["area", "margin"]), Some("area")),
-            opt("dash", Kind::Exprs(1), Some("#f")),
+            opt("clip", Kind::Enum(CLIP), Some("area")),
+            opt("dash", Kind::Exprs(1), None),
             opt("alpha", Kind::Exprs(1), Some("1")),
-            opt("cap", Kind::Enum(&["butt", "round", "square"]), Some("butt")),
+            opt("cap", Kind::Enum(CAP), Some("butt")),
             $($extra),*
         ]
     };
@@ -194,11 +381,7 @@ pub const ELEMENTS: &[ElementSpec] = &[
         ],
         &[
             req("name", Kind::Name),
-            opt(
-                "mode",
-                Kind::Enum(&["asynchronous", "synchronous"]),
-                Some("asynchronous"),
-            ),
+            opt("mode", Kind::Enum(MODES), Some("asynchronous")),
             opt(
                 "tick",
                 Kind::Numbers {
@@ -395,11 +578,7 @@ pub const ELEMENTS: &[ElementSpec] = &[
         Content::Elements,
         &["description", "ir-component"],
         &["description"],
-        &[opt(
-            "order",
-            Kind::Enum(&["document", "reverse"]),
-            Some("document"),
-        )],
+        &[opt("order", Kind::Enum(IR_ORDERS), Some("document"))],
     ),
     structural(
         "ir-component",
@@ -413,7 +592,7 @@ pub const ELEMENTS: &[ElementSpec] = &[
             opt("controls", Kind::Names, None),
             opt("refresh", Kind::EnumSet(REFRESH), None),
             opt("buffer", Kind::Enum(FLAG_WORDS), Some("no")),
-            opt("enable", Kind::Exprs(1), None),
+            opt("enable", Kind::Exprs(1), Some("#t")),
             opt(
                 "order",
                 Kind::Numbers {
@@ -443,13 +622,32 @@ pub const ELEMENTS: &[ElementSpec] = &[
     primitive(
         "line",
         drawing![req("from", Kind::Exprs(2)), req("to", Kind::Exprs(2))],
+        LINE,
+        &[
+            Arg::Attr("view"),
+            Arg::Attr("from"),
+            Arg::Attr("to"),
+            Arg::Style,
+        ],
     ),
-    primitive("polyline", drawing![req("points", Kind::Exprs(1))]),
+    primitive(
+        "polyline",
+        drawing![req("points", Kind::Exprs(1))],
+        POLYLINE,
+        &[Arg::Attr("view"), Arg::Attr("points"), Arg::Style],
+    ),
     primitive(
         "polygon",
         drawing![
             req("points", Kind::Exprs(1)),
             opt("fill", Kind::Colour, None)
+        ],
+        POLYGON,
+        &[
+            Arg::Attr("view"),
+            Arg::Attr("points"),
+            Arg::Attr("fill"),
+            Arg::Style,
         ],
     ),
     primitive(
@@ -459,6 +657,14 @@ pub const ELEMENTS: &[ElementSpec] = &[
             req("to", Kind::Exprs(2)),
             opt("fill", Kind::Colour, None)
         ],
+        RECTANGLE,
+        &[
+            Arg::Attr("view"),
+            Arg::Attr("from"),
+            Arg::Attr("to"),
+            Arg::Attr("fill"),
+            Arg::Style,
+        ],
     ),
     primitive(
         "circle",
@@ -467,6 +673,14 @@ pub const ELEMENTS: &[ElementSpec] = &[
             req("radius", Kind::Exprs(1)),
             opt("fill", Kind::Colour, None)
         ],
+        CIRCLE,
+        &[
+            Arg::Attr("view"),
+            Arg::Attr("center"),
+            Arg::Attr("radius"),
+            Arg::Attr("fill"),
+            Arg::Style,
+        ],
     ),
     primitive(
         "ellipse",
@@ -474,6 +688,14 @@ pub const ELEMENTS: &[ElementSpec] = &[
             req("center", Kind::Exprs(2)),
             req("radii", Kind::Exprs(2)),
             opt("fill", Kind::Colour, None)
+        ],
+        ELLIPSE,
+        &[
+            Arg::Attr("view"),
+            Arg::Attr("center"),
+            Arg::Attr("radii"),
+            Arg::Attr("fill"),
+            Arg::Style,
         ],
     ),
     primitive(
@@ -484,17 +706,38 @@ pub const ELEMENTS: &[ElementSpec] = &[
             req("start", Kind::Exprs(1)),
             req("extent", Kind::Exprs(1)),
         ],
+        ARC,
+        &[
+            Arg::Attr("view"),
+            Arg::Attr("center"),
+            Arg::Attr("radius"),
+            Arg::Attr("start"),
+            Arg::Attr("extent"),
+            Arg::Style,
+        ],
     ),
     primitive(
         "text",
         drawing![
             req("coords", Kind::Exprs(2)),
             req("content", Kind::StrOrExpr),
-            opt("font", Kind::Exprs(1), Some("#f")),
+            opt("font", Kind::Exprs(1), None),
             opt("fcolor", Kind::Colour, Some("black")),
-            opt("size", Kind::Exprs(1), Some("#f")),
+            opt("size", Kind::Exprs(1), None),
             opt("halign", Kind::Enum(HALIGN), Some("LEFT")),
             opt("valign", Kind::Enum(VALIGN), Some("BASELINE")),
+        ],
+        TEXT,
+        &[
+            Arg::Attr("view"),
+            Arg::Attr("coords"),
+            Arg::Attr("content"),
+            Arg::Attr("font"),
+            Arg::Attr("fcolor"),
+            Arg::Attr("size"),
+            Arg::Attr("halign"),
+            Arg::Attr("valign"),
+            Arg::Style,
         ],
     ),
     primitive(
@@ -506,25 +749,48 @@ pub const ELEMENTS: &[ElementSpec] = &[
             req("world-origin", Kind::Exprs(2)),
             req("world-extents", Kind::Exprs(2)),
         ],
+        FIGURE,
+        &[
+            Arg::Attr("view"),
+            Arg::Attr("filename"),
+            Arg::Attr("orig-origin"),
+            Arg::Attr("orig-extents"),
+            Arg::Attr("world-origin"),
+            Arg::Attr("world-extents"),
+            Arg::Style,
+        ],
     ),
-    primitive("view-info", &[req("view", Kind::ViewRef)]),
+    primitive(
+        "view-info",
+        &[req("view", Kind::ViewRef)],
+        VIEW_INFO,
+        &[Arg::Attr("view")],
+    ),
     primitive(
         "scroll",
         &[req("view", Kind::ViewRef), req("by", Kind::Exprs(2))],
+        SCROLL,
+        &[Arg::Attr("view"), Arg::Attr("by")],
     ),
     primitive(
         "resize",
         &[req("view", Kind::ViewRef), req("size", Kind::Exprs(2))],
+        RESIZE,
+        &[Arg::Attr("view"), Arg::Attr("size")],
     ),
     primitive(
         "rescale",
         &[req("view", Kind::ViewRef), req("world", Kind::Exprs(4))],
+        RESCALE,
+        &[Arg::Attr("view"), Arg::Attr("world")],
     ),
     primitive(
         "snapshot",
         &[req("view", Kind::ViewRef), req("file", Kind::StrOrExpr)],
+        SNAPSHOT,
+        &[Arg::Attr("view"), Arg::Attr("file")],
     ),
-    primitive("beep", &[]),
+    primitive("beep", &[], BEEP, &[]),
     // Sound primitives (seeds 000 and 001). Pitch is `freq` (Hz) or `note` (MIDI number).
     primitive(
         "tone",
@@ -535,7 +801,16 @@ pub const ELEMENTS: &[ElementSpec] = &[
             opt("volume", Kind::Exprs(1), Some("0.8")),
             opt("pan", Kind::Exprs(1), Some("0")),
             opt("voice", Kind::StrOrExpr, Some("sine")),
-            opt("channel", Kind::Exprs(1), Some("#f")),
+            opt("channel", Kind::Exprs(1), None),
+        ],
+        TONE,
+        &[
+            Arg::Pitch,
+            Arg::Attr("duration"),
+            Arg::Attr("volume"),
+            Arg::Attr("pan"),
+            Arg::Attr("voice"),
+            Arg::Attr("channel"),
         ],
     ),
     primitive(
@@ -546,6 +821,8 @@ pub const ELEMENTS: &[ElementSpec] = &[
             opt("note", Kind::Exprs(1), None),
             opt("volume", Kind::Exprs(1), Some("0.8")),
         ],
+        NOTE_ON,
+        &[Arg::Attr("channel"), Arg::Pitch, Arg::Attr("volume")],
     ),
     primitive(
         "note-off",
@@ -554,6 +831,8 @@ pub const ELEMENTS: &[ElementSpec] = &[
             opt("freq", Kind::Exprs(1), None),
             opt("note", Kind::Exprs(1), None),
         ],
+        NOTE_OFF,
+        &[Arg::Attr("channel"), Arg::Pitch],
     ),
     primitive(
         "note-volume",
@@ -563,6 +842,8 @@ pub const ELEMENTS: &[ElementSpec] = &[
             opt("note", Kind::Exprs(1), None),
             req("volume", Kind::Exprs(1)),
         ],
+        NOTE_VOLUME,
+        &[Arg::Attr("channel"), Arg::Pitch, Arg::Attr("volume")],
     ),
     primitive(
         "channel",
@@ -573,9 +854,27 @@ pub const ELEMENTS: &[ElementSpec] = &[
             opt("volume", Kind::Exprs(1), None),
             opt("mute", Kind::Enum(FLAG_WORDS), None),
         ],
+        SOUND_CHANNEL,
+        &[
+            Arg::Attr("channel"),
+            Arg::Attr("voice"),
+            Arg::Attr("pan"),
+            Arg::Attr("volume"),
+            Arg::Attr("mute"),
+        ],
     ),
-    primitive("master", &[req("volume", Kind::Exprs(1))]),
-    primitive("tempo", &[req("factor", Kind::Exprs(1))]),
+    primitive(
+        "master",
+        &[req("volume", Kind::Exprs(1))],
+        SOUND_MASTER,
+        &[Arg::Attr("volume")],
+    ),
+    primitive(
+        "tempo",
+        &[req("factor", Kind::Exprs(1))],
+        SOUND_TEMPO,
+        &[Arg::Attr("factor")],
+    ),
 ];
 
 /// Sound primitives whose pitch (`freq` or `note`) is required; `note-volume` may omit it
@@ -590,9 +889,14 @@ pub fn element_names() -> impl Iterator<Item = &'static str> {
     ELEMENTS.iter().map(|e| e.name)
 }
 
+/// The markup primitives, in table order.
+pub fn primitives() -> impl Iterator<Item = &'static ElementSpec> {
+    ELEMENTS.iter().filter(|e| e.primitive())
+}
+
 /// The elements that may contain `child` (for "it belongs in ..." hints).
 pub fn parents_of(child: &str) -> Vec<&'static str> {
-    let child_is_primitive = element(child).is_some_and(|e| e.primitive);
+    let child_is_primitive = element(child).is_some_and(|e| e.primitive());
     ELEMENTS
         .iter()
         .filter(|p| {
@@ -607,7 +911,7 @@ pub fn allows(parent: &ElementSpec, child: &str) -> bool {
     if parent.children.contains(&child) {
         return true;
     }
-    parent.content == Content::Code && element(child).is_some_and(|c| c.primitive)
+    parent.content == Content::Code && element(child).is_some_and(|c| c.primitive())
 }
 
 #[cfg(test)]
@@ -639,5 +943,82 @@ mod tests {
         }
         assert!(!parents.contains(&"event-processing"));
         assert_eq!(parents_of("input"), vec!["ep-component"]);
+    }
+
+    /// Each primitive's arguments fill its procedure's parameters exactly, and every
+    /// attribute reaches the call (pitch attributes through `Arg::Pitch`, style ones through
+    /// `Arg::Style`).
+    #[test]
+    fn every_call_fills_its_procedure() {
+        for e in primitives() {
+            let call = e.call.unwrap();
+            let width: usize = call.args.iter().map(|a| a.width(e)).sum();
+            assert_eq!(width, call.procedure.arity(), "{}", e.name);
+            let passed = |name: &str| {
+                call.args.iter().any(|a| match a {
+                    Arg::Attr(n) => *n == name,
+                    Arg::Pitch => matches!(name, "freq" | "note"),
+                    Arg::Style => STYLE.params.contains(&name),
+                })
+            };
+            for a in e.attrs {
+                assert!(passed(a.name), "<{}> never passes `{}`", e.name, a.name);
+            }
+            for a in call.args {
+                if let Arg::Attr(n) = a {
+                    assert!(e.attr(n).is_some(), "<{}> has no `{n}`", e.name);
+                }
+            }
+            if call.args.contains(&Arg::Style) {
+                for p in STYLE.params {
+                    assert!(e.attr(p).is_some(), "<{}> lacks style `{p}`", e.name);
+                }
+            }
+            assert_eq!(
+                PITCHED.contains(&e.name),
+                call.args.contains(&Arg::Pitch) && e.name != "note-volume",
+                "{}",
+                e.name
+            );
+        }
+    }
+
+    /// `PROCEDURES` is exactly the primitives' procedures, the style and `midi->hz`, each
+    /// once.
+    #[test]
+    fn procedures_are_the_calls() {
+        let mut called: Vec<&str> = primitives()
+            .map(|e| e.call.unwrap().procedure.name)
+            .collect();
+        called.push(STYLE.name);
+        called.push(MIDI_TO_HZ.name);
+        called.sort();
+        let mut listed: Vec<&str> = PROCEDURES.iter().map(|p| p.name).collect();
+        listed.sort();
+        assert_eq!(called, listed);
+        listed.dedup();
+        assert_eq!(listed.len(), PROCEDURES.len());
+    }
+
+    #[test]
+    fn defaults_are_words_of_their_kind() {
+        for e in ELEMENTS {
+            for a in e.attrs {
+                assert!(
+                    !(a.required && a.default.is_some()),
+                    "{}.{}",
+                    e.name,
+                    a.name
+                );
+                if let (Some(d), Kind::Enum(words)) = (a.default, a.kind) {
+                    assert!(words.contains(&d), "{}.{} = {d}", e.name, a.name);
+                }
+            }
+        }
+        assert_eq!(flag_value("yes"), Some(true));
+        assert_eq!(flag_value("true"), Some(true));
+        assert_eq!(flag_value("no"), Some(false));
+        assert_eq!(flag_value("false"), Some(false));
+        assert_eq!(flag_value("Yes"), None);
     }
 }
