@@ -387,11 +387,24 @@ fn font(name: &str, v: &SteelVal, size: &SteelVal) -> Result<FontSpec, SteelErr>
     Ok(spec)
 }
 
+/// Defines a native procedure `$fname`, called `$scheme` in Scheme, taking `$n` arguments,
+/// and beside it a module `$fname` holding that name and arity, so that [`register`] and
+/// [`natives`] read them from this one place.
 macro_rules! native {
     ($fname:ident, $scheme:literal, $n:literal, |$host:ident, $args:ident| $body:block) => {
+        native!($fname, $scheme, $n, |$args| with_host($scheme, |$host| {
+            $body
+        }));
+    };
+    ($fname:ident, $scheme:literal, $n:literal, |$args:ident| $body:expr) => {
         fn $fname($args: &[SteelVal]) -> Result<SteelVal, SteelErr> {
             arity($scheme, $args, $n)?;
-            with_host($scheme, |$host| $body)
+            $body
+        }
+        #[allow(non_snake_case)]
+        mod $fname {
+            pub const NAME: &str = $scheme;
+            pub const ARITY: usize = $n;
         }
     };
 }
@@ -782,11 +795,10 @@ native!(sound_tempo, "voml-sound-tempo", 1, |h, a| {
     Ok(SteelVal::Void)
 });
 
-fn midi_to_hz(args: &[SteelVal]) -> Result<SteelVal, SteelErr> {
-    arity("midi->hz", args, 1)?;
+native!(midi_to_hz, "midi->hz", 1, |args| {
     let n = num("midi->hz", "note", &args[0])?;
     Ok(SteelVal::NumV(440.0 * 2f64.powf((n - 69.0) / 12.0)))
-}
+});
 
 native!(current_event, "current-event", 0, |h, _a| {
     Ok(h.current_event.clone())
@@ -796,37 +808,51 @@ native!(current_time, "current-time", 0, |h, _a| {
     Ok(SteelVal::NumV(h.now))
 });
 
+/// The native procedures [`register`] defines: (Scheme name, arity, procedure).
+macro_rules! natives {
+    ($($f:ident),* $(,)?) => {
+        &[$(($f::NAME, $f::ARITY, $f as steel::rvals::FunctionSignature)),*]
+    };
+}
+
+const NATIVES: &[(&str, usize, steel::rvals::FunctionSignature)] = natives![
+    style,
+    line,
+    polyline,
+    polygon,
+    rectangle,
+    circle,
+    ellipse,
+    arc,
+    text,
+    figure,
+    view_info,
+    scroll,
+    resize,
+    rescale,
+    snapshot,
+    beep,
+    tone,
+    note_on,
+    note_off,
+    note_volume,
+    sound_channel,
+    sound_master,
+    sound_tempo,
+    midi_to_hz,
+    current_event,
+    current_time,
+];
+
+/// The name and arity of every native procedure [`register`] defines (the primitive API and
+/// the host-backed prelude procedures), for tests that hold them to the language table.
+pub fn natives() -> impl Iterator<Item = (&'static str, usize)> {
+    NATIVES.iter().map(|&(name, arity, _)| (name, arity))
+}
+
 /// Registers the primitive API and the host-backed prelude procedures.
 pub fn register(engine: &mut Engine) {
-    let procs: &[(&str, steel::rvals::FunctionSignature)] = &[
-        ("voml-style", style),
-        ("voml-line", line),
-        ("voml-polyline", polyline),
-        ("voml-polygon", polygon),
-        ("voml-rectangle", rectangle),
-        ("voml-circle", circle),
-        ("voml-ellipse", ellipse),
-        ("voml-arc", arc),
-        ("voml-text", text),
-        ("voml-figure", figure),
-        ("voml-view-info", view_info),
-        ("voml-scroll", scroll),
-        ("voml-resize", resize),
-        ("voml-rescale", rescale),
-        ("voml-snapshot", snapshot),
-        ("beep", beep),
-        ("voml-tone", tone),
-        ("voml-note-on", note_on),
-        ("voml-note-off", note_off),
-        ("voml-note-volume", note_volume),
-        ("voml-sound-channel", sound_channel),
-        ("voml-sound-master", sound_master),
-        ("voml-sound-tempo", sound_tempo),
-        ("midi->hz", midi_to_hz),
-        ("current-event", current_event),
-        ("current-time", current_time),
-    ];
-    for (name, f) in procs {
-        engine.register_value(name, SteelVal::FuncV(*f));
+    for &(name, _, f) in NATIVES {
+        engine.register_value(name, SteelVal::FuncV(f));
     }
 }
