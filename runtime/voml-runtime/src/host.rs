@@ -14,6 +14,7 @@ use steel::rerrs::ErrorKind;
 use steel::rvals::SteelVal;
 use steel::steel_vm::engine::Engine;
 use steel::SteelErr;
+use voml_ir::vocabulary::schema::{CAP, CLIP, HALIGN, VALIGN};
 use voml_llvo::{
     ClipMode, Color, FontSpec, HAlign, ImageId, InfoItem, LineCap, Llvo, OwnerId, Point, Primitive,
     Style, VAlign, ViewId,
@@ -274,16 +275,12 @@ impl Host {
             color: self.colour(name, &parts[0])?,
             thick: num(name, "thick", &parts[1])?,
             adapt: truthy(&parts[2]),
-            clip: text_of(&parts[3])
-                .and_then(|c| ClipMode::parse(&c))
-                .unwrap_or_default(),
+            clip: word(name, "clip", &parts[3], CLIP, ClipMode::parse)?,
             alpha: match &parts[5] {
                 SteelVal::BoolV(false) => 1.0,
                 a => num(name, "alpha", a)?,
             },
-            cap: text_of(&parts[6])
-                .and_then(|c| LineCap::parse(&c))
-                .unwrap_or_default(),
+            cap: word(name, "cap", &parts[6], CAP, LineCap::parse)?,
             ..Style::default()
         };
         if let Some(dash) = items(&parts[4]) {
@@ -327,6 +324,23 @@ impl Host {
         self.images.insert(file.to_string(), id);
         Ok(id)
     }
+}
+
+/// An enumerated word of the language (`words`, from the vocabulary), read with `parse`:
+/// anything else is refused, as `voml check` refuses it in markup.
+fn word<T>(
+    name: &str,
+    what: &str,
+    v: &SteelVal,
+    words: &[&str],
+    parse: impl Fn(&str) -> Option<T>,
+) -> Result<T, SteelErr> {
+    text_of(v).and_then(|w| parse(&w)).ok_or_else(|| {
+        fail(
+            name,
+            format!("{what} must be one of {}, found {v}", words.join(", ")),
+        )
+    })
 }
 
 pub fn truthy(v: &SteelVal) -> bool {
@@ -491,12 +505,8 @@ native!(text, "voml-text", 10, |h, a| {
         at: point("text", &a[1], &a[2])?,
         content,
         font: font("text", &a[4], &a[6])?,
-        halign: text_of(&a[7])
-            .and_then(|s| HAlign::parse(&s))
-            .unwrap_or_default(),
-        valign: text_of(&a[8])
-            .and_then(|s| VAlign::parse(&s))
-            .unwrap_or_default(),
+        halign: word("text", "halign", &a[7], HALIGN, HAlign::parse)?,
+        valign: word("text", "valign", &a[8], VALIGN, VAlign::parse)?,
     };
     h.draw("text", view, prim, &style)
 });
