@@ -23,15 +23,15 @@
 use serde::{Deserialize, Serialize};
 
 mod validate;
-pub use validate::{IrError, MAX_QUALITY, MAX_WINDOW, MIN_QUALITY, MIN_TICK};
+pub use validate::{IrError, MAX_FIELD_POSITION, MAX_QUALITY, MAX_WINDOW, MIN_QUALITY, MIN_TICK};
 /// The language's vocabulary (the language table, colour names, record and event types,
 /// limits), shared by every part.
 pub use voml_vocab as vocabulary;
 
-/// The deepest nesting of parentheses the [`Program`] may have. The compiler refuses deeper
-/// code, and the runtime refuses a `.vo` file with deeper code: Scheme readers recurse per
-/// level and would exhaust the stack.
-pub const MAX_NESTING: usize = 1000;
+/// The deepest nesting of parentheses the [`Program`] may have (a vocabulary limit). The
+/// compiler refuses deeper code, and the runtime refuses a `.vo` file with deeper code: Scheme
+/// readers recurse per level and would exhaust the stack.
+pub use voml_vocab::limits::MAX_NESTING;
 
 /// The version of the IR format. Bumped on every incompatible change; the runtime refuses a
 /// `.vo` file with another version.

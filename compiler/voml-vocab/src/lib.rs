@@ -4,11 +4,14 @@
 //! and the low-level layer all read it. `tests/vocabulary.rs` walks the tables across them.
 //!
 //! - [`schema`]: the language as a table: elements, content, attributes with their kinds,
-//!   required-ness and defaults, and the enumerated words.
+//!   required-ness and defaults, the enumerated words, and each primitive's procedure of the
+//!   runtime's primitive API.
+//! - [`limits`]: the numeric limits the compiler, the IR validator and the runtime share.
 //! - colour names and their spelling rule; record- and event-type names and codes.
 
 mod codes;
 mod colours;
+pub mod limits;
 pub mod schema;
 
 pub use codes::{

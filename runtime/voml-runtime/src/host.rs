@@ -14,6 +14,7 @@ use steel::rerrs::ErrorKind;
 use steel::rvals::SteelVal;
 use steel::steel_vm::engine::Engine;
 use steel::SteelErr;
+use voml_ir::vocabulary::limits::{MAX_WINDOW, SOUND_CHANNELS};
 use voml_ir::vocabulary::schema::{CAP, CLIP, HALIGN, VALIGN};
 use voml_llvo::{
     ClipMode, Color, FontSpec, HAlign, ImageId, InfoItem, LineCap, Llvo, OwnerId, Point, Primitive,
@@ -569,10 +570,11 @@ native!(resize, "voml-resize", 3, |h, a| {
     let view = h.view("resize", &a[0])?;
     let w = num("resize", "width", &a[1])?;
     let hh = num("resize", "height", &a[2])?;
-    if !(1.0..=16384.0).contains(&w) || !(1.0..=16384.0).contains(&hh) {
+    let max = f64::from(MAX_WINDOW);
+    if !(1.0..=max).contains(&w) || !(1.0..=max).contains(&hh) {
         return Err(fail(
             "resize",
-            format!("size {w}x{hh} is out of range (1 to 16384 pixels)"),
+            format!("size {w}x{hh} is out of range (1 to {MAX_WINDOW} pixels)"),
         ));
     }
     h.llvo
@@ -659,10 +661,13 @@ fn opt_num(name: &str, what: &str, v: &SteelVal) -> Result<Option<f64>, SteelErr
 
 fn channel(name: &str, v: &SteelVal) -> Result<i64, SteelErr> {
     match v {
-        SteelVal::IntV(i) if (0..=1023).contains(i) => Ok(*i as i64),
+        SteelVal::IntV(i) if (0..SOUND_CHANNELS as isize).contains(i) => Ok(*i as i64),
         other => Err(fail(
             name,
-            format!("a channel is an integer from 0 to 1023, found {other}"),
+            format!(
+                "a channel is an integer from 0 to {}, found {other}",
+                SOUND_CHANNELS - 1
+            ),
         )),
     }
 }

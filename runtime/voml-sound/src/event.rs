@@ -9,8 +9,10 @@ use std::str::FromStr;
 /// moved in the stereo field or muted during playback.
 pub type ChannelId = u8;
 
-/// Number of channels a [`crate::Synth`] keeps (every value of [`ChannelId`]).
-pub const NUM_CHANNELS: usize = 256;
+/// Number of channels a [`crate::Synth`] keeps (every value of [`ChannelId`]): the language's
+/// sound channels, so that every `channel` a visual object may give is a channel of its own.
+pub const NUM_CHANNELS: usize = voml_vocab::limits::SOUND_CHANNELS;
+const _: () = assert!(NUM_CHANNELS == ChannelId::MAX as usize + 1);
 
 /// One thing to do at a point of output time.
 ///

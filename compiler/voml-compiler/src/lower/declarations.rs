@@ -23,7 +23,9 @@ impl<'a> Lowering<'a> {
                 };
                 let position = match f.attr("index") {
                     Some(a) => match parse_numbers(&a.value.text, 1, true) {
-                        Ok(v) if v[0] >= 2.0 && v[0] < 1_000_000.0 => v[0] as u32,
+                        Ok(v) if v[0] >= 2.0 && v[0] <= f64::from(ir::MAX_FIELD_POSITION) => {
+                            v[0] as u32
+                        }
                         Ok(_) => {
                             self.err(
                                 Diagnostic::new(Code::BadFieldPosition, a.value_span, format!("field `{fname}` at position {}", a.value.text.trim()))

@@ -162,12 +162,17 @@ impl<'a> Lowering<'a> {
         };
         if let Some(tick) = vo.attr("tick") {
             if let Ok(v) = parse_numbers(&tick.value.text, 1, false) {
-                if v[0] <= 0.0 {
+                // The validator refuses a tick below MIN_TICK: so must the compiler.
+                if v[0] < ir::MIN_TICK {
                     self.err(
                         Diagnostic::new(
                             Code::BadNumber,
                             tick.value_span,
-                            "`tick` must be positive",
+                            if v[0] <= 0.0 {
+                                "`tick` must be positive".to_string()
+                            } else {
+                                format!("`tick` must be at least {:e} seconds", ir::MIN_TICK)
+                            },
                         )
                         .label("seconds of trace time between renders"),
                     );
