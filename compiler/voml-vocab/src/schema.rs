@@ -37,6 +37,9 @@ pub enum Kind {
     StrOrExpr,
     /// A colour literal (name, `#rrggbb`), else a Scheme expression.
     Colour,
+    /// A voice name ([`crate::voice`]), unless it starts with `(`, `"` or a formal
+    /// parameter: then a Scheme expression.
+    Voice,
     /// yes|no|true|false, else a Scheme expression.
     Flag,
     /// `^n` or a view name.
@@ -800,7 +803,7 @@ pub const ELEMENTS: &[ElementSpec] = &[
             opt("duration", Kind::Exprs(1), Some("0.25")),
             opt("volume", Kind::Exprs(1), Some("0.8")),
             opt("pan", Kind::Exprs(1), Some("0")),
-            opt("voice", Kind::StrOrExpr, Some("sine")),
+            opt("voice", Kind::Voice, Some("sine")),
             opt("channel", Kind::Exprs(1), None),
         ],
         TONE,
@@ -849,7 +852,7 @@ pub const ELEMENTS: &[ElementSpec] = &[
         "channel",
         &[
             req("channel", Kind::Exprs(1)),
-            opt("voice", Kind::StrOrExpr, None),
+            opt("voice", Kind::Voice, None),
             opt("pan", Kind::Exprs(1), None),
             opt("volume", Kind::Exprs(1), None),
             opt("mute", Kind::Enum(FLAG_WORDS), None),
@@ -1012,6 +1015,9 @@ mod tests {
                 );
                 if let (Some(d), Kind::Enum(words)) = (a.default, a.kind) {
                     assert!(words.contains(&d), "{}.{} = {d}", e.name, a.name);
+                }
+                if let (Some(d), Kind::Voice) = (a.default, a.kind) {
+                    assert_eq!(crate::voice(d), Some(d), "{}.{}", e.name, a.name);
                 }
             }
         }

@@ -410,7 +410,9 @@ impl<'a> Lowering<'a> {
             // An attribute without a default is passed as #f ("not given").
             let text = match (aspec.default, aspec.kind) {
                 (None, _) => "#f".to_string(),
-                (Some(d), Kind::Colour | Kind::Enum(_) | Kind::StrOrExpr) => scheme_string(d),
+                (Some(d), Kind::Colour | Kind::Enum(_) | Kind::StrOrExpr | Kind::Voice) => {
+                    scheme_string(d)
+                }
                 (Some(d), Kind::Flag) => flag(d).unwrap_or("#f").to_string(),
                 (Some(d), _) => d.to_string(),
             };
@@ -462,15 +464,29 @@ impl<'a> Lowering<'a> {
                 }
                 self.expressions(attr, 1, scope).map(|mut v| v.remove(0))
             }
-            Kind::StrOrExpr => {
-                if raw.starts_with('(')
-                    || scheme::parse_param(raw.split_whitespace().next().unwrap_or("")).is_some()
-                    || raw.starts_with('"')
-                {
-                    self.expressions(attr, 1, scope).map(|mut v| v.remove(0))
-                } else {
-                    literal(scheme_string(&attr.value.text))
+            Kind::StrOrExpr | Kind::Voice if is_expression(raw) => {
+                self.expressions(attr, 1, scope).map(|mut v| v.remove(0))
+            }
+            Kind::StrOrExpr => literal(scheme_string(&attr.value.text)),
+            Kind::Voice => {
+                // A literal voice the synthesiser would refuse at run time is refused here,
+                // at its place, with the same names.
+                if ir::vocabulary::voice(raw).is_none() {
+                    self.err(
+                        Diagnostic::new(
+                            Code::UnknownVoice,
+                            attr.value_span,
+                            format!("`{raw}` is not a voice"),
+                        )
+                        .label(format!(
+                            "expected {}",
+                            crate::structure::quote_list(ir::vocabulary::VOICES)
+                        ))
+                        .did_you_mean(&raw.to_ascii_lowercase(), ir::vocabulary::voice_names()),
+                    );
+                    return None;
                 }
+                literal(scheme_string(&attr.value.text))
             }
             _ => literal(scheme_string(raw)),
         }
@@ -566,4 +582,12 @@ impl<'a> Lowering<'a> {
             )),
         }
     }
+}
+
+/// Is a STR-OR-EXPR value (or a voice) an expression? It is when it starts with `(`, `"` or
+/// a formal parameter; otherwise it is literal text.
+fn is_expression(raw: &str) -> bool {
+    raw.starts_with('(')
+        || raw.starts_with('"')
+        || scheme::parse_param(raw.split_whitespace().next().unwrap_or("")).is_some()
 }
