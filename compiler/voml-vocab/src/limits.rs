@@ -108,7 +108,7 @@ pub const TABLE: &[Limit] = &[
     ),
     limit(
         "MAX_THICK",
-        MAX_THICK as f64,
+        MAX_THICK,
         "largest line `thick` drawn (thicker is drawn at this thickness), pixels",
     ),
     limit(

@@ -286,9 +286,7 @@ impl<'a> Lowering<'a> {
         let span = el.tag_span;
         let mut call = Frag::default();
         let mut ok = true;
-        let Some(table) = spec.call else {
-            return None;
-        };
+        let table = spec.call?;
         call.push(&format!("({}", table.procedure.name), span, false);
         // Arguments in the order the vocabulary gives for the primitive's procedure.
         for arg in table.args {
