@@ -204,7 +204,26 @@ fn mapping_helpers_and_voice_names_are_checked() {
         "(100.0 200.0 400.0 440.0 493.88 100.0 3500.0)"
     );
 
-    let bad = SPEC.replace(r#"voice="marimba""#, r#"voice="kazoo""#);
+    // A literal voice that names none is refused by the compiler (E0045); one computed at
+    // run time, by the runtime.
+    let literal = SPEC.replace(r#"voice="marimba""#, r#"voice="kazoo""#);
+    let out = voml_compiler::compile_str(
+        "sound.voml",
+        &literal,
+        &voml_compiler::MemoryFs::new(),
+        &Default::default(),
+    );
+    assert!(
+        out.diagnostics
+            .iter()
+            .any(|d| d.code == voml_compiler::Code::UnknownVoice),
+        "{:?}",
+        out.diagnostics
+    );
+    let bad = SPEC.replace(
+        r#"voice="marimba""#,
+        r#"voice="(string-append &quot;ka&quot; &quot;zoo&quot;)""#,
+    );
     let mut rt = runtime(&bad);
     rt.process(&record(-3, -21, 1.5, 2), "t").unwrap();
     assert!(

@@ -229,6 +229,11 @@ codes! {
     /// Two fields of one event at the same record position, or a position before 2 (0 and 1
     /// are the record and event types).
     BadFieldPosition = "E0044", "bad-field-position", Error;
+    /// A `voice` written as a name that is not one of the synthesiser's voices (`sine`,
+    /// `vibes`, `marimba`, `bell`, `string`, `noise`; case does not matter, and `vibraphone`
+    /// and `strings` are taken too). A voice computed by an expression is checked when it
+    /// plays.
+    UnknownVoice = "E0045", "unknown-voice", Error;
     /// Scheme code that cannot be read: unbalanced parentheses, an unterminated string, a bad
     /// token. The position is where the reader gave up.
     SchemeSyntax = "E0050", "scheme-syntax", Error;

@@ -281,7 +281,7 @@ fn check_library(root: &xml::Element, diags: &mut Vec<Diagnostic>) {
                 match node {
                     xml::Node::Text(t) => code.push_program(t),
                     xml::Node::Element(e)
-                        if schema::element(&e.name).is_some_and(|s| s.primitive) =>
+                        if schema::element(&e.name).is_some_and(|s| s.primitive()) =>
                     {
                         for attr in &e.attrs {
                             let checked =

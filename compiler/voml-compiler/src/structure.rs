@@ -67,7 +67,7 @@ fn check_element(el: &mut Element, spec: &'static ElementSpec, diags: &mut Vec<D
                         candidates.extend(
                             schema::ELEMENTS
                                 .iter()
-                                .filter(|e| e.primitive)
+                                .filter(|e| e.primitive())
                                 .map(|e| e.name),
                         );
                     }
@@ -105,7 +105,7 @@ fn check_element(el: &mut Element, spec: &'static ElementSpec, diags: &mut Vec<D
                             child.name,
                             quote_list(&parents)
                         ));
-                    } else if child_spec.primitive {
+                    } else if child_spec.primitive() {
                         d = d.hint("markup primitives stand inside Scheme code (components, `<input>`, `<end-with>`, ...)");
                     }
                     diags.push(d);

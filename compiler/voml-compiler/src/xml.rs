@@ -176,12 +176,8 @@ struct DocParser<'a, 'o> {
 }
 
 /// Deeper nesting is refused: trees are walked recursively, and no real spec comes close.
-pub const MAX_DEPTH: usize = 256;
-/// Most entity references one document may expand (nested ones included), as hardened XML
-/// parsers limit them against "billion laughs".
-pub const MAX_ENTITY_EXPANSIONS: usize = 10_000;
-/// Most bytes of replacement text entity references may bring into one document.
-pub const MAX_EXPANDED_BYTES: usize = 16 << 20;
+pub const MAX_DEPTH: usize = voml_ir::vocabulary::limits::MAX_ELEMENT_DEPTH;
+pub use voml_ir::vocabulary::limits::{MAX_ENTITY_EXPANSIONS, MAX_EXPANDED_BYTES};
 
 /// An element being built while its content is read.
 struct Open {

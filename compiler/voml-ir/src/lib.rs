@@ -23,14 +23,15 @@
 use serde::{Deserialize, Serialize};
 
 mod validate;
-pub use validate::{IrError, MAX_QUALITY, MAX_WINDOW, MIN_QUALITY, MIN_TICK};
-/// The language's vocabulary (colour names, record and event types), shared by every part.
+pub use validate::{IrError, MAX_FIELD_POSITION, MAX_QUALITY, MAX_WINDOW, MIN_QUALITY, MIN_TICK};
+/// The language's vocabulary (the language table, colour names, record and event types,
+/// limits), shared by every part.
 pub use voml_vocab as vocabulary;
 
-/// The deepest nesting of parentheses the [`Program`] may have. The compiler refuses deeper
-/// code, and the runtime refuses a `.vo` file with deeper code: Scheme readers recurse per
-/// level and would exhaust the stack.
-pub const MAX_NESTING: usize = 1000;
+/// The deepest nesting of parentheses the [`Program`] may have (a vocabulary limit). The
+/// compiler refuses deeper code, and the runtime refuses a `.vo` file with deeper code: Scheme
+/// readers recurse per level and would exhaust the stack.
+pub use voml_vocab::limits::MAX_NESTING;
 
 /// The global of the [`Program`] that says where its code runs: the compiler makes every loop
 /// and procedure body written in the spec begin by setting it to the program offset of the
@@ -491,55 +492,15 @@ impl CompiledVo {
 }
 
 /// The procedures the generated program calls for markup primitives. The runtime must define
-/// every one of them before loading a [`Program`].
+/// every one of them, with the arity given, before loading a [`Program`].
 ///
-/// Arguments are positional and always all present (the compiler fills in defaults):
-/// - `(voml-line view x0 y0 x1 y1 style)`
-/// - `(voml-polyline view points style)`, `(voml-polygon view points fill style)`
-/// - `(voml-rectangle view x0 y0 x1 y1 fill style)`
-/// - `(voml-circle view cx cy r fill style)`, `(voml-ellipse view cx cy rx ry fill style)`
-/// - `(voml-arc view cx cy r start extent style)`
-/// - `(voml-text view x y content font fcolor size halign valign style)`
-/// - `(voml-figure view file ox oy ow oh wx wy ww wh style)`
-/// - `(voml-view-info view)`, `(voml-scroll view dx dy)`, `(voml-resize view w h)`,
-///   `(voml-rescale view x0 x1 y0 y1)`, `(voml-snapshot view file)`, `(beep)`
-/// - sound: `(voml-tone hz duration volume pan voice channel)`,
-///   `(voml-note-on channel hz volume)`, `(voml-note-off channel hz)`,
-///   `(voml-note-volume channel hz-or-#f volume)`,
-///   `(voml-sound-channel channel voice pan volume mute)` (each `#f` = unchanged),
-///   `(voml-sound-master volume)`, `(voml-sound-tempo factor)`, and `(midi->hz note)` for
-///   `note="..."`
-///
-/// where `view` is a view index, `style` is `(voml-style color thick adapt clip dash alpha cap)`,
-/// `fill` is a colour string or `#f`, and colours are strings.
+/// Arguments are positional and always all present (the compiler fills in defaults). Each
+/// procedure, its parameters and which attribute fills which parameter are declared once, in
+/// the vocabulary's language table ([`vocabulary::schema`]); `docs/ir.md` lists the calls as
+/// generated from it. `view` is a view index, `style` is `(voml-style color thick adapt clip
+/// dash alpha cap)`, `fill` is a colour string or `#f`, and colours are strings.
 pub mod primitive_api {
-    /// Every procedure name the generated code may call, for the runtime to check it defines them.
-    pub const PROCEDURES: &[&str] = &[
-        "voml-style",
-        "voml-line",
-        "voml-polyline",
-        "voml-polygon",
-        "voml-rectangle",
-        "voml-circle",
-        "voml-ellipse",
-        "voml-arc",
-        "voml-text",
-        "voml-figure",
-        "voml-view-info",
-        "voml-scroll",
-        "voml-resize",
-        "voml-rescale",
-        "voml-snapshot",
-        "beep",
-        "voml-tone",
-        "voml-note-on",
-        "voml-note-off",
-        "voml-note-volume",
-        "voml-sound-channel",
-        "voml-sound-master",
-        "voml-sound-tempo",
-        "midi->hz",
-    ];
+    pub use voml_vocab::schema::{procedure_named, Arg, Call, Procedure, PROCEDURES};
 }
 
 #[cfg(test)]

@@ -5,14 +5,9 @@
 
 use crate::{CompiledVo, EntryPoint, Span, FORMAT_VERSION, MAX_NESTING};
 
-/// The largest view side, in pixels.
-pub const MAX_WINDOW: u32 = 16384;
-/// The largest adaptation quality (extreme points remembered per view).
-pub const MAX_QUALITY: u32 = 1 << 20;
-/// The smallest synchronous clock tick, in trace seconds.
-pub const MIN_TICK: f64 = 1e-9;
-/// The smallest adaptation quality.
-pub const MIN_QUALITY: u32 = 2;
+// The ranges the compiler allows, from the vocabulary's limits: what the compiler writes the
+// validator accepts.
+pub use voml_vocab::limits::{MAX_FIELD_POSITION, MAX_QUALITY, MAX_WINDOW, MIN_QUALITY, MIN_TICK};
 
 /// Something a compiled visual object holds that the compiler would never have written.
 #[derive(Clone, Debug, PartialEq)]
@@ -132,6 +127,12 @@ impl Checker<'_> {
                     self.fail(
                         format!("events[{i}].fields[{j}].position"),
                         format!("{} is before the timestamp", f.position),
+                        f.span,
+                    );
+                } else if f.position > MAX_FIELD_POSITION {
+                    self.fail(
+                        format!("events[{i}].fields[{j}].position"),
+                        format!("{} is beyond {MAX_FIELD_POSITION}", f.position),
                         f.span,
                     );
                 }

@@ -89,7 +89,9 @@ impl Mapper {
         self.commands += 1;
         let t = self.output_time(sound.at);
         let scale = self.speed * self.tempo;
-        let channel = |c: i64| c.clamp(0, 255) as u8;
+        // The runtime refuses channels outside the language's range, which is the
+        // synthesiser's: the clamp only guards against a runtime that did not.
+        let channel = |c: i64| c.clamp(0, voml_sound::NUM_CHANNELS as i64 - 1) as u8;
         let events = match sound.command.clone() {
             SoundCommand::Tone {
                 hz,

@@ -16,9 +16,9 @@ static SANS_BOLD: &[u8] = include_bytes!("../fonts/DejaVuSans-Bold.ttf");
 static MONO: &[u8] = include_bytes!("../fonts/DejaVuSansMono.ttf");
 static MONO_BOLD: &[u8] = include_bytes!("../fonts/DejaVuSansMono-Bold.ttf");
 
-/// Largest text size we rasterise; beyond it glyph bitmaps would cost
-/// hundreds of megabytes for no visible gain.
-pub const MAX_FONT_SIZE: f32 = 2048.0;
+/// Largest text size we rasterise (the language's limit); beyond it glyph
+/// bitmaps would cost hundreds of megabytes for no visible gain.
+pub use voml_ir::vocabulary::limits::MAX_FONT_SIZE;
 
 /// A family of type faces.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]

@@ -14,15 +14,18 @@ use crate::raster::RasterBackend;
 use crate::view::{ViewInfo, ViewSpec};
 use crate::{ImageId, OwnerId, ViewId};
 
-/// Largest window side in pixels; larger requests are clamped.
-pub const MAX_WINDOW: u32 = 16384;
+/// Largest window side in pixels (the language's limit); larger requests are clamped.
+pub use voml_ir::vocabulary::limits::MAX_WINDOW;
 /// Default bound on one owner's frame record, in path segments (about 30
 /// bytes each); past it the record is folded into erase rectangles.
 pub const DEFAULT_RECORD_CAP: usize = 250_000;
 /// Warnings kept until [`Llvo::take_warnings`]; the rest are only counted.
 const MAX_WARNINGS: usize = 256;
+/// What a window size beyond the limit becomes, for the warning.
+static WINDOW_CLAMPED: std::sync::LazyLock<String> =
+    std::sync::LazyLock::new(|| format!("clamped to 1..{MAX_WINDOW}"));
 /// Largest image side accepted by [`Llvo::load_image`].
-const MAX_IMAGE_SIDE: u32 = 16384;
+use voml_ir::vocabulary::limits::MAX_IMAGE_SIDE;
 
 /// The device-independent layer the runtime draws through.
 pub struct Llvo<B: Backend = RasterBackend> {
@@ -220,7 +223,7 @@ impl<B: Backend> Llvo<B> {
                 self.warn(LlvoError::BadNumber {
                     what: "window size",
                     value: f64::from(v),
-                    action: "clamped to 1..16384",
+                    action: WINDOW_CLAMPED.as_str(),
                 });
             }
         }
@@ -228,7 +231,7 @@ impl<B: Backend> Llvo<B> {
     }
 
     /// Opens a view. Its world must be finite and non-empty, its name
-    /// unique; a window size outside 1..=16384 is clamped (with a warning).
+    /// unique; a window size outside 1..=[`MAX_WINDOW`] is clamped (with a warning).
     pub fn create_view(&mut self, spec: ViewSpec) -> Result<ViewId, LlvoError> {
         Self::check_world(spec.world)?;
         if self.view_by_name(&spec.name).is_some() {
@@ -529,7 +532,7 @@ impl<B: Backend> Llvo<B> {
         self.backend.draw(view, &cmd)
     }
 
-    /// Gives the view's window a new size in pixels (clamped to 1..=16384).
+    /// Gives the view's window a new size in pixels (clamped to 1..=[`MAX_WINDOW`]).
     /// Margins keep their widths, the world rectangle fills the new area;
     /// the window is cleared and marked for redraw.
     pub fn resize(&mut self, view: ViewId, width: u32, height: u32) -> Result<(), LlvoError> {

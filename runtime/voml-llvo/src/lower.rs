@@ -17,8 +17,8 @@ use crate::ImageId;
 
 /// Pixel coordinates beyond this are cut to the clip rectangle in f64 first.
 const COORD_LIMIT: f64 = 1.0e6;
-/// Thicker lines than this are clamped (nothing on a screen needs more).
-pub const MAX_THICK: f64 = 4096.0;
+/// Thicker lines than this are clamped (nothing on a screen needs more); the language's limit.
+pub use voml_ir::vocabulary::limits::MAX_THICK;
 /// Longest dash or gap, pixels.
 const MAX_DASH: f64 = 1.0e5;
 

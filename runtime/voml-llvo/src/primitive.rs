@@ -1,6 +1,7 @@
 //! The graphical primitives of the markup, in world coordinates, and their style.
 
 use serde::{Deserialize, Serialize};
+use voml_ir::vocabulary::schema::{word_index, CAP, CLIP, HALIGN, VALIGN};
 
 use crate::color::Color;
 use crate::font::FontSpec;
@@ -18,13 +19,13 @@ pub enum ClipMode {
 }
 
 impl ClipMode {
-    /// `area` or `margin`, case-insensitive.
+    /// In the order of the language's words ([`CLIP`]).
+    const BY_WORD: [ClipMode; CLIP.len()] = [ClipMode::Area, ClipMode::Margin];
+
+    /// A word of the language's `clip` attribute (`area`, `margin`), spelled exactly as
+    /// `voml check` takes it.
     pub fn parse(s: &str) -> Option<ClipMode> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "area" => Some(ClipMode::Area),
-            "margin" | "margins" => Some(ClipMode::Margin),
-            _ => None,
-        }
+        word_index(CLIP, s).map(|i| Self::BY_WORD[i])
     }
 }
 
@@ -42,14 +43,13 @@ pub enum LineCap {
 }
 
 impl LineCap {
-    /// `butt`, `round` or `square` (also `projecting`, X11's name).
+    /// In the order of the language's words ([`CAP`]).
+    const BY_WORD: [LineCap; CAP.len()] = [LineCap::Butt, LineCap::Round, LineCap::Square];
+
+    /// A word of the language's `cap` attribute (`butt`, `round`, `square`), spelled exactly
+    /// as `voml check` takes it.
     pub fn parse(s: &str) -> Option<LineCap> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "butt" => Some(LineCap::Butt),
-            "round" => Some(LineCap::Round),
-            "square" | "projecting" => Some(LineCap::Square),
-            _ => None,
-        }
+        word_index(CAP, s).map(|i| Self::BY_WORD[i])
     }
 }
 
@@ -79,14 +79,13 @@ pub enum HAlign {
 }
 
 impl HAlign {
-    /// `LEFT`, `CENTER` (or `CENTRE`) or `RIGHT`, case-insensitive.
+    /// In the order of the language's words ([`HALIGN`]).
+    const BY_WORD: [HAlign; HALIGN.len()] = [HAlign::Left, HAlign::Center, HAlign::Right];
+
+    /// A word of the language's `halign` attribute (`LEFT`, `CENTER`, `RIGHT`), spelled
+    /// exactly as `voml check` takes it.
     pub fn parse(s: &str) -> Option<HAlign> {
-        match s.trim().to_ascii_uppercase().as_str() {
-            "LEFT" => Some(HAlign::Left),
-            "CENTER" | "CENTRE" => Some(HAlign::Center),
-            "RIGHT" => Some(HAlign::Right),
-            _ => None,
-        }
+        word_index(HALIGN, s).map(|i| Self::BY_WORD[i])
     }
 }
 
@@ -105,15 +104,18 @@ pub enum VAlign {
 }
 
 impl VAlign {
-    /// `TOP`, `CENTER` (or `CENTRE`), `BOTTOM` or `BASELINE`, case-insensitive.
+    /// In the order of the language's words ([`VALIGN`]).
+    const BY_WORD: [VAlign; VALIGN.len()] = [
+        VAlign::Top,
+        VAlign::Center,
+        VAlign::Bottom,
+        VAlign::Baseline,
+    ];
+
+    /// A word of the language's `valign` attribute (`TOP`, `CENTER`, `BOTTOM`, `BASELINE`),
+    /// spelled exactly as `voml check` takes it.
     pub fn parse(s: &str) -> Option<VAlign> {
-        match s.trim().to_ascii_uppercase().as_str() {
-            "TOP" => Some(VAlign::Top),
-            "CENTER" | "CENTRE" => Some(VAlign::Center),
-            "BOTTOM" => Some(VAlign::Bottom),
-            "BASELINE" => Some(VAlign::Baseline),
-            _ => None,
-        }
+        word_index(VALIGN, s).map(|i| Self::BY_WORD[i])
     }
 }
 
@@ -294,5 +296,67 @@ impl Style {
     pub fn clip(mut self, clip: ClipMode) -> Style {
         self.clip = clip;
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use voml_ir::vocabulary::schema::element;
+
+    /// The table's default for `attr` of `<el>`.
+    fn default_word(el: &str, attr: &str) -> &'static str {
+        element(el)
+            .and_then(|e| e.attr(attr))
+            .and_then(|a| a.default)
+            .unwrap()
+    }
+
+    /// Every word reads as a different value, nothing else reads, and the language's default
+    /// word is the layer's default.
+    #[test]
+    fn the_words_are_the_languages() {
+        fn distinct<T: PartialEq + std::fmt::Debug>(
+            words: &[&str],
+            parse: impl Fn(&str) -> Option<T>,
+        ) {
+            let values: Vec<T> = words.iter().map(|w| parse(w).unwrap()).collect();
+            for (i, a) in values.iter().enumerate() {
+                assert!(!values[i + 1..].contains(a), "{a:?} twice");
+            }
+            for w in words {
+                for other in [
+                    w.to_ascii_lowercase(),
+                    w.to_ascii_uppercase(),
+                    format!(" {w}"),
+                ] {
+                    assert_eq!(parse(&other).is_some(), other == *w, "{other}");
+                }
+            }
+        }
+        distinct(CLIP, ClipMode::parse);
+        distinct(CAP, LineCap::parse);
+        distinct(HALIGN, HAlign::parse);
+        distinct(VALIGN, VAlign::parse);
+        assert_eq!(
+            ClipMode::parse(default_word("line", "clip")),
+            Some(ClipMode::default())
+        );
+        assert_eq!(
+            LineCap::parse(default_word("line", "cap")),
+            Some(LineCap::default())
+        );
+        assert_eq!(
+            HAlign::parse(default_word("text", "halign")),
+            Some(HAlign::default())
+        );
+        assert_eq!(
+            VAlign::parse(default_word("text", "valign")),
+            Some(VAlign::default())
+        );
+        for gone in ["CENTRE", "margins", "projecting"] {
+            assert!(ClipMode::parse(gone).is_none() && LineCap::parse(gone).is_none());
+            assert!(HAlign::parse(gone).is_none() && VAlign::parse(gone).is_none());
+        }
     }
 }

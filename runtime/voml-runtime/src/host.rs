@@ -15,6 +15,8 @@ use steel::rerrs::ErrorKind;
 use steel::rvals::SteelVal;
 use steel::steel_vm::engine::Engine;
 use steel::SteelErr;
+use voml_ir::vocabulary::limits::{MAX_WINDOW, SOUND_CHANNELS};
+use voml_ir::vocabulary::schema::{CAP, CLIP, HALIGN, VALIGN};
 use voml_llvo::{
     Backend, ClipMode, Color, FontSpec, HAlign, ImageId, InfoItem, LineCap, Llvo, OwnerId, Point,
     Primitive, RgbaPixels, Style, VAlign, ViewId,
@@ -295,16 +297,12 @@ impl Host {
             color: self.colour(name, &parts[0])?,
             thick: num(name, "thick", &parts[1])?,
             adapt: truthy(&parts[2]),
-            clip: text_of(&parts[3])
-                .and_then(|c| ClipMode::parse(&c))
-                .unwrap_or_default(),
+            clip: word(name, "clip", &parts[3], CLIP, ClipMode::parse)?,
             alpha: match &parts[5] {
                 SteelVal::BoolV(false) => 1.0,
                 a => num(name, "alpha", a)?,
             },
-            cap: text_of(&parts[6])
-                .and_then(|c| LineCap::parse(&c))
-                .unwrap_or_default(),
+            cap: word(name, "cap", &parts[6], CAP, LineCap::parse)?,
             ..Style::default()
         };
         if let Some(dash) = items(&parts[4]) {
@@ -348,6 +346,23 @@ impl Host {
         self.images.insert(file.to_string(), id);
         Ok(id)
     }
+}
+
+/// An enumerated word of the language (`words`, from the vocabulary), read with `parse`:
+/// anything else is refused, as `voml check` refuses it in markup.
+fn word<T>(
+    name: &str,
+    what: &str,
+    v: &SteelVal,
+    words: &[&str],
+    parse: impl Fn(&str) -> Option<T>,
+) -> Result<T, SteelErr> {
+    text_of(v).and_then(|w| parse(&w)).ok_or_else(|| {
+        fail(
+            name,
+            format!("{what} must be one of {}, found {v}", words.join(", ")),
+        )
+    })
 }
 
 pub fn truthy(v: &SteelVal) -> bool {
@@ -408,11 +423,24 @@ fn font(name: &str, v: &SteelVal, size: &SteelVal) -> Result<FontSpec, SteelErr>
     Ok(spec)
 }
 
+/// Defines a native procedure `$fname`, called `$scheme` in Scheme, taking `$n` arguments,
+/// and beside it a module `$fname` holding that name and arity, so that [`register`] and
+/// [`natives`] read them from this one place.
 macro_rules! native {
     ($fname:ident, $scheme:literal, $n:literal, |$host:ident, $args:ident| $body:block) => {
+        native!($fname, $scheme, $n, |$args| with_host($scheme, |$host| {
+            $body
+        }));
+    };
+    ($fname:ident, $scheme:literal, $n:literal, |$args:ident| $body:expr) => {
         fn $fname($args: &[SteelVal]) -> Result<SteelVal, SteelErr> {
             arity($scheme, $args, $n)?;
-            with_host($scheme, |$host| $body)
+            $body
+        }
+        #[allow(non_snake_case)]
+        mod $fname {
+            pub const NAME: &str = $scheme;
+            pub const ARITY: usize = $n;
         }
     };
 }
@@ -499,12 +527,8 @@ native!(text, "voml-text", 10, |h, a| {
         at: point("text", &a[1], &a[2])?,
         content,
         font: font("text", &a[4], &a[6])?,
-        halign: text_of(&a[7])
-            .and_then(|s| HAlign::parse(&s))
-            .unwrap_or_default(),
-        valign: text_of(&a[8])
-            .and_then(|s| VAlign::parse(&s))
-            .unwrap_or_default(),
+        halign: word("text", "halign", &a[7], HALIGN, HAlign::parse)?,
+        valign: word("text", "valign", &a[8], VALIGN, VAlign::parse)?,
     };
     h.draw("text", view, prim, &style)
 });
@@ -567,10 +591,11 @@ native!(resize, "voml-resize", 3, |h, a| {
     let view = h.view("resize", &a[0])?;
     let w = num("resize", "width", &a[1])?;
     let hh = num("resize", "height", &a[2])?;
-    if !(1.0..=16384.0).contains(&w) || !(1.0..=16384.0).contains(&hh) {
+    let max = f64::from(MAX_WINDOW);
+    if !(1.0..=max).contains(&w) || !(1.0..=max).contains(&hh) {
         return Err(fail(
             "resize",
-            format!("size {w}x{hh} is out of range (1 to 16384 pixels)"),
+            format!("size {w}x{hh} is out of range (1 to {MAX_WINDOW} pixels)"),
         ));
     }
     h.llvo
@@ -671,10 +696,13 @@ fn opt_num(name: &str, what: &str, v: &SteelVal) -> Result<Option<f64>, SteelErr
 
 fn channel(name: &str, v: &SteelVal) -> Result<i64, SteelErr> {
     match v {
-        SteelVal::IntV(i) if (0..=1023).contains(i) => Ok(*i as i64),
+        SteelVal::IntV(i) if (0..SOUND_CHANNELS as isize).contains(i) => Ok(*i as i64),
         other => Err(fail(
             name,
-            format!("a channel is an integer from 0 to 1023, found {other}"),
+            format!(
+                "a channel is an integer from 0 to {}, found {other}",
+                SOUND_CHANNELS - 1
+            ),
         )),
     }
 }
@@ -817,11 +845,10 @@ native!(sound_tempo, "voml-sound-tempo", 1, |h, a| {
     Ok(SteelVal::Void)
 });
 
-fn midi_to_hz(args: &[SteelVal]) -> Result<SteelVal, SteelErr> {
-    arity("midi->hz", args, 1)?;
+native!(midi_to_hz, "midi->hz", 1, |args| {
     let n = num("midi->hz", "note", &args[0])?;
     Ok(SteelVal::NumV(440.0 * 2f64.powf((n - 69.0) / 12.0)))
-}
+});
 
 native!(current_event, "current-event", 0, |h, _a| {
     Ok(h.current_event.clone())
@@ -831,37 +858,51 @@ native!(current_time, "current-time", 0, |h, _a| {
     Ok(SteelVal::NumV(h.now))
 });
 
+/// The native procedures [`register`] defines: (Scheme name, arity, procedure).
+macro_rules! natives {
+    ($($f:ident),* $(,)?) => {
+        &[$(($f::NAME, $f::ARITY, $f as steel::rvals::FunctionSignature)),*]
+    };
+}
+
+const NATIVES: &[(&str, usize, steel::rvals::FunctionSignature)] = natives![
+    style,
+    line,
+    polyline,
+    polygon,
+    rectangle,
+    circle,
+    ellipse,
+    arc,
+    text,
+    figure,
+    view_info,
+    scroll,
+    resize,
+    rescale,
+    snapshot,
+    beep,
+    tone,
+    note_on,
+    note_off,
+    note_volume,
+    sound_channel,
+    sound_master,
+    sound_tempo,
+    midi_to_hz,
+    current_event,
+    current_time,
+];
+
+/// The name and arity of every native procedure [`register`] defines (the primitive API and
+/// the host-backed prelude procedures), for tests that hold them to the language table.
+pub fn natives() -> impl Iterator<Item = (&'static str, usize)> {
+    NATIVES.iter().map(|&(name, arity, _)| (name, arity))
+}
+
 /// Registers the primitive API and the host-backed prelude procedures.
 pub fn register(engine: &mut Engine) {
-    let procs: &[(&str, steel::rvals::FunctionSignature)] = &[
-        ("voml-style", style),
-        ("voml-line", line),
-        ("voml-polyline", polyline),
-        ("voml-polygon", polygon),
-        ("voml-rectangle", rectangle),
-        ("voml-circle", circle),
-        ("voml-ellipse", ellipse),
-        ("voml-arc", arc),
-        ("voml-text", text),
-        ("voml-figure", figure),
-        ("voml-view-info", view_info),
-        ("voml-scroll", scroll),
-        ("voml-resize", resize),
-        ("voml-rescale", rescale),
-        ("voml-snapshot", snapshot),
-        ("beep", beep),
-        ("voml-tone", tone),
-        ("voml-note-on", note_on),
-        ("voml-note-off", note_off),
-        ("voml-note-volume", note_volume),
-        ("voml-sound-channel", sound_channel),
-        ("voml-sound-master", sound_master),
-        ("voml-sound-tempo", sound_tempo),
-        ("midi->hz", midi_to_hz),
-        ("current-event", current_event),
-        ("current-time", current_time),
-    ];
-    for (name, f) in procs {
-        engine.register_value(name, SteelVal::FuncV(*f));
+    for &(name, _, f) in NATIVES {
+        engine.register_value(name, SteelVal::FuncV(f));
     }
 }

@@ -1086,7 +1086,8 @@ impl Runtime {
     /// components get a resize callback event and `refresh="resize"` components redraw.
     pub fn user_resize(&mut self, view: usize, width: u32, height: u32) -> Result<(), Stop> {
         self.user_view_change(view, |llvo, id| {
-            llvo.resize(id, width.clamp(1, 16384), height.clamp(1, 16384))
+            let max = voml_ir::MAX_WINDOW;
+            llvo.resize(id, width.clamp(1, max), height.clamp(1, max))
                 .is_ok()
         })
     }

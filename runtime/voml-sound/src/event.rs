@@ -9,8 +9,10 @@ use std::str::FromStr;
 /// moved in the stereo field or muted during playback.
 pub type ChannelId = u8;
 
-/// Number of channels a [`crate::Synth`] keeps (every value of [`ChannelId`]).
-pub const NUM_CHANNELS: usize = 256;
+/// Number of channels a [`crate::Synth`] keeps (every value of [`ChannelId`]): the language's
+/// sound channels, so that every `channel` a visual object may give is a channel of its own.
+pub const NUM_CHANNELS: usize = voml_vocab::limits::SOUND_CHANNELS;
+const _: () = assert!(NUM_CHANNELS == ChannelId::MAX as usize + 1);
 
 /// One thing to do at a point of output time.
 ///
@@ -139,18 +141,16 @@ impl std::error::Error for UnknownVoice {}
 impl FromStr for Voice {
     type Err = UnknownVoice;
 
-    /// Case-insensitive; also accepts `vibraphone` and `strings`.
+    /// The language's voice names (`voml_vocab::voice`: case-insensitive, with the aliases
+    /// `vibraphone` and `strings`), so that the synthesiser takes exactly the names
+    /// `voml check` takes.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let lower = s.trim().to_ascii_lowercase();
-        Ok(match lower.as_str() {
-            "sine" => Voice::Sine,
-            "vibes" | "vibraphone" => Voice::Vibes,
-            "marimba" => Voice::Marimba,
-            "bell" => Voice::Bell,
-            "string" | "strings" => Voice::String,
-            "noise" => Voice::Noise,
-            _ => return Err(UnknownVoice(s.to_string())),
-        })
+        let name = voml_vocab::voice(s).ok_or_else(|| UnknownVoice(s.to_string()))?;
+        Voice::ALL
+            .iter()
+            .copied()
+            .find(|v| v.name() == name)
+            .ok_or_else(|| UnknownVoice(s.to_string()))
     }
 }
 
@@ -167,6 +167,18 @@ pub fn hz_to_midi(freq_hz: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The synthesiser's voices are the language's, by the same names, both ways.
+    #[test]
+    fn the_voices_are_the_languages() {
+        let ours: Vec<&str> = Voice::ALL.iter().map(|v| v.name()).collect();
+        assert_eq!(ours, voml_vocab::VOICES);
+        for name in voml_vocab::voice_names() {
+            let v: Voice = name.parse().unwrap();
+            assert_eq!(Some(v.name()), voml_vocab::voice(name));
+        }
+        assert!("vibez".parse::<Voice>().is_err());
+    }
 
     #[test]
     fn midi_round_trip() {

@@ -26,7 +26,7 @@ impl<'a> Lowering<'a> {
                     }
                 }
                 Node::Element(el) => {
-                    if let Some(spec) = schema::element(&el.name).filter(|s| s.primitive) {
+                    if let Some(spec) = schema::element(&el.name).filter(|s| s.primitive()) {
                         // A primitive after a `;` comment on the same line would be commented
                         // out: start it on a new line.
                         let line_start = out.text.rfind('\n').map_or(0, |i| i + 1);
@@ -286,66 +286,23 @@ impl<'a> Lowering<'a> {
         let span = el.tag_span;
         let mut call = Frag::default();
         let mut ok = true;
-        let proc = if el.name == "beep" {
-            "beep".to_string()
-        } else if matches!(el.name.as_str(), "channel" | "master" | "tempo") {
-            // Not to be confused with drawing: these set up the sound mixer.
-            format!("voml-sound-{}", el.name)
-        } else {
-            format!("voml-{}", el.name)
-        };
-        call.push(&format!("({proc}"), span, false);
-        // Arguments in the documented order of the primitive API (see voml_ir::primitive_api).
-        let order: &[&str] = match el.name.as_str() {
-            "line" => &["view", "from", "to"],
-            "polyline" => &["view", "points"],
-            "polygon" => &["view", "points", "fill"],
-            "rectangle" => &["view", "from", "to", "fill"],
-            "circle" => &["view", "center", "radius", "fill"],
-            "ellipse" => &["view", "center", "radii", "fill"],
-            "arc" => &["view", "center", "radius", "start", "extent"],
-            "text" => &[
-                "view", "coords", "content", "font", "fcolor", "size", "halign", "valign",
-            ],
-            "figure" => &[
-                "view",
-                "filename",
-                "orig-origin",
-                "orig-extents",
-                "world-origin",
-                "world-extents",
-            ],
-            "view-info" => &["view"],
-            "scroll" => &["view", "by"],
-            "resize" => &["view", "size"],
-            "rescale" => &["view", "world"],
-            "snapshot" => &["view", "file"],
-            "tone" => &["pitch", "duration", "volume", "pan", "voice", "channel"],
-            "note-on" => &["channel", "pitch", "volume"],
-            "note-off" => &["channel", "pitch"],
-            "note-volume" => &["channel", "pitch", "volume"],
-            "channel" => &["channel", "voice", "pan", "volume", "mute"],
-            "master" => &["volume"],
-            "tempo" => &["factor"],
-            _ => &[],
-        };
-        for name in order {
-            if *name == "pitch" {
-                call.push(" ", span, false);
-                match self.pitch(el, scope) {
-                    Some(arg) => call.push_program(&arg),
-                    None => {
-                        ok = false;
-                        call.push("#f", span, false);
-                    }
+        let table = spec.call?;
+        call.push(&format!("({}", table.procedure.name), span, false);
+        // Arguments in the order the vocabulary gives for the primitive's procedure.
+        for arg in table.args {
+            let lowered = match arg {
+                schema::Arg::Style => {
+                    ok &= self.style(el, spec, scope, &mut call);
+                    continue;
                 }
-                continue;
-            }
-            let Some(aspec) = spec.attrs.iter().find(|a| a.name == *name) else {
-                continue;
+                schema::Arg::Pitch => self.pitch(el, scope),
+                schema::Arg::Attr(name) => match spec.attr(name) {
+                    Some(aspec) => self.argument(el, aspec, scope),
+                    None => None,
+                },
             };
             call.push(" ", span, false);
-            match self.argument(el, aspec, scope) {
+            match lowered {
                 Some(arg) => call.push_program(&arg),
                 None => {
                     ok = false;
@@ -353,31 +310,41 @@ impl<'a> Lowering<'a> {
                 }
             }
         }
-        let draws = spec.attrs.iter().any(|a| a.name == "color");
-        if draws {
-            call.push(" (voml-style", span, false);
-            for name in ["color", "thick", "adapt", "clip", "dash", "alpha", "cap"] {
-                let aspec = spec
-                    .attrs
-                    .iter()
-                    .find(|a| a.name == name)
-                    .expect("drawing primitives have style attributes");
-                call.push(" ", span, false);
-                match self.argument(el, aspec, scope) {
-                    Some(arg) => call.push_program(&arg),
-                    None => {
-                        ok = false;
-                        call.push("#f", span, false);
-                    }
-                }
-            }
-            call.push(")", span, false);
-        }
         call.push(")", span, false);
         if el.name == "figure" {
             self.embed_figure(el);
         }
         ok.then_some(call)
+    }
+
+    /// Appends the style of a drawing primitive to `call`: `(voml-style ...)` with the
+    /// attributes the style procedure's parameters name. False when one of them is wrong
+    /// (reported; every one is still checked).
+    pub(super) fn style(
+        &mut self,
+        el: &Element,
+        spec: &schema::ElementSpec,
+        scope: &Scope,
+        call: &mut Frag,
+    ) -> bool {
+        let span = el.tag_span;
+        let mut ok = true;
+        call.push(&format!(" ({}", schema::STYLE.name), span, false);
+        for name in schema::STYLE.params {
+            call.push(" ", span, false);
+            match spec
+                .attr(name)
+                .and_then(|aspec| self.argument(el, aspec, scope))
+            {
+                Some(arg) => call.push_program(&arg),
+                None => {
+                    ok = false;
+                    call.push("#f", span, false);
+                }
+            }
+        }
+        call.push(")", span, false);
+        ok
     }
 
     /// The pitch of a sound primitive in Hz: `freq` as it is, `note` (MIDI) converted.
@@ -398,7 +365,11 @@ impl<'a> Lowering<'a> {
             (Some(f), None) => self.expressions(f, 1, scope).map(|mut v| v.remove(0)),
             (None, Some(n)) => self.expressions(n, 1, scope).map(|mut v| {
                 let mut out = Frag::default();
-                out.push("(midi->hz ", n.value_span, false);
+                out.push(
+                    &format!("({} ", schema::MIDI_TO_HZ.name),
+                    n.value_span,
+                    false,
+                );
                 out.push_program(&v.remove(0));
                 out.push(")", n.value_span, false);
                 out
@@ -437,7 +408,9 @@ impl<'a> Lowering<'a> {
             // An attribute without a default is passed as #f ("not given").
             let text = match (aspec.default, aspec.kind) {
                 (None, _) => "#f".to_string(),
-                (Some(d), Kind::Colour | Kind::Enum(_) | Kind::StrOrExpr) => scheme_string(d),
+                (Some(d), Kind::Colour | Kind::Enum(_) | Kind::StrOrExpr | Kind::Voice) => {
+                    scheme_string(d)
+                }
                 (Some(d), Kind::Flag) => flag(d).unwrap_or("#f").to_string(),
                 (Some(d), _) => d.to_string(),
             };
@@ -489,15 +462,29 @@ impl<'a> Lowering<'a> {
                 }
                 self.expressions(attr, 1, scope).map(|mut v| v.remove(0))
             }
-            Kind::StrOrExpr => {
-                if raw.starts_with('(')
-                    || scheme::parse_param(raw.split_whitespace().next().unwrap_or("")).is_some()
-                    || raw.starts_with('"')
-                {
-                    self.expressions(attr, 1, scope).map(|mut v| v.remove(0))
-                } else {
-                    literal(scheme_string(&attr.value.text))
+            Kind::StrOrExpr | Kind::Voice if is_expression(raw) => {
+                self.expressions(attr, 1, scope).map(|mut v| v.remove(0))
+            }
+            Kind::StrOrExpr => literal(scheme_string(&attr.value.text)),
+            Kind::Voice => {
+                // A literal voice the synthesiser would refuse at run time is refused here,
+                // at its place, with the same names.
+                if ir::vocabulary::voice(raw).is_none() {
+                    self.err(
+                        Diagnostic::new(
+                            Code::UnknownVoice,
+                            attr.value_span,
+                            format!("`{raw}` is not a voice"),
+                        )
+                        .label(format!(
+                            "expected {}",
+                            crate::structure::quote_list(ir::vocabulary::VOICES)
+                        ))
+                        .did_you_mean(&raw.to_ascii_lowercase(), ir::vocabulary::voice_names()),
+                    );
+                    return None;
                 }
+                literal(scheme_string(&attr.value.text))
             }
             _ => literal(scheme_string(raw)),
         }
@@ -593,4 +580,12 @@ impl<'a> Lowering<'a> {
             )),
         }
     }
+}
+
+/// Is a STR-OR-EXPR value (or a voice) an expression? It is when it starts with `(`, `"` or
+/// a formal parameter; otherwise it is literal text.
+fn is_expression(raw: &str) -> bool {
+    raw.starts_with('(')
+        || raw.starts_with('"')
+        || scheme::parse_param(raw.split_whitespace().next().unwrap_or("")).is_some()
 }

@@ -23,7 +23,9 @@ impl<'a> Lowering<'a> {
                 };
                 let position = match f.attr("index") {
                     Some(a) => match parse_numbers(&a.value.text, 1, true) {
-                        Ok(v) if v[0] >= 2.0 && v[0] < 1_000_000.0 => v[0] as u32,
+                        Ok(v) if v[0] >= 2.0 && v[0] <= f64::from(ir::MAX_FIELD_POSITION) => {
+                            v[0] as u32
+                        }
                         Ok(_) => {
                             self.err(
                                 Diagnostic::new(Code::BadFieldPosition, a.value_span, format!("field `{fname}` at position {}", a.value.text.trim()))
@@ -326,14 +328,21 @@ impl<'a> Lowering<'a> {
             let Some(name) = self.name_of(el, &mut seen, "view") else {
                 continue;
             };
-            let nums = |attr: &str, count: usize, integer: bool, default: &[f64]| -> Vec<f64> {
+            // The value written, else the language table's default.
+            let nums = |attr: &str| -> Vec<f64> {
+                let Some(Kind::Numbers { count, integer }) = schema::element("view")
+                    .and_then(|v| v.attr(attr))
+                    .map(|a| a.kind)
+                else {
+                    unreachable!("`{attr}` of <view> holds numbers");
+                };
                 el.attr_text(attr)
                     .and_then(|t| parse_numbers(t, count, integer).ok())
-                    .unwrap_or_else(|| default.to_vec())
+                    .unwrap_or_else(|| table_default_numbers("view", attr))
             };
-            let window = nums("window", 2, true, &[400.0, 300.0]);
-            let world = nums("world", 4, false, &[0.0, 1.0, 0.0, 1.0]);
-            let margins = nums("margins", 4, true, &[0.0; 4]);
+            let window = nums("window");
+            let world = nums("world");
+            let margins = nums("margins");
             if let Some(a) = el.attr("window") {
                 if window
                     .iter()
@@ -376,7 +385,7 @@ impl<'a> Lowering<'a> {
                     );
                 }
             }
-            let quality = nums("quality", 1, true, &[1024.0])[0];
+            let quality = nums("quality")[0];
             if let Some(a) = el.attr("quality") {
                 if !(f64::from(ir::MIN_QUALITY)..=f64::from(ir::MAX_QUALITY)).contains(&quality) {
                     self.err(
@@ -400,7 +409,7 @@ impl<'a> Lowering<'a> {
                 .attr_text("background")
                 .map(str::trim)
                 .filter(|b| colours::is_literal(b))
-                .unwrap_or("white")
+                .unwrap_or_else(|| table_default("view", "background"))
                 .to_string();
             if let Some(a) = el.attr("background") {
                 if !colours::is_literal(a.value.text.trim()) {

@@ -157,18 +157,23 @@ impl<'a> Lowering<'a> {
                 tick: vo
                     .attr_text("tick")
                     .and_then(|t| parse_numbers(t, 1, false).ok())
-                    .map_or(0.1, |v| v[0]),
+                    .unwrap_or_else(|| table_default_numbers("visual-object", "tick"))[0],
             },
             _ => ir::RenderMode::Asynchronous,
         };
         if let Some(tick) = vo.attr("tick") {
             if let Ok(v) = parse_numbers(&tick.value.text, 1, false) {
-                if v[0] <= 0.0 {
+                // The validator refuses a tick below MIN_TICK: so must the compiler.
+                if v[0] < ir::MIN_TICK {
                     self.err(
                         Diagnostic::new(
                             Code::BadNumber,
                             tick.value_span,
-                            "`tick` must be positive",
+                            if v[0] <= 0.0 {
+                                "`tick` must be positive".to_string()
+                            } else {
+                                format!("`tick` must be at least {:e} seconds", ir::MIN_TICK)
+                            },
                         )
                         .label("seconds of trace time between renders"),
                     );
@@ -294,6 +299,29 @@ fn article(what: &str) -> String {
     } else {
         format!("a {what}")
     }
+}
+
+/// The language table's default of `attr` of `<element>`: the compiler fills in exactly the
+/// defaults the reference and the XML Schema show (checked against the table by tests).
+fn table_default(element: &str, attr: &str) -> &'static str {
+    schema::element(element)
+        .and_then(|e| e.attr(attr))
+        .and_then(|a| a.default)
+        .unwrap_or_else(|| unreachable!("<{element}> `{attr}` has a default in the table"))
+}
+
+/// [`table_default`] of an attribute that holds numbers, read.
+fn table_default_numbers(element: &str, attr: &str) -> Vec<f64> {
+    let text = table_default(element, attr);
+    let integer = matches!(
+        schema::element(element)
+            .and_then(|e| e.attr(attr))
+            .map(|a| a.kind),
+        Some(Kind::Numbers { integer: true, .. })
+    );
+    let count = text.split_whitespace().count();
+    parse_numbers(text, count, integer)
+        .unwrap_or_else(|e| unreachable!("the table's default `{text}` reads: {e}"))
 }
 
 fn is_bare_word(text: &str) -> bool {
