@@ -1,0 +1,390 @@
+//! Replay at the speed of the machine, measured side by side with references in the same run:
+//! `cargo bench --bench replay`.
+//!
+//! Each workload runs the real `voml` binary in its own process under `/usr/bin/time`, so
+//! CPU time (user + system, every thread) and peak resident memory are the operating
+//! system's figures; each reference (`mawk` on the same count, a plain line splitter,
+//! tiny-skia drawing the same segments) runs in the same session. The workload files are
+//! generated under the target directory:
+//!
+//! - `big.trf`: `mpicl-trace3-bcast10.trf` (from `../shared`) ten times over with shifted
+//!   timestamps, about 38 MB and 1.2 M records; without `../shared`, the cases on it are skipped;
+//! - `lineplot-1m.trf`: one million samples of three scalars for the paper's line plot;
+//! - `counter-100k.trf`: 100,000 records for an asynchronous counter shown as text.
+//!
+//! `VOML_BENCH_QUICK=1` runs each case once instead of taking the best of three.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+/// CPU seconds, wall seconds and peak resident kilobytes of a child process.
+#[derive(Clone, Copy, Debug)]
+struct Cost {
+    cpu: f64,
+    wall: f64,
+    peak_kb: u64,
+}
+
+/// Runs `args` under `/usr/bin/time` `times` times and keeps the cheapest run.
+fn measure(args: &[&str], times: usize) -> Result<Cost, String> {
+    let mut best: Option<Cost> = None;
+    for _ in 0..times {
+        let out = Command::new("/usr/bin/time")
+            .arg("-f")
+            .arg("VOMLTIME %U %S %e %M")
+            .args(args)
+            .output()
+            .map_err(|e| format!("cannot run {}: {e}", args[0]))?;
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        if !out.status.success() {
+            return Err(format!("{} failed:\n{stderr}", args.join(" ")));
+        }
+        let line = stderr
+            .lines()
+            .rev()
+            .find(|l| l.starts_with("VOMLTIME "))
+            .ok_or_else(|| format!("no timing from /usr/bin/time:\n{stderr}"))?;
+        let f: Vec<f64> = line
+            .split_whitespace()
+            .skip(1)
+            .map(|x| x.parse().unwrap_or(0.0))
+            .collect();
+        let cost = Cost {
+            cpu: f[0] + f[1],
+            wall: f[2],
+            peak_kb: f[3] as u64,
+        };
+        if best.is_none_or(|b| cost.cpu < b.cpu) {
+            best = Some(cost);
+        }
+    }
+    best.ok_or_else(|| "not run".into())
+}
+
+fn row(case: &str, what: &str, voml: &str, reference: &str, ratio: &str) {
+    println!("{case:<46} {what:>16} {voml:>14} {reference:>14} {ratio:>8}");
+}
+
+fn mib(kb: u64) -> String {
+    format!("{:.0} MiB", kb as f64 / 1024.0)
+}
+
+/// `trace3` ten times over, each copy's timestamps shifted past the previous copy's.
+fn big_trace(trace3: &Path, out: &Path) -> std::io::Result<()> {
+    if out.is_file() {
+        return Ok(());
+    }
+    let text = std::fs::read_to_string(trace3)?;
+    let span = text
+        .lines()
+        .filter_map(|l| l.split_whitespace().nth(2)?.parse::<f64>().ok())
+        .fold(0.0f64, f64::max)
+        + 1.0;
+    let mut w = std::io::BufWriter::new(std::fs::File::create(out)?);
+    for copy in 0..10 {
+        for line in text.lines() {
+            let mut it = line.split_whitespace();
+            let (Some(r), Some(e), Some(ts)) = (it.next(), it.next(), it.next()) else {
+                continue;
+            };
+            let ts: f64 = ts.parse().unwrap_or(0.0);
+            write!(w, "{r} {e} {:.6}", ts + copy as f64 * span)?;
+            for rest in it {
+                write!(w, " {rest}")?;
+            }
+            writeln!(w)?;
+        }
+    }
+    w.flush()
+}
+
+/// One million samples of three scalars (key 0, 1, 2) in the line plot's record layout.
+fn lineplot_trace(out: &Path, n: usize) -> std::io::Result<()> {
+    if out.is_file() {
+        return Ok(());
+    }
+    let mut w = std::io::BufWriter::new(std::fs::File::create(out)?);
+    let mut x = 1u64;
+    let mut values = [40.0f64, 20.0, 78.0];
+    for i in 0..n {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let key = i % 3;
+        let step = (x % 1000) as f64 / 100.0 - 5.0;
+        values[key] = (values[key] + step).clamp(0.0, 150.0);
+        writeln!(
+            w,
+            "-3 3000 {:.6} {key} {:.3}",
+            0.25 + (i / 3) as f64 * 0.15,
+            values[key]
+        )?;
+    }
+    w.flush()
+}
+
+fn counter_trace(out: &Path, n: usize) -> std::io::Result<()> {
+    if out.is_file() {
+        return Ok(());
+    }
+    let mut w = std::io::BufWriter::new(std::fs::File::create(out)?);
+    for i in 0..n {
+        writeln!(w, "-3 1 {:.6} {}", i as f64 * 1e-4, i % 8)?;
+    }
+    w.flush()
+}
+
+/// Counts records of one declared type per processor: the data-event form.
+const COUNT_DATA: &str = r#"<voml><body><visual-object name="count-data">
+  <event-declarations>
+    <data-event name="enter" rtype="entry" etype="-785"><data-field name="ts" type="real"/><data-field name="proc" type="int"/></data-event>
+  </event-declarations>
+  <info-structures><variable name="counts" type="vector" init="(0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0)"/></info-structures>
+  <event-processing>
+    <ep-component name="count" inputs="enter.ts.proc" infos="counts">
+      <input name="^0">(vector-set! $0 ^0/1 (+ 1 (vector-ref $0 ^0/1)))</input>
+    </ep-component>
+  </event-processing>
+</visual-object></body></voml>"#;
+const COUNT_DATA_AWK: &str = "$1 == -3 && $2 == -785 { c[$4]++ } END { for (p in c) print p, c[p] }";
+
+/// Counts entry records of any event type per processor: the condition-part form.
+const COUNT_CONDITION: &str = r#"<voml><body><visual-object name="count-condition">
+  <info-structures><variable name="counts" type="vector" init="(0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0)"/></info-structures>
+  <event-processing>
+    <ep-component name="count" infos="counts">
+      <before condition="(= (car (current-event)) -3)">(let ((p (list-ref (current-event) 3))) (vector-set! $0 p (+ 1 (vector-ref $0 p))))</before>
+    </ep-component>
+  </event-processing>
+</visual-object></body></voml>"#;
+const COUNT_CONDITION_AWK: &str = "$1 == -3 { c[$4]++ } END { for (p in c) print p, c[p] }";
+
+/// Nothing but events: what reading and parsing cost.
+const EMPTY: &str = r#"<voml><body><visual-object name="empty">
+  <event-declarations>
+    <data-event name="enter" rtype="entry" etype="-785"><data-field name="ts" type="real"/></data-event>
+  </event-declarations>
+</visual-object></body></voml>"#;
+
+/// Each record increments a number that one text shows, redrawn after every record.
+const COUNTER_TEXT: &str = r#"<voml><body><visual-object name="counter-text">
+  <event-declarations>
+    <data-event name="e" rtype="entry" etype="1"><data-field name="ts" type="real"/></data-event>
+  </event-declarations>
+  <info-structures><variable name="n" type="int" init="0"/></info-structures>
+  <view-initializations><view name="v" window="200 60" world="0 1 0 1"/></view-initializations>
+  <event-processing>
+    <ep-component name="count" inputs="e.ts" infos="n"><input name="^0">(set! $0 (+ $0 1))</input></ep-component>
+  </event-processing>
+  <info-rendition>
+    <ir-component name="show" views="v" infos="n" refresh="update">
+      <text view="^0" coords="0.1 0.3" content="(number->string $0)" size="20"/>
+    </ir-component>
+  </info-rendition>
+</visual-object></body></voml>"#;
+
+/// A plain Rust reader of the same file: lines split into whitespace tokens, the first two
+/// parsed as integers. What parsing a trace can cost at least.
+fn plain_splitter(path: &Path) -> (u64, f64) {
+    let t = Instant::now();
+    let mut r = BufReader::with_capacity(1 << 16, std::fs::File::open(path).unwrap());
+    let mut line = Vec::new();
+    let mut sum = 0i64;
+    let mut n = 0u64;
+    while r.read_until(b'\n', &mut line).unwrap() > 0 {
+        let mut it = line.split(|b| b.is_ascii_whitespace()).filter(|t| !t.is_empty());
+        for _ in 0..2 {
+            if let Some(tok) = it.next() {
+                sum += std::str::from_utf8(tok)
+                    .ok()
+                    .and_then(|s| s.parse::<i64>().ok())
+                    .unwrap_or(0);
+            }
+        }
+        n += it.count() as u64;
+        line.clear();
+    }
+    std::hint::black_box((sum, n));
+    (std::fs::metadata(path).unwrap().len(), t.elapsed().as_secs_f64())
+}
+
+/// tiny-skia drawing `n` thin anti-aliased segments into a 600 × 400 pixmap.
+fn tiny_skia_segments(n: usize) -> f64 {
+    let mut pixmap = tiny_skia::Pixmap::new(600, 400).unwrap();
+    let mut paint = tiny_skia::Paint::default();
+    paint.set_color_rgba8(200, 30, 30, 255);
+    paint.anti_alias = true;
+    let stroke = tiny_skia::Stroke {
+        width: 1.0,
+        ..Default::default()
+    };
+    let t = Instant::now();
+    for i in 0..n {
+        let x = (i % 560) as f32 + 40.0;
+        let y0 = 50.0 + (i * 7 % 300) as f32;
+        let mut pb = tiny_skia::PathBuilder::new();
+        pb.move_to(x, y0);
+        pb.line_to(x + 1.0, y0 + 3.0);
+        if let Some(path) = pb.finish() {
+            pixmap.stroke_path(&path, &paint, &stroke, tiny_skia::Transform::identity(), None);
+        }
+    }
+    n as f64 / t.elapsed().as_secs_f64()
+}
+
+fn main() {
+    let quick = std::env::var_os("VOML_BENCH_QUICK").is_some();
+    let repeat = if quick { 1 } else { 3 };
+    std::env::set_var("STEEL_HOME", std::env::temp_dir().join("voml-steel-home"));
+    let voml = env!("CARGO_BIN_EXE_voml");
+    let work = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("bench-replay");
+    std::fs::create_dir_all(&work).unwrap();
+    let out = work.join("out");
+    let write = |name: &str, text: &str| {
+        let p = work.join(name);
+        std::fs::write(&p, text).unwrap();
+        p
+    };
+    let count_data = write("count-data.voml", COUNT_DATA);
+    let count_condition = write("count-condition.voml", COUNT_CONDITION);
+    let empty = write("empty.voml", EMPTY);
+    let counter_text = write("counter-text.voml", COUNTER_TEXT);
+    let run = |spec: &Path, trace: &Path, extra: &[&str]| -> Result<Cost, String> {
+        let mut args = vec![
+            voml,
+            "run",
+            spec.to_str().unwrap(),
+            "--trace",
+            trace.to_str().unwrap(),
+            "--headless",
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        measure(&args, repeat)
+    };
+    println!(
+        "machine: {} cores; {}",
+        std::thread::available_parallelism().map_or(0, |n| n.get()),
+        std::fs::read_to_string("/proc/cpuinfo")
+            .ok()
+            .and_then(|c| c
+                .lines()
+                .find(|l| l.starts_with("model name"))
+                .map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string()))
+            .unwrap_or_default()
+    );
+    row("case", "measure", "voml", "reference", "ratio");
+
+    let trace3 = Path::new("../shared/traces/picl/mpicl-trace3-bcast10.trf");
+    let big = work.join("big.trf");
+    if trace3.is_file() {
+        big_trace(trace3, &big).unwrap();
+        let size = std::fs::metadata(&big).unwrap().len();
+        let mb = size as f64 / 1e6;
+        let records = BufReader::new(std::fs::File::open(&big).unwrap()).lines().count();
+        println!("big.trf: {mb:.1} MB, {records} records");
+        for (name, spec, awk) in [
+            ("count per processor (data event)", &count_data, COUNT_DATA_AWK),
+            ("count entries (condition part)", &count_condition, COUNT_CONDITION_AWK),
+        ] {
+            let v = run(spec, &big, &[]);
+            let a = measure(&["mawk", awk, big.to_str().unwrap()], repeat);
+            match (v, a) {
+                (Ok(v), Ok(a)) => {
+                    row(name, "CPU s", &format!("{:.2}", v.cpu), &format!("mawk {:.2}", a.cpu), &format!("{:.1}x", v.cpu / a.cpu));
+                    row("", "peak memory", &mib(v.peak_kb), &mib(a.peak_kb), "");
+                }
+                (v, a) => println!("{name}: {v:?} {a:?}"),
+            }
+        }
+        match run(&empty, &big, &[]) {
+            Ok(v) => {
+                let (bytes, secs) = plain_splitter(&big);
+                let plain = bytes as f64 / 1e6 / secs;
+                row(
+                    "no components: reading and parsing",
+                    "MB/s (wall)",
+                    &format!("{:.0}", mb / v.wall),
+                    &format!("plain {plain:.0}"),
+                    &format!("{:.1}x", plain / (mb / v.wall)),
+                );
+                row("", "CPU s", &format!("{:.2}", v.cpu), "", "");
+            }
+            Err(e) => println!("empty: {e}"),
+        }
+        let idle_busy = Path::new("examples/auralization/idle-busy.voml");
+        let wav = work.join("idle-busy.wav");
+        match run(idle_busy, trace3, &["--audio", wav.to_str().unwrap()]) {
+            Ok(v) => {
+                let reader = hound::WavReader::open(&wav).unwrap();
+                let seconds = reader.duration() as f64 / f64::from(reader.spec().sample_rate);
+                row(
+                    "idle/busy auralization, trace3 + WAV",
+                    "wall s",
+                    &format!("{:.2}", v.wall),
+                    &format!("{seconds:.1} s sound"),
+                    &format!("{:.0}x rt", seconds / v.wall),
+                );
+            }
+            Err(e) => println!("idle-busy: {e}"),
+        }
+        let mut all_examples = Vec::new();
+        for dir in ["examples/mpicl", "examples/auralization"] {
+            for e in std::fs::read_dir(dir).unwrap().flatten() {
+                if e.path().extension().is_some_and(|x| x == "voml") {
+                    all_examples.push(e.path());
+                }
+            }
+        }
+        all_examples.sort();
+        for spec in all_examples {
+            match run(&spec, trace3, &[]) {
+                Ok(v) => row(
+                    &format!("{} on trace3 to PNG", spec.file_name().unwrap().to_string_lossy()),
+                    "wall s",
+                    &format!("{:.2}", v.wall),
+                    "",
+                    "",
+                ),
+                Err(e) => println!("{}: {e}", spec.display()),
+            }
+        }
+    } else {
+        println!("(no {}: the cases on big.trf are skipped)", trace3.display());
+    }
+
+    let lineplot = work.join("lineplot-1m.trf");
+    lineplot_trace(&lineplot, 1_000_000).unwrap();
+    match run(Path::new("examples/paper/lineplot.voml"), &lineplot, &[]) {
+        Ok(v) => {
+            let skia = tiny_skia_segments(1_000_000);
+            row(
+                "line plot, 1 M samples of 3 scalars",
+                "records/s",
+                &format!("{:.0} k", 1e6 / v.wall / 1e3),
+                &format!("skia {:.0} k", skia / 1e3),
+                &format!("{:.1}x", skia / (1e6 / v.wall)),
+            );
+            row("", "peak memory", &mib(v.peak_kb), "", "");
+        }
+        Err(e) => println!("lineplot: {e}"),
+    }
+    let counter = work.join("counter-100k.trf");
+    counter_trace(&counter, 100_000).unwrap();
+    match run(&counter_text, &counter, &[]) {
+        Ok(v) => row(
+            "asynchronous counter as text, 100 k records",
+            "records/s",
+            &format!("{:.0} k", 1e5 / v.wall / 1e3),
+            "",
+            "",
+        ),
+        Err(e) => println!("counter: {e}"),
+    }
+    // Reading the file once more keeps the page cache honest for whatever runs next.
+    let mut sink = Vec::new();
+    let _ = std::fs::File::open(&counter).and_then(|mut f| f.read_to_end(&mut sink));
+}
