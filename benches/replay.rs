@@ -148,7 +148,8 @@ const COUNT_DATA: &str = r#"<voml><body><visual-object name="count-data">
     </ep-component>
   </event-processing>
 </visual-object></body></voml>"#;
-const COUNT_DATA_AWK: &str = "$1 == -3 && $2 == -785 { c[$4]++ } END { for (p in c) print p, c[p] }";
+const COUNT_DATA_AWK: &str =
+    "$1 == -3 && $2 == -785 { c[$4]++ } END { for (p in c) print p, c[p] }";
 
 /// Counts entry records of any event type per processor: the condition-part form.
 const COUNT_CONDITION: &str = r#"<voml><body><visual-object name="count-condition">
@@ -194,7 +195,9 @@ fn plain_splitter(path: &Path) -> (u64, f64) {
     let mut sum = 0i64;
     let mut n = 0u64;
     while r.read_until(b'\n', &mut line).unwrap() > 0 {
-        let mut it = line.split(|b| b.is_ascii_whitespace()).filter(|t| !t.is_empty());
+        let mut it = line
+            .split(|b| b.is_ascii_whitespace())
+            .filter(|t| !t.is_empty());
         for _ in 0..2 {
             if let Some(tok) = it.next() {
                 sum += std::str::from_utf8(tok)
@@ -207,7 +210,10 @@ fn plain_splitter(path: &Path) -> (u64, f64) {
         line.clear();
     }
     std::hint::black_box((sum, n));
-    (std::fs::metadata(path).unwrap().len(), t.elapsed().as_secs_f64())
+    (
+        std::fs::metadata(path).unwrap().len(),
+        t.elapsed().as_secs_f64(),
+    )
 }
 
 /// tiny-skia drawing `n` thin anti-aliased segments into a 600 × 400 pixmap.
@@ -228,7 +234,13 @@ fn tiny_skia_segments(n: usize) -> f64 {
         pb.move_to(x, y0);
         pb.line_to(x + 1.0, y0 + 3.0);
         if let Some(path) = pb.finish() {
-            pixmap.stroke_path(&path, &paint, &stroke, tiny_skia::Transform::identity(), None);
+            pixmap.stroke_path(
+                &path,
+                &paint,
+                &stroke,
+                tiny_skia::Transform::identity(),
+                None,
+            );
         }
     }
     n as f64 / t.elapsed().as_secs_f64()
@@ -270,10 +282,14 @@ fn main() {
         std::thread::available_parallelism().map_or(0, |n| n.get()),
         std::fs::read_to_string("/proc/cpuinfo")
             .ok()
-            .and_then(|c| c
-                .lines()
-                .find(|l| l.starts_with("model name"))
-                .map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string()))
+            .and_then(
+                |c| c.lines().find(|l| l.starts_with("model name")).map(|l| l
+                    .split(':')
+                    .nth(1)
+                    .unwrap_or("")
+                    .trim()
+                    .to_string())
+            )
             .unwrap_or_default()
     );
     row("case", "measure", "voml", "reference", "ratio");
@@ -284,17 +300,33 @@ fn main() {
         big_trace(trace3, &big).unwrap();
         let size = std::fs::metadata(&big).unwrap().len();
         let mb = size as f64 / 1e6;
-        let records = BufReader::new(std::fs::File::open(&big).unwrap()).lines().count();
+        let records = BufReader::new(std::fs::File::open(&big).unwrap())
+            .lines()
+            .count();
         println!("big.trf: {mb:.1} MB, {records} records");
         for (name, spec, awk) in [
-            ("count per processor (data event)", &count_data, COUNT_DATA_AWK),
-            ("count entries (condition part)", &count_condition, COUNT_CONDITION_AWK),
+            (
+                "count per processor (data event)",
+                &count_data,
+                COUNT_DATA_AWK,
+            ),
+            (
+                "count entries (condition part)",
+                &count_condition,
+                COUNT_CONDITION_AWK,
+            ),
         ] {
             let v = run(spec, &big, &[]);
             let a = measure(&["mawk", awk, big.to_str().unwrap()], repeat);
             match (v, a) {
                 (Ok(v), Ok(a)) => {
-                    row(name, "CPU s", &format!("{:.2}", v.cpu), &format!("mawk {:.2}", a.cpu), &format!("{:.1}x", v.cpu / a.cpu));
+                    row(
+                        name,
+                        "CPU s",
+                        &format!("{:.2}", v.cpu),
+                        &format!("mawk {:.2}", a.cpu),
+                        &format!("{:.1}x", v.cpu / a.cpu),
+                    );
                     row("", "peak memory", &mib(v.peak_kb), &mib(a.peak_kb), "");
                 }
                 (v, a) => println!("{name}: {v:?} {a:?}"),
@@ -343,7 +375,10 @@ fn main() {
         for spec in all_examples {
             match run(&spec, trace3, &[]) {
                 Ok(v) => row(
-                    &format!("{} on trace3 to PNG", spec.file_name().unwrap().to_string_lossy()),
+                    &format!(
+                        "{} on trace3 to PNG",
+                        spec.file_name().unwrap().to_string_lossy()
+                    ),
                     "wall s",
                     &format!("{:.2}", v.wall),
                     "",
@@ -353,7 +388,10 @@ fn main() {
             }
         }
     } else {
-        println!("(no {}: the cases on big.trf are skipped)", trace3.display());
+        println!(
+            "(no {}: the cases on big.trf are skipped)",
+            trace3.display()
+        );
     }
 
     let lineplot = work.join("lineplot-1m.trf");

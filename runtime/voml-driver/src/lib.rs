@@ -123,7 +123,7 @@ pub fn run(
             Ok(record) => record,
             Err(e) => {
                 run.outcome.bad_lines += 1;
-                reporter.bad_line(&e, strict);
+                reporter.bad_line(e, strict);
                 if strict {
                     run.outcome.stopped = true;
                     break;
@@ -133,17 +133,20 @@ pub fn run(
         };
         let ts = record.timestamp().unwrap_or(run.outcome.last_ts);
         // Paced: wait for the record's moment, ticking and answering the user meanwhile.
-        if let Some(due) = run.pacer.due(ts, Instant::now()) {
-            while Instant::now() < due {
-                if run.idle(runtime, sinks, reporter, Some((ts, due))).is_err() {
-                    break 'input;
+        // (Unpaced runs read no clock per record.)
+        if run.pacer.speed().is_some() {
+            if let Some(due) = run.pacer.due(ts, Instant::now()) {
+                while Instant::now() < due {
+                    if run.idle(runtime, sinks, reporter, Some((ts, due))).is_err() {
+                        break 'input;
+                    }
                 }
             }
         }
         run.frame_before(ts, runtime, sinks, reporter);
         run.outcome.last_ts = ts;
         let before = runtime.faults().len();
-        let result = runtime.process(&record, &source_name);
+        let result = runtime.process(record, &source_name);
         for fault in &runtime.faults()[before..] {
             reporter.fault(fault);
         }
@@ -193,6 +196,11 @@ impl Run {
     /// back end, until its next look; for a paced synchronous VO, until its next tick; else
     /// as long as it takes.
     fn idle_wait(&self, runtime: &Runtime) -> Option<Duration> {
+        let paced_ticks = runtime.is_synchronous() && self.pacer.speed().is_some();
+        if !self.interactive && !paced_ticks {
+            // Nothing to do meanwhile: no clock to read.
+            return None;
+        }
         let mut wait: Option<Duration> = None;
         let now = Instant::now();
         if self.interactive {

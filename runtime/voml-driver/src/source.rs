@@ -1,7 +1,10 @@
 //! Where records come from: a trace read on its own thread (a file, standard input, any
 //! stream), handed to the driver in batches through a bounded channel, so that reading and
 //! parsing run beside the visual object's code and a slow visual object slows the reader
-//! rather than filling memory.
+//! rather than filling memory. The driver hands each batch back when it is done with it, and
+//! the reader parses new records into the old ones: after the first few batches, reading
+//! allocates nothing per record (and no memory moves from one thread's allocator to the
+//! other's).
 
 use std::io::{BufReader, Read};
 use std::path::Path;
@@ -21,9 +24,9 @@ const BATCH: usize = 1024;
 const AHEAD: usize = 16;
 
 /// What [`Source::next`] found.
-pub enum Next {
+pub enum Next<'a> {
     /// A record, or a line that is not one.
-    Item(Result<Record, TraceError>),
+    Item(Result<&'a Record, &'a TraceError>),
     /// Nothing arrived in the time given.
     Idle,
     /// The input has ended.
@@ -48,7 +51,11 @@ impl Share {
 pub struct Source {
     name: String,
     rx: Receiver<Batch>,
-    batch: std::vec::IntoIter<Result<Record, TraceError>>,
+    /// Batches done with, back to the reader.
+    back: SyncSender<Batch>,
+    batch: Batch,
+    /// The next item of `batch`.
+    pos: usize,
     share: Share,
     live: bool,
     ended: bool,
@@ -79,6 +86,7 @@ impl Source {
     /// Reads any stream, naming it `name` in messages.
     pub fn reader(name: String, input: impl Read + Send + 'static, options: ReadOptions) -> Source {
         let (tx, rx) = mpsc::sync_channel(AHEAD);
+        let (back, back_rx) = mpsc::sync_channel(AHEAD + 2);
         let share = Share::default();
         let counted = Counted {
             inner: input,
@@ -89,11 +97,13 @@ impl Source {
         // empty, and the caller reports zero records.
         let _ = std::thread::Builder::new()
             .name("voml-trace-reader".into())
-            .spawn(move || read(thread_name, counted, options, tx));
+            .spawn(move || read(thread_name, counted, options, tx, back_rx));
         Source {
             name,
             rx,
-            batch: Vec::new().into_iter(),
+            back,
+            batch: Vec::new(),
+            pos: 0,
             share,
             live: false,
             ended: false,
@@ -117,39 +127,42 @@ impl Source {
 
     /// The next record or bad line. With `wait`, gives [`Next::Idle`] when nothing arrives
     /// within it; without, waits as long as it takes.
-    pub fn next(&mut self, wait: Option<Duration>) -> Next {
-        if let Some(item) = self.batch.next() {
-            return Next::Item(item);
-        }
-        if self.ended {
-            return Next::End;
-        }
-        let batch = match wait {
-            None => self.rx.recv().map_err(|_| ()),
-            Some(w) if w.is_zero() => match self.rx.try_recv() {
-                Ok(b) => Ok(b),
-                Err(TryRecvError::Empty) => return Next::Idle,
-                Err(TryRecvError::Disconnected) => Err(()),
-            },
-            Some(w) => match self.rx.recv_timeout(w) {
-                Ok(b) => Ok(b),
-                Err(RecvTimeoutError::Timeout) => return Next::Idle,
-                Err(RecvTimeoutError::Disconnected) => Err(()),
-            },
-        };
-        match batch {
-            Ok(batch) => {
-                self.batch = batch.into_iter();
-                match self.batch.next() {
-                    Some(item) => Next::Item(item),
-                    None => Next::Idle,
+    pub fn next(&mut self, wait: Option<Duration>) -> Next<'_> {
+        if self.pos >= self.batch.len() {
+            if self.ended {
+                return Next::End;
+            }
+            let batch = match wait {
+                None => self.rx.recv().map_err(|_| ()),
+                Some(w) if w.is_zero() => match self.rx.try_recv() {
+                    Ok(b) => Ok(b),
+                    Err(TryRecvError::Empty) => return Next::Idle,
+                    Err(TryRecvError::Disconnected) => Err(()),
+                },
+                Some(w) => match self.rx.recv_timeout(w) {
+                    Ok(b) => Ok(b),
+                    Err(RecvTimeoutError::Timeout) => return Next::Idle,
+                    Err(RecvTimeoutError::Disconnected) => Err(()),
+                },
+            };
+            match batch {
+                Ok(batch) => {
+                    let done = std::mem::replace(&mut self.batch, batch);
+                    self.pos = 0;
+                    // The reader may have ended: then the batch is simply dropped.
+                    let _ = self.back.try_send(done);
+                    if self.batch.is_empty() {
+                        return Next::Idle;
+                    }
+                }
+                Err(()) => {
+                    self.ended = true;
+                    return Next::End;
                 }
             }
-            Err(()) => {
-                self.ended = true;
-                Next::End
-            }
         }
+        self.pos += 1;
+        Next::Item(self.batch[self.pos - 1].as_ref())
     }
 }
 
@@ -157,10 +170,26 @@ impl Source {
 /// full, or as soon as the next line is not already buffered, so that a live producer's
 /// records are not held back waiting for more. Ends when the input ends or the driver has
 /// gone.
-fn read<R: Read>(name: String, input: Counted<R>, options: ReadOptions, tx: SyncSender<Batch>) {
+fn read<R: Read>(
+    name: String,
+    input: Counted<R>,
+    options: ReadOptions,
+    tx: SyncSender<Batch>,
+    back: Receiver<Batch>,
+) {
     let mut reader = TraceReader::new(BufReader::with_capacity(1 << 16, input), name, options);
+    // Records the driver is done with, to parse into again.
+    let mut spare: Vec<Record> = Vec::new();
     let mut batch = Vec::with_capacity(BATCH);
-    while let Some(item) = reader.next() {
+    loop {
+        if spare.is_empty() {
+            while let Ok(mut done) = back.try_recv() {
+                spare.extend(done.drain(..).filter_map(Result::ok));
+            }
+        }
+        let Some(item) = reader.next_reusing(spare.pop()) else {
+            break;
+        };
         batch.push(item);
         let buffered = reader.get_ref().buffer();
         let line_ready = memchr_newline(buffered);
@@ -202,8 +231,8 @@ mod tests {
         let (mut records, mut bad) = (Vec::new(), Vec::new());
         loop {
             match source.next(None) {
-                Next::Item(Ok(r)) => records.push(r),
-                Next::Item(Err(e)) => bad.push(e),
+                Next::Item(Ok(r)) => records.push(r.clone()),
+                Next::Item(Err(e)) => bad.push(e.clone()),
                 Next::Idle => {}
                 Next::End => return (records, bad),
             }

@@ -248,39 +248,53 @@ pub enum DrawCmd {
 impl DrawCmd {
     /// A conservative box of the pixels the command can change.
     pub fn bounds(&self) -> PxRect {
+        match self.clip() {
+            Some(clip) => self.ink().intersect(&clip),
+            None => self.ink(),
+        }
+    }
+
+    /// The command's clip rectangle, if it has one.
+    pub fn clip(&self) -> Option<PxRect> {
+        match self {
+            DrawCmd::Stroke { clip, .. }
+            | DrawCmd::Fill { clip, .. }
+            | DrawCmd::Text { clip, .. }
+            | DrawCmd::Image { clip, .. } => Some(*clip),
+            DrawCmd::Clear { .. } | DrawCmd::Shift { .. } => None,
+        }
+    }
+
+    /// A conservative box of the pixels the command would change without its clip.
+    pub fn ink(&self) -> PxRect {
         match self {
             DrawCmd::Clear { rect, .. } => *rect,
             DrawCmd::Shift { area, .. } => *area,
-            DrawCmd::Stroke {
-                path, style, clip, ..
-            } => {
+            DrawCmd::Stroke { path, style, .. } => {
                 // Miter joins reach up to miter_limit/2 = 2 widths out.
                 let pad = f64::from(style.width) * 2.0 + 2.0;
-                path_box(path, pad).intersect(clip)
+                path_box(path, pad)
             }
-            DrawCmd::Fill { path, clip, .. } => path_box(path, 1.0).intersect(clip),
+            DrawCmd::Fill { path, .. } => path_box(path, 1.0),
             DrawCmd::Text {
                 x,
                 baseline,
                 text,
                 font,
-                clip,
                 ..
             } => match font.ink_bounds(text, *x, *baseline) {
                 Some((x0, y0, x1, y1)) => {
                     PxRect::covering(f64::from(x0), f64::from(y0), f64::from(x1), f64::from(y1))
                         .inflate(1)
-                        .intersect(clip)
                 }
                 None => PxRect::default(),
             },
-            DrawCmd::Image { dst, clip, .. } => PxRect::covering(
+            DrawCmd::Image { dst, .. } => PxRect::covering(
                 f64::from(dst[0]),
                 f64::from(dst[1]),
                 f64::from(dst[2]),
                 f64::from(dst[3]),
-            )
-            .intersect(clip),
+            ),
         }
     }
 

@@ -124,7 +124,7 @@ impl PxRect {
         )
     }
 
-    fn from_i64(x0: i64, y0: i64, x1: i64, y1: i64) -> PxRect {
+    pub(crate) fn from_i64(x0: i64, y0: i64, x1: i64, y1: i64) -> PxRect {
         let lo = i64::from(i32::MIN);
         let hi = i64::from(i32::MAX);
         let (x0, y0) = (x0.clamp(lo, hi), y0.clamp(lo, hi));

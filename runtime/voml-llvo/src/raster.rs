@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use ab_glyph::Font;
 use tiny_skia::{
-    BlendMode, FillRule, FilterQuality, Mask, Paint, Path, PathBuilder, Pattern, Pixmap,
+    BlendMode, FillRule, FilterQuality, Paint, Path, PathBuilder, Pattern, Pixmap,
     PremultipliedColorU8, Rect, SpreadMode, Stroke, StrokeDash, Transform,
 };
 
@@ -33,8 +33,8 @@ struct Surface {
     /// While buffering: the picture as it was when buffering began, which
     /// is what a viewer would still see.
     shown: Option<Pixmap>,
-    /// Masks are as large as the surface; the scrollable area's is reused.
-    mask: Option<(PxRect, Mask)>,
+    /// Pixels kept aside while painting through a clip (reused).
+    kept: Vec<PremultipliedColorU8>,
 }
 
 impl RasterBackend {
@@ -125,42 +125,76 @@ impl Surface {
         PxRect::new(0, 0, self.pixmap.width(), self.pixmap.height())
     }
 
-    /// The clip to paint through: `None` when it is the whole surface.
-    /// Returns `Err(())` when nothing at all may be painted.
-    fn prepare_mask(&mut self, clip: PxRect) -> Result<bool, ()> {
-        let whole = self.bounds();
-        let clip = clip.intersect(&whole);
-        if clip.is_empty() {
-            return Err(());
+    /// Paints what `paint` draws (on the pixmap it is given, through the transform it is
+    /// given) on the pixels of `clip`, where `ink` bounds what it can touch. Ink that the clip
+    /// does not cut is painted directly. Otherwise the pixels around the clip that the ink
+    /// covers are kept aside, the painting is done, and they are put back: the coordinates
+    /// stay exactly as they are, and the cost is a copy of what lies outside the clip, where
+    /// painting through a clip mask costs several times more per pixel over the whole ink
+    /// (and tiny-skia's `Source` blending clears what a mask hides).
+    fn paint_clipped(
+        &mut self,
+        clip: PxRect,
+        ink: PxRect,
+        paint: impl FnOnce(&mut tiny_skia::PixmapMut<'_>, Transform),
+    ) {
+        let visible = ink.intersect(&self.bounds());
+        let shown = visible.intersect(&clip);
+        if shown.is_empty() {
+            return;
         }
-        if clip == whole {
-            return Ok(false);
+        if shown == visible {
+            paint(&mut self.pixmap.as_mut(), Transform::identity());
+            return;
         }
-        if self.mask.as_ref().map(|(r, _)| *r) != Some(clip) {
-            let mut mask = Mask::new(whole.w, whole.h).ok_or(())?;
-            let rect = Rect::from_xywh(clip.x as f32, clip.y as f32, clip.w as f32, clip.h as f32)
-                .ok_or(())?;
-            mask.fill_path(
-                &PathBuilder::from_rect(rect),
-                FillRule::Winding,
-                false,
-                Transform::identity(),
-            );
-            self.mask = Some((clip, mask));
+        // What the ink covers outside the clip: up to four strips around `shown`.
+        let strips = [
+            PxRect::from_i64(
+                i64::from(visible.x),
+                i64::from(visible.y),
+                visible.right(),
+                i64::from(shown.y),
+            ),
+            PxRect::from_i64(
+                i64::from(visible.x),
+                shown.bottom(),
+                visible.right(),
+                visible.bottom(),
+            ),
+            PxRect::from_i64(
+                i64::from(visible.x),
+                i64::from(shown.y),
+                i64::from(shown.x),
+                shown.bottom(),
+            ),
+            PxRect::from_i64(
+                shown.right(),
+                i64::from(shown.y),
+                visible.right(),
+                shown.bottom(),
+            ),
+        ];
+        let width = self.pixmap.width() as usize;
+        let mut kept = std::mem::take(&mut self.kept);
+        kept.clear();
+        for r in strips.iter().filter(|r| !r.is_empty()) {
+            for y in r.y as usize..r.bottom() as usize {
+                let at = y * width + r.x as usize;
+                kept.extend_from_slice(&self.pixmap.pixels()[at..at + r.w as usize]);
+            }
         }
-        Ok(true)
-    }
-
-    /// The pixmap and the mask to paint through for `clip`, or `None` when nothing may be
-    /// painted.
-    fn target(&mut self, clip: PxRect) -> Option<(&mut Pixmap, Option<&Mask>)> {
-        let masked = self.prepare_mask(clip).ok()?;
-        let mask = if masked {
-            self.mask.as_ref().map(|m| &m.1)
-        } else {
-            None
-        };
-        Some((&mut self.pixmap, mask))
+        paint(&mut self.pixmap.as_mut(), Transform::identity());
+        let mut from = 0;
+        let pixels = self.pixmap.pixels_mut();
+        for r in strips.iter().filter(|r| !r.is_empty()) {
+            for y in r.y as usize..r.bottom() as usize {
+                let at = y * width + r.x as usize;
+                let w = r.w as usize;
+                pixels[at..at + w].copy_from_slice(&kept[from..from + w]);
+                from += w;
+            }
+        }
+        self.kept = kept;
     }
 
     fn clear(&mut self, rect: PxRect, color: Color) {
@@ -371,6 +405,67 @@ impl Surface {
     }
 }
 
+/// When `path` is an upright rectangle (one subpath of four corners with sides along the
+/// axes; `closed` when its outline counts, so the fourth side must be there): `Some` of it
+/// cut to `clip` (`None` inside when nothing is left). `None` for any other path.
+fn clip_upright_rect(path: &PxPath, clip: PxRect, closed: bool) -> Option<Option<PxPath>> {
+    let pts: Vec<(f32, f32)> = match path.segs.as_slice() {
+        [PathSeg::MoveTo(x0, y0), PathSeg::LineTo(x1, y1), PathSeg::LineTo(x2, y2), PathSeg::LineTo(x3, y3), rest @ ..]
+            if (rest.is_empty() && !closed)
+                || matches!(rest, [PathSeg::Close])
+                || matches!(rest, [PathSeg::LineTo(x, y)] if (*x, *y) == (*x0, *y0))
+                || matches!(rest, [PathSeg::LineTo(x, y), PathSeg::Close] if (*x, *y) == (*x0, *y0)) =>
+        {
+            vec![(*x0, *y0), (*x1, *y1), (*x2, *y2), (*x3, *y3)]
+        }
+        _ => return None,
+    };
+    let upright = (0..4).all(|i| {
+        let (a, b) = (pts[i], pts[(i + 1) % 4]);
+        (a.0 == b.0) != (a.1 == b.1)
+    });
+    if !upright || pts.iter().any(|p| !p.0.is_finite() || !p.1.is_finite()) {
+        return None;
+    }
+    let (mut x0, mut y0, mut x1, mut y1) = (pts[0].0, pts[0].1, pts[0].0, pts[0].1);
+    for p in &pts[1..] {
+        x0 = x0.min(p.0);
+        y0 = y0.min(p.1);
+        x1 = x1.max(p.0);
+        y1 = y1.max(p.1);
+    }
+    let cx0 = clip.x as f32;
+    let cy0 = clip.y as f32;
+    let cx1 = clip.right() as f32;
+    let cy1 = clip.bottom() as f32;
+    let (x0, y0, x1, y1) = (x0.max(cx0), y0.max(cy0), x1.min(cx1), y1.min(cy1));
+    if x0 >= x1 || y0 >= y1 {
+        return Some(None);
+    }
+    Some(Some(PxPath {
+        segs: vec![
+            PathSeg::MoveTo(x0, y0),
+            PathSeg::LineTo(x1, y0),
+            PathSeg::LineTo(x1, y1),
+            PathSeg::LineTo(x0, y1),
+            PathSeg::Close,
+        ],
+    }))
+}
+
+/// The pixels a fill of `path` can touch.
+fn path_ink(path: &PxPath) -> PxRect {
+    match path.bounds() {
+        Some((x0, y0, x1, y1)) => PxRect::covering(
+            f64::from(x0) - 1.0,
+            f64::from(y0) - 1.0,
+            f64::from(x1) + 1.0,
+            f64::from(y1) + 1.0,
+        ),
+        None => PxRect::default(),
+    }
+}
+
 /// The source pixels (index, weight) that make up each destination pixel
 /// along one axis of `n` pixels mapped by u' = s * u + o; `fill` is the
 /// weight of what lies outside the source.
@@ -438,7 +533,7 @@ impl Backend for RasterBackend {
             Surface {
                 pixmap,
                 shown: None,
-                mask: None,
+                kept: Vec::new(),
             },
         );
         Ok(())
@@ -454,7 +549,6 @@ impl Backend for RasterBackend {
         let pixmap = new_pixmap(width, height, background)?;
         let s = self.surface(view)?;
         s.pixmap = pixmap;
-        s.mask = None;
         if s.shown.is_some() {
             s.shown = Some(s.pixmap.clone());
         }
@@ -503,16 +597,27 @@ impl Backend for RasterBackend {
                 clip,
                 mode,
             } => {
-                let (Some(path), Some((pixmap, mask))) = (sk_path(path), s.target(*clip)) else {
+                // The outline of an upright rectangle running far out of view is cut to the
+                // clip grown by more than the stroke reaches: its corners and the cut's new
+                // sides stay out of sight, and what shows has the same edges.
+                let reach = style.width * 2.0 + 2.0;
+                let cut;
+                let path = match clip_upright_rect(path, clip.inflate(reach.ceil() as u32), true) {
+                    Some(None) => return Ok(()),
+                    Some(Some(p)) if style.dash.is_empty() => {
+                        cut = p;
+                        &cut
+                    }
+                    _ => path,
+                };
+                let Some(path) = sk_path(path) else {
                     return Ok(());
                 };
-                pixmap.stroke_path(
-                    &path,
-                    &solid_paint(*color, *mode),
-                    &sk_stroke(style),
-                    Transform::identity(),
-                    mask,
-                );
+                let paint = solid_paint(*color, *mode);
+                let stroke = sk_stroke(style);
+                s.paint_clipped(*clip, cmd.ink(), |pixmap, ts| {
+                    pixmap.stroke_path(&path, &paint, &stroke, ts, None);
+                });
             }
             DrawCmd::Fill {
                 path,
@@ -520,16 +625,26 @@ impl Backend for RasterBackend {
                 clip,
                 mode,
             } => {
-                let (Some(path), Some((pixmap, mask))) = (sk_path(path), s.target(*clip)) else {
+                // An upright rectangle is cut to its clip first (the same edges inside it, so
+                // the same pixels): a Gantt bar running far out of view costs only what shows,
+                // and is painted directly.
+                let clipped;
+                let (path, ink) = match clip_upright_rect(path, *clip, false) {
+                    Some(None) => return Ok(()),
+                    Some(Some(p)) => {
+                        clipped = p;
+                        let ink = path_ink(&clipped);
+                        (&clipped, ink)
+                    }
+                    None => (path, cmd.ink()),
+                };
+                let Some(path) = sk_path(path) else {
                     return Ok(());
                 };
-                pixmap.fill_path(
-                    &path,
-                    &solid_paint(*color, *mode),
-                    FillRule::Winding,
-                    Transform::identity(),
-                    mask,
-                );
+                let paint = solid_paint(*color, *mode);
+                s.paint_clipped(*clip, ink, |pixmap, ts| {
+                    pixmap.fill_path(&path, &paint, FillRule::Winding, ts, None);
+                });
             }
             DrawCmd::Image {
                 image,
@@ -567,10 +682,9 @@ impl Backend for RasterBackend {
                     shader: Pattern::new(img.as_ref(), SpreadMode::Pad, quality, *alpha, ts),
                     ..Paint::default()
                 };
-                let Some((pixmap, mask)) = s.target(*clip) else {
-                    return Ok(());
-                };
-                pixmap.fill_rect(rect, &paint, Transform::identity(), mask);
+                s.paint_clipped(*clip, cmd.ink(), |pixmap, ts| {
+                    pixmap.fill_rect(rect, &paint, ts, None);
+                });
             }
         }
         Ok(())

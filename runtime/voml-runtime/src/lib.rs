@@ -75,6 +75,29 @@ pub struct Config {
 /// The inputs (EP component, input) that take one (record type, event type).
 type Targets = Rc<[(usize, usize)]>;
 
+/// Which inputs take each (record type, event type): a sorted table searched without
+/// hashing, since a visual object declares few event types and every record is looked up.
+struct Dispatch {
+    keys: Vec<(i64, i64)>,
+    targets: Vec<Targets>,
+}
+
+impl Dispatch {
+    fn new(map: HashMap<(i64, i64), Vec<(usize, usize)>>) -> Dispatch {
+        let mut entries: Vec<_> = map.into_iter().collect();
+        entries.sort_by_key(|e| e.0);
+        Dispatch {
+            keys: entries.iter().map(|e| e.0).collect(),
+            targets: entries.into_iter().map(|e| e.1.into()).collect(),
+        }
+    }
+
+    fn get(&self, rtype: i64, etype: i64) -> Option<&Targets> {
+        let i = self.keys.binary_search(&(rtype, etype)).ok()?;
+        Some(&self.targets[i])
+    }
+}
+
 /// What faults are grouped by when the log counts repeats: kind, component, part.
 type FaultKey = (FaultKind, Option<String>, Option<String>);
 
@@ -197,7 +220,7 @@ pub struct Runtime {
     host: Rc<RefCell<Host>>,
     eps: Vec<EpState>,
     irs: Vec<IrState>,
-    dispatch: HashMap<(i64, i64), Targets>,
+    dispatch: Dispatch,
     has_conditions: bool,
     watchdog: watchdog::Watchdog,
     meter: memory::Meter,
@@ -457,7 +480,7 @@ impl Runtime {
             host,
             eps,
             irs,
-            dispatch: dispatch.into_iter().map(|(k, v)| (k, v.into())).collect(),
+            dispatch: Dispatch::new(dispatch),
             has_conditions,
             watchdog,
             meter,
@@ -574,6 +597,16 @@ impl Runtime {
         self.stats.records += 1;
         if self.stats.first_ts.is_none() {
             self.stats.first_ts = record.timestamp();
+        }
+        // A record that no input declares and no condition part can see never reaches the
+        // VO's code: it only moves trace time on (and so may bring a synchronous VO's tick).
+        if !self.has_conditions && self.dispatch.get(record.rtype, record.etype).is_none() {
+            let ts = record.timestamp().unwrap_or(0.0);
+            let tick_due = matches!(self.next_tick, Some(next) if ts >= next);
+            if !tick_due {
+                self.host.borrow_mut().now = ts;
+                return Ok(());
+            }
         }
         let event = At {
             record: self.stats.records,
@@ -702,7 +735,7 @@ impl Runtime {
 
     fn dispatch(&mut self, record: &Record, event: Option<At<'_>>) -> Result<(), Stop> {
         self.condition_parts(true, event)?;
-        let Some(targets) = self.dispatch.get(&(record.rtype, record.etype)).cloned() else {
+        let Some(targets) = self.dispatch.get(record.rtype, record.etype).cloned() else {
             return self.condition_parts(false, event);
         };
         if event.is_some() {

@@ -35,14 +35,42 @@ pub fn parse_line(line: &str, line_no: u64) -> Result<Record, (usize, String)> {
     parse_record(line, line_no, &mut Vec::new()).map_err(|e| (e.column, e.message))
 }
 
-/// The reader's entry point: `scratch` is reused across lines so that each record costs a
-/// single exact-size allocation for its fields.
+/// The reader's entry point: a new record with exactly sized fields.
 pub(crate) fn parse_record(
     line: &str,
     line_no: u64,
     scratch: &mut Vec<Value>,
 ) -> Result<Record, LineError> {
-    scratch.clear();
+    let (rtype, etype) = parse_fields(line, scratch)?;
+    // Moving out (rather than `mem::take`) sizes the record exactly and keeps the scratch
+    // capacity for the next line.
+    let mut fields = Vec::with_capacity(scratch.len());
+    fields.append(scratch);
+    Ok(Record {
+        line: line_no,
+        rtype,
+        etype,
+        fields,
+    })
+}
+
+/// Parses `line` into `record`, reusing its field storage: a reader that is handed its
+/// records back allocates nothing per record.
+pub(crate) fn parse_record_into(
+    line: &str,
+    line_no: u64,
+    record: &mut Record,
+) -> Result<(), LineError> {
+    let (rtype, etype) = parse_fields(line, &mut record.fields)?;
+    record.line = line_no;
+    record.rtype = rtype;
+    record.etype = etype;
+    Ok(())
+}
+
+/// The two type codes of `line`, and its fields (from the timestamp on) in `fields`.
+fn parse_fields(line: &str, fields: &mut Vec<Value>) -> Result<(i64, i64), LineError> {
+    fields.clear();
     let mut pos = 0;
     let rtype = type_code(line, &mut pos, 0)?;
     let etype = type_code(line, &mut pos, 1)?;
@@ -60,28 +88,19 @@ pub(crate) fn parse_record(
                 });
             }
         }
-        if scratch.is_empty() && !matches!(value, Value::Int(_) | Value::Real(_)) {
+        if fields.is_empty() && !matches!(value, Value::Int(_) | Value::Real(_)) {
             return Err(LineError {
                 column: tok.start + 1,
                 kind: TraceErrorKind::Timestamp,
                 message: format!("expected a number timestamp, found `{}`", shorten(tok.text)),
             });
         }
-        scratch.push(value);
+        fields.push(value);
     }
-    if scratch.is_empty() {
+    if fields.is_empty() {
         return Err(missing_fields(line, 2));
     }
-    // Moving out (rather than `mem::take`) sizes the record exactly and keeps the scratch
-    // capacity for the next line.
-    let mut fields = Vec::with_capacity(scratch.len());
-    fields.append(scratch);
-    Ok(Record {
-        line: line_no,
-        rtype,
-        etype,
-        fields,
-    })
+    Ok((rtype, etype))
 }
 
 struct Token<'a> {

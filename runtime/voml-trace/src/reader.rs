@@ -6,7 +6,7 @@ use std::io::{self, BufRead, BufReader};
 use std::path::Path;
 
 use crate::error::{excerpt, LineError, TraceError, TraceErrorKind};
-use crate::parse::{is_comment_or_blank_bytes, parse_record};
+use crate::parse::{is_comment_or_blank_bytes, parse_record, parse_record_into};
 use crate::record::{Record, Value};
 
 /// Longest line accepted by default. Real trace lines are under 100 bytes; the cap keeps a
@@ -180,10 +180,11 @@ impl<R: BufRead> TraceReader<R> {
     }
 }
 
-impl<R: BufRead> Iterator for TraceReader<R> {
-    type Item = Result<Record, TraceError>;
-
-    fn next(&mut self) -> Option<Self::Item> {
+impl<R: BufRead> TraceReader<R> {
+    /// The next record, like [`Iterator::next`], but parsed into `reuse` (a record the
+    /// caller is done with) when given, so that its storage serves again.
+    pub fn next_reusing(&mut self, reuse: Option<Record>) -> Option<Result<Record, TraceError>> {
+        let mut reuse = reuse;
         while !self.done {
             let raw = match self.read_raw_line() {
                 Ok(Some(raw)) => raw,
@@ -236,7 +237,13 @@ impl<R: BufRead> Iterator for TraceReader<R> {
                     return Some(Err(self.bad_line(e)));
                 }
             };
-            return match parse_record(text, self.line_no, &mut self.scratch) {
+            let parsed = match reuse.take() {
+                Some(mut record) => {
+                    parse_record_into(text, self.line_no, &mut record).map(|()| record)
+                }
+                None => parse_record(text, self.line_no, &mut self.scratch),
+            };
+            return match parsed {
                 Ok(record) => {
                     self.stats.records += 1;
                     Some(Ok(record))
@@ -245,6 +252,14 @@ impl<R: BufRead> Iterator for TraceReader<R> {
             };
         }
         None
+    }
+}
+
+impl<R: BufRead> Iterator for TraceReader<R> {
+    type Item = Result<Record, TraceError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.next_reusing(None)
     }
 }
 
