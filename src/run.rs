@@ -8,7 +8,7 @@ use voml_driver::audio::WavSink;
 use voml_driver::sink::file_name;
 use voml_driver::{Pictures, Sink, Source, StateDump, Terminal};
 use voml_ir::CompiledVo;
-use voml_llvo::{Backend, RasterBackend};
+use voml_llvo::{Backend, LazyRaster};
 use voml_runtime::{Config, Runtime};
 use voml_trace::ReadOptions;
 
@@ -82,7 +82,7 @@ pub fn run(args: &RunArgs) -> ExitCode {
         sinks.push(Box::new(StateDump::new(path)));
     }
     let mut reporter = Terminal::new(&vo, args.color);
-    let Some(mut runtime) = load_runtime(args, vo, Box::new(RasterBackend::new())) else {
+    let Some(mut runtime) = load_runtime(args, vo, Box::new(LazyRaster::new())) else {
         return ExitCode::from(1);
     };
     // A headless run is replayed as fast as possible; --speed only scales its sound.

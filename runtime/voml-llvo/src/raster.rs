@@ -48,6 +48,11 @@ impl RasterBackend {
         self.surfaces.get(&view).map(|s| &s.pixmap)
     }
 
+    /// True while the view draws off-screen ([`Backend::begin_buffer`]).
+    pub fn buffering(&self, view: ViewId) -> bool {
+        self.surfaces.get(&view).is_some_and(|s| s.shown.is_some())
+    }
+
     fn surface(&mut self, view: ViewId) -> Result<&mut Surface, LlvoError> {
         self.surfaces
             .get_mut(&view)

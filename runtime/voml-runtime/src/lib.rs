@@ -33,7 +33,7 @@ use steel::steel_vm::engine::Engine;
 use steel::SteelErr;
 use voml_ir::{CompiledVo, FieldType, RenderMode, Span};
 use voml_llvo::{
-    AdaptMode, Adaptation, Backend, BackendEvent, Color, Llvo, OwnerId, RasterBackend, Status,
+    AdaptMode, Adaptation, Backend, BackendEvent, Color, LazyRaster, Llvo, OwnerId, Status,
     ViewSpec,
 };
 use voml_trace::{Record, Value};
@@ -240,9 +240,9 @@ pub struct Runtime {
 
 impl Runtime {
     /// Loads a compiled visual object into a fresh sandboxed engine drawing in memory (the
-    /// headless raster back end).
+    /// headless raster back end, rasterising only when a picture is taken).
     pub fn headless(vo: CompiledVo, config: Config) -> Result<Runtime, LoadError> {
-        Runtime::new(vo, Box::new(RasterBackend::new()), config)
+        Runtime::new(vo, Box::new(LazyRaster::new()), config)
     }
 
     /// Loads a compiled visual object into a fresh sandboxed engine drawing through `backend`.

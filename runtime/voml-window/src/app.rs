@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use softbuffer::{Context, Surface};
-use voml_llvo::{Backend, BackendEvent, Command, RasterBackend, Status, ViewId};
+use voml_llvo::{Backend, BackendEvent, Command, LazyRaster, Status, ViewId};
 use winit::application::ApplicationHandler;
 use winit::dpi::{LogicalSize, PhysicalPosition, PhysicalSize};
 use winit::event::{ElementState, MouseButton, WindowEvent};
@@ -61,7 +61,7 @@ impl ViewWindow {
         window_to_frame(x, y, self.size(), frame)
     }
 
-    fn redraw(&mut self, raster: &mut RasterBackend, background: [u8; 3]) -> Result<(), String> {
+    fn redraw(&mut self, raster: &mut LazyRaster, background: [u8; 3]) -> Result<(), String> {
         if self.stale {
             self.stale = false;
             if let Ok(p) = raster.snapshot(self.view) {
@@ -91,7 +91,8 @@ struct Placement {
 }
 
 pub(crate) struct App {
-    raster: RasterBackend,
+    /// The windows' surfaces, rasterised when they are shown.
+    raster: LazyRaster,
     views: HashMap<WindowId, ViewWindow>,
     windows: HashMap<ViewId, WindowId>,
     context: Option<Context<OwnedDisplayHandle>>,
@@ -122,7 +123,7 @@ impl App {
         options: WindowOptions,
     ) -> App {
         App {
-            raster: RasterBackend::new(),
+            raster: LazyRaster::new(),
             views: HashMap::new(),
             windows: HashMap::new(),
             context: None,

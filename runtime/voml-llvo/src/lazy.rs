@@ -1,0 +1,298 @@
+//! A raster back end that rasterises only when a picture is needed: drawing commands wait in
+//! a list per view, and undrawing a frame that is still waiting removes its commands instead
+//! of painting it and then painting over it. A counter redrawn after each of a million records
+//! is rasterised once, when the picture is taken.
+//!
+//! The pixels are exactly those of [`RasterBackend`] given the same commands: undrawing
+//! removes the frame's waiting commands *and* queues the erase commands (which cover every
+//! pixel the frame painted, so whatever was painted there after it is cleared too, as on a
+//! raster), and a command is dropped only when a later opaque one replaces every pixel it can
+//! touch. Everything that reads or moves pixels (snapshots, scrolling, rescaling, buffers,
+//! presenting) rasterises what waits first. `tests/lazy_raster.rs` holds the two back ends to
+//! the same pixels over random command streams.
+
+use std::collections::HashMap;
+
+use crate::backend::{
+    Backend, BackendEvent, DrawCmd, Mark, PaintMode, PathSeg, PxRemap, RgbaPixels, Status,
+};
+use crate::color::Color;
+use crate::error::LlvoError;
+use crate::geom::PxRect;
+use crate::raster::RasterBackend;
+use crate::{ImageId, ViewId};
+
+/// Commands waiting in one view before they are rasterised anyway, so that memory stays
+/// bounded whatever the visual object draws.
+const MAX_WAITING: usize = 4096;
+/// How many of the latest waiting commands a covering command is checked against: what a
+/// redraw replaces was drawn lately, and the check must stay cheap.
+const COVER_WINDOW: usize = 64;
+
+/// See the module documentation.
+#[derive(Default)]
+pub struct LazyRaster {
+    raster: RasterBackend,
+    waiting: HashMap<ViewId, Vec<Waiting>>,
+    /// How many waiting commands each frame has, so that undrawing a frame with none waiting
+    /// looks at nothing.
+    marks: HashMap<Mark, usize>,
+}
+
+/// A command that waits, with whose frame it is and the pixels it can change.
+struct Waiting {
+    mark: Option<Mark>,
+    bounds: PxRect,
+    cmd: DrawCmd,
+}
+
+impl LazyRaster {
+    /// No surfaces yet.
+    pub fn new() -> LazyRaster {
+        LazyRaster::default()
+    }
+
+    /// Commands waiting in `view` (for tests and measurements).
+    pub fn waiting(&self, view: ViewId) -> usize {
+        self.waiting.get(&view).map_or(0, Vec::len)
+    }
+
+    /// Rasterises what waits in `view`.
+    fn settle(&mut self, view: ViewId) -> Result<(), LlvoError> {
+        let Some(list) = self.waiting.get_mut(&view) else {
+            return Ok(());
+        };
+        for w in list.drain(..) {
+            if let Some(m) = w.mark {
+                forget_one(&mut self.marks, m);
+            }
+            self.raster.draw(view, &w.cmd)?;
+        }
+        Ok(())
+    }
+
+    fn push(&mut self, view: ViewId, mark: Option<Mark>, cmd: &DrawCmd) -> Result<(), LlvoError> {
+        if !self.waiting.contains_key(&view) {
+            // An unknown surface: the raster back end says so.
+            return self.raster.draw(view, cmd);
+        }
+        if let DrawCmd::Shift { .. } = cmd {
+            self.settle(view)?;
+            return self.raster.draw(view, cmd);
+        }
+        let list = self.waiting.get_mut(&view).expect("checked above");
+        if let Some(cover) = covered(cmd) {
+            let from = list.len().saturating_sub(COVER_WINDOW);
+            let mut kept = from;
+            for i in from..list.len() {
+                let b = list[i].bounds;
+                if !b.is_empty() && b.intersect(&cover) == b {
+                    if let Some(m) = list[i].mark {
+                        forget_one(&mut self.marks, m);
+                    }
+                } else {
+                    list.swap(kept, i);
+                    kept += 1;
+                }
+            }
+            list.truncate(kept);
+        }
+        if let Some(m) = mark {
+            *self.marks.entry(m).or_default() += 1;
+        }
+        list.push(Waiting {
+            mark,
+            bounds: cmd.bounds(),
+            cmd: cmd.clone(),
+        });
+        if list.len() > MAX_WAITING {
+            self.settle(view)?;
+        }
+        Ok(())
+    }
+}
+
+/// One waiting command of frame `mark` is gone.
+fn forget_one(marks: &mut HashMap<Mark, usize>, mark: Mark) {
+    if let Some(n) = marks.get_mut(&mark) {
+        *n -= 1;
+        if *n == 0 {
+            marks.remove(&mark);
+        }
+    }
+}
+
+/// The pixels `cmd` certainly replaces whatever was there: a clear's rectangle; the inside of
+/// an upright rectangle filled hard-edged (erasing) or with an opaque colour, to whole pixels,
+/// within its clip.
+fn covered(cmd: &DrawCmd) -> Option<PxRect> {
+    match cmd {
+        DrawCmd::Clear { rect, .. } => Some(*rect),
+        DrawCmd::Fill {
+            path,
+            color,
+            clip,
+            mode,
+        } if *mode == PaintMode::Erase || color.a == 255 => {
+            let [x0, y0, x1, y1] = upright_rect(&path.segs)?;
+            let (x0, y0) = (x0.ceil(), y0.ceil());
+            let (x1, y1) = (x1.floor(), y1.floor());
+            if x0 >= x1 || y0 >= y1 || x0 < -1e9 || y0 < -1e9 || x1 > 1e9 || y1 > 1e9 {
+                return None;
+            }
+            let inside = PxRect::new(x0 as i32, y0 as i32, (x1 - x0) as u32, (y1 - y0) as u32);
+            Some(inside.intersect(clip))
+        }
+        _ => None,
+    }
+}
+
+/// The corners (x0, y0, x1, y1) of a path that is one upright rectangle.
+fn upright_rect(segs: &[PathSeg]) -> Option<[f32; 4]> {
+    let pts: Vec<(f32, f32)> = match segs {
+        [PathSeg::MoveTo(a, b), PathSeg::LineTo(c, d), PathSeg::LineTo(e, f), PathSeg::LineTo(g, h), rest @ ..]
+            if rest.is_empty()
+                || matches!(rest, [PathSeg::Close])
+                || matches!(rest, [PathSeg::LineTo(x, y)] if (*x, *y) == (*a, *b))
+                || matches!(rest, [PathSeg::LineTo(x, y), PathSeg::Close] if (*x, *y) == (*a, *b)) =>
+        {
+            vec![(*a, *b), (*c, *d), (*e, *f), (*g, *h)]
+        }
+        _ => return None,
+    };
+    let upright = (0..4).all(|i| {
+        let (p, q) = (pts[i], pts[(i + 1) % 4]);
+        (p.0 == q.0) != (p.1 == q.1)
+    });
+    if !upright || pts.iter().any(|p| !p.0.is_finite() || !p.1.is_finite()) {
+        return None;
+    }
+    let xs = pts.iter().map(|p| p.0);
+    let ys = pts.iter().map(|p| p.1);
+    Some([
+        xs.clone().fold(f32::INFINITY, f32::min),
+        ys.clone().fold(f32::INFINITY, f32::min),
+        xs.fold(f32::NEG_INFINITY, f32::max),
+        ys.fold(f32::NEG_INFINITY, f32::max),
+    ])
+}
+
+impl Backend for LazyRaster {
+    fn create_surface(
+        &mut self,
+        view: ViewId,
+        title: &str,
+        width: u32,
+        height: u32,
+        background: Color,
+    ) -> Result<(), LlvoError> {
+        self.raster
+            .create_surface(view, title, width, height, background)?;
+        self.waiting.insert(view, Vec::new());
+        Ok(())
+    }
+
+    fn resize_surface(
+        &mut self,
+        view: ViewId,
+        width: u32,
+        height: u32,
+        background: Color,
+    ) -> Result<(), LlvoError> {
+        // The content is lost anyway.
+        if let Some(list) = self.waiting.get_mut(&view) {
+            for w in list.drain(..) {
+                if let Some(m) = w.mark {
+                    forget_one(&mut self.marks, m);
+                }
+            }
+        }
+        self.raster.resize_surface(view, width, height, background)
+    }
+
+    fn destroy_surface(&mut self, view: ViewId) {
+        for w in self.waiting.remove(&view).unwrap_or_default() {
+            if let Some(m) = w.mark {
+                forget_one(&mut self.marks, m);
+            }
+        }
+        self.raster.destroy_surface(view);
+    }
+
+    fn add_image(&mut self, image: ImageId, pixels: &RgbaPixels) -> Result<(), LlvoError> {
+        self.raster.add_image(image, pixels)
+    }
+
+    fn draw(&mut self, view: ViewId, cmd: &DrawCmd) -> Result<(), LlvoError> {
+        self.push(view, None, cmd)
+    }
+
+    fn draw_owned(&mut self, view: ViewId, mark: Mark, cmd: &DrawCmd) -> Result<(), LlvoError> {
+        self.push(view, Some(mark), cmd)
+    }
+
+    fn undraw(&mut self, mark: Mark, erase: &[(ViewId, DrawCmd)]) -> Result<(), LlvoError> {
+        // What of the frame still waits is never painted; what was painted already is
+        // covered by the erase commands, which also clear what was painted over it since.
+        if self.marks.remove(&mark).is_some() {
+            for list in self.waiting.values_mut() {
+                list.retain(|w| w.mark != Some(mark));
+            }
+        }
+        for (view, cmd) in erase {
+            self.push(*view, None, cmd)?;
+        }
+        Ok(())
+    }
+
+    fn remap_area(
+        &mut self,
+        view: ViewId,
+        area: PxRect,
+        map: PxRemap,
+        fill: Color,
+    ) -> Result<bool, LlvoError> {
+        self.settle(view)?;
+        self.raster.remap_area(view, area, map, fill)
+    }
+
+    fn begin_buffer(&mut self, view: ViewId) -> Result<(), LlvoError> {
+        self.settle(view)?;
+        self.raster.begin_buffer(view)
+    }
+
+    fn flush(&mut self, view: ViewId) -> Result<(), LlvoError> {
+        self.settle(view)?;
+        self.raster.flush(view)
+    }
+
+    fn present(&mut self, view: ViewId) -> Result<(), LlvoError> {
+        self.settle(view)?;
+        self.raster.present(view)
+    }
+
+    fn snapshot(&mut self, view: ViewId) -> Result<RgbaPixels, LlvoError> {
+        // While buffering, the raster shows the picture as it was when buffering began: what
+        // waits is not part of it.
+        if !self.raster.buffering(view) {
+            self.settle(view)?;
+        }
+        self.raster.snapshot(view)
+    }
+
+    fn depth(&self) -> u32 {
+        self.raster.depth()
+    }
+
+    fn position(&self, view: ViewId) -> (i32, i32) {
+        self.raster.position(view)
+    }
+
+    fn poll_events(&mut self) -> Vec<BackendEvent> {
+        self.raster.poll_events()
+    }
+
+    fn status(&mut self, status: &Status) {
+        self.raster.status(status)
+    }
+}

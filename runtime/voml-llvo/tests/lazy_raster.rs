@@ -1,0 +1,318 @@
+//! The lazy raster back end paints exactly what the raster back end paints: random streams of
+//! drawing, owned frames and their undrawing, clears, scrolling, rescaling, buffers and
+//! resizes, with the pictures compared byte for byte at random moments.
+
+use std::collections::HashMap;
+
+use voml_llvo::{
+    Backend, Color, DrawCmd, FontFamily, FontSpec, LazyRaster, LineCap, LineJoin, Mark, OwnerId,
+    PaintMode, PathSeg, PxPath, PxRect, PxRemap, RasterBackend, StrokeStyle, ViewId,
+};
+
+/// Per owner: its current frame number, and the view and bounds of what it drew in it.
+type Frames = HashMap<u32, (u64, Vec<(ViewId, PxRect)>)>;
+
+/// Starts a new frame of every owner without undrawing the last one (what the low-level
+/// layer does with records whose pixels moved or were lost).
+fn forget(frames: &mut Frames) {
+    for (frame, drawn) in frames.values_mut() {
+        *frame += 1;
+        drawn.clear();
+    }
+}
+
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+    fn coord(&mut self, size: u32) -> f32 {
+        (self.below(u64::from(size) * 12) as f32) / 8.0 - size as f32 * 0.25
+    }
+}
+
+fn colour(rng: &mut Rng) -> Color {
+    let palette = [
+        Color::rgb(200, 30, 30),
+        Color::rgb(20, 120, 200),
+        Color::rgba(40, 160, 60, 140),
+        Color::rgb(250, 250, 240),
+        Color::rgba(90, 20, 160, 200),
+    ];
+    palette[rng.below(palette.len() as u64) as usize]
+}
+
+fn command(rng: &mut Rng, w: u32, h: u32) -> DrawCmd {
+    let clip = if rng.below(3) == 0 {
+        PxRect::new(0, 0, w, h)
+    } else {
+        PxRect::new(
+            rng.below(u64::from(w) / 3) as i32,
+            rng.below(u64::from(h) / 3) as i32,
+            (w / 3) + rng.below(u64::from(w) / 2) as u32,
+            (h / 3) + rng.below(u64::from(h) / 2) as u32,
+        )
+    };
+    let (x0, y0, x1, y1) = (rng.coord(w), rng.coord(h), rng.coord(w), rng.coord(h));
+    match rng.below(6) {
+        0 => DrawCmd::Clear {
+            rect: PxRect::new(
+                x0 as i32,
+                y0 as i32,
+                rng.below(40) as u32,
+                rng.below(30) as u32,
+            ),
+            color: colour(rng),
+        },
+        1 | 2 => DrawCmd::Fill {
+            path: PxPath {
+                segs: vec![
+                    PathSeg::MoveTo(x0, y0),
+                    PathSeg::LineTo(x1, y0),
+                    PathSeg::LineTo(x1, y1),
+                    PathSeg::LineTo(x0, y1),
+                    PathSeg::Close,
+                ],
+            },
+            color: colour(rng),
+            clip,
+            mode: if rng.below(5) == 0 {
+                PaintMode::Erase
+            } else {
+                PaintMode::Blend
+            },
+        },
+        3 => DrawCmd::Fill {
+            path: PxPath {
+                segs: vec![
+                    PathSeg::MoveTo(x0, y0),
+                    PathSeg::LineTo(x1, y1),
+                    PathSeg::LineTo(x0, y1),
+                    PathSeg::Close,
+                ],
+            },
+            color: colour(rng),
+            clip,
+            mode: PaintMode::Blend,
+        },
+        4 => DrawCmd::Stroke {
+            path: PxPath {
+                segs: vec![PathSeg::MoveTo(x0, y0), PathSeg::LineTo(x1, y1)],
+            },
+            style: StrokeStyle {
+                width: 0.5 + rng.below(8) as f32 / 2.0,
+                cap: LineCap::Butt,
+                join: LineJoin::Miter,
+                dash: Vec::new(),
+                dash_offset: 0.0,
+            },
+            color: colour(rng),
+            clip,
+            mode: PaintMode::Blend,
+        },
+        _ => DrawCmd::Text {
+            x: x0,
+            baseline: y0,
+            text: format!("{}", rng.below(100_000)),
+            font: FontSpec {
+                family: FontFamily::Sans,
+                bold: false,
+                size_px: 8.0 + rng.below(10) as f32,
+            },
+            color: colour(rng),
+            clip,
+        },
+    }
+}
+
+/// Applies every operation to both back ends.
+struct Pair {
+    raster: RasterBackend,
+    lazy: LazyRaster,
+}
+
+impl Pair {
+    fn both(&mut self, f: impl Fn(&mut dyn Backend)) {
+        f(&mut self.raster);
+        f(&mut self.lazy);
+    }
+
+    fn same(&mut self, view: ViewId, case: &str) {
+        let a = self.raster.snapshot(view).unwrap();
+        let b = self.lazy.snapshot(view).unwrap();
+        let differing = a
+            .data
+            .chunks_exact(4)
+            .zip(b.data.chunks_exact(4))
+            .filter(|(x, y)| x != y)
+            .count();
+        assert_eq!(differing, 0, "{case}: {differing} pixels differ");
+    }
+}
+
+#[test]
+fn the_lazy_raster_paints_what_the_raster_paints() {
+    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+    for stream in 0..40 {
+        let mut pair = Pair {
+            raster: RasterBackend::new(),
+            lazy: LazyRaster::new(),
+        };
+        let views = [(ViewId(0), 90u32, 70u32), (ViewId(1), 64, 48)];
+        let bg = Color::rgb(255, 255, 255);
+        for &(v, w, h) in &views {
+            pair.both(|b| b.create_surface(v, "t", w, h, bg).unwrap());
+        }
+        let mut sizes: HashMap<ViewId, (u32, u32)> =
+            views.iter().map(|&(v, w, h)| (v, (w, h))).collect();
+        // Each owner's current frame and the bounds of what it drew in it, per view.
+        let mut frames: Frames = HashMap::new();
+        let mut buffering: HashMap<ViewId, bool> = HashMap::new();
+        for step in 0..400 {
+            let case = format!("stream {stream} step {step}");
+            let &(view, _, _) = &views[rng.below(2) as usize];
+            let (w, h) = sizes[&view];
+            let op = rng.below(20);
+            if std::env::var_os("LAZY_TRACE").is_some() {
+                eprintln!("{case}: op {op} view {view:?}");
+            }
+            match op {
+                0..=8 => {
+                    let cmd = command(&mut rng, w, h);
+                    pair.both(|b| b.draw(view, &cmd).unwrap());
+                }
+                9..=12 => {
+                    let owner = 1 + rng.below(3) as u32;
+                    let cmd = command(&mut rng, w, h);
+                    let entry = frames.entry(owner).or_insert((1, Vec::new()));
+                    let mark = Mark {
+                        owner: OwnerId(owner),
+                        frame: entry.0,
+                    };
+                    entry.1.push((view, cmd.bounds()));
+                    pair.both(|b| b.draw_owned(view, mark, &cmd).unwrap());
+                }
+                13 | 14 => {
+                    // Undraw an owner's frame: erase a pixel beyond everything it painted.
+                    let owner = 1 + rng.below(3) as u32;
+                    let (frame, drawn) = frames.remove(&owner).unwrap_or((1, Vec::new()));
+                    // (Frame numbers only grow, as the low-level layer gives them.)
+                    let erase: Vec<(ViewId, DrawCmd)> = drawn
+                        .iter()
+                        .filter(|(_, r)| !r.is_empty())
+                        .map(|&(v, r)| {
+                            (
+                                v,
+                                DrawCmd::Clear {
+                                    rect: r.inflate(1),
+                                    color: bg,
+                                },
+                            )
+                        })
+                        .collect();
+                    let mark = Mark {
+                        owner: OwnerId(owner),
+                        frame,
+                    };
+                    pair.both(|b| b.undraw(mark, &erase).unwrap());
+                    frames.insert(owner, (frame + 1, Vec::new()));
+                }
+                15 => {
+                    let area = PxRect::new(5, 5, w - 10, h - 10);
+                    let (dx, dy) = (rng.below(9) as i32 - 4, rng.below(5) as i32 - 2);
+                    let shift = DrawCmd::Shift {
+                        area,
+                        dx,
+                        dy,
+                        fill: bg,
+                    };
+                    pair.both(|b| b.draw(view, &shift).unwrap());
+                    // Frames that moved are erased where they were recorded: keep the test's
+                    // erase honest by forgetting what could have moved.
+                    forget(&mut frames);
+                }
+                16 => {
+                    let area = PxRect::new(4, 4, w - 8, h - 8);
+                    let map = PxRemap {
+                        sx: 0.5 + rng.below(4) as f64 * 0.25,
+                        ox: rng.below(10) as f64,
+                        sy: 1.0,
+                        oy: 0.0,
+                    };
+                    pair.both(|b| {
+                        b.remap_area(view, area, map, bg).unwrap();
+                    });
+                    forget(&mut frames);
+                }
+                17 => {
+                    let on = buffering.entry(view).or_default();
+                    if *on {
+                        pair.both(|b| b.flush(view).unwrap());
+                    } else {
+                        pair.both(|b| b.begin_buffer(view).unwrap());
+                    }
+                    *on = !*on;
+                }
+                18 if rng.below(8) == 0 => {
+                    let (nw, nh) = (40 + rng.below(60) as u32, 30 + rng.below(50) as u32);
+                    pair.both(|b| b.resize_surface(view, nw, nh, bg).unwrap());
+                    sizes.insert(view, (nw, nh));
+                    forget(&mut frames);
+                }
+                _ => pair.same(view, &case),
+            }
+        }
+        for &(v, _, _) in &views {
+            pair.same(v, &format!("stream {stream} end"));
+        }
+    }
+}
+
+/// A number redrawn a thousand times waits as one text, not a thousand.
+#[test]
+fn an_undrawn_frame_that_waits_is_never_painted() {
+    let mut lazy = LazyRaster::new();
+    let v = ViewId(0);
+    let bg = Color::rgb(255, 255, 255);
+    lazy.create_surface(v, "t", 100, 40, bg).unwrap();
+    let font = FontSpec {
+        family: FontFamily::Sans,
+        bold: false,
+        size_px: 14.0,
+    };
+    for frame in 1..=1000u64 {
+        let mark = Mark {
+            owner: OwnerId(1),
+            frame,
+        };
+        let text = DrawCmd::Text {
+            x: 10.0,
+            baseline: 25.0,
+            text: frame.to_string(),
+            font,
+            color: Color::BLACK,
+            clip: PxRect::new(0, 0, 100, 40),
+        };
+        let erase_box = text.bounds().inflate(1);
+        lazy.draw_owned(v, mark, &text).unwrap();
+        lazy.undraw(
+            mark,
+            &[(
+                v,
+                DrawCmd::Clear {
+                    rect: erase_box,
+                    color: bg,
+                },
+            )],
+        )
+        .unwrap();
+    }
+    assert!(lazy.waiting(v) <= 8, "{} commands wait", lazy.waiting(v));
+}
