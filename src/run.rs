@@ -86,31 +86,35 @@ pub fn run(args: &RunArgs) -> ExitCode {
         return ExitCode::from(1);
     };
     // A headless run is replayed as fast as possible; --speed only scales its sound.
-    let options = driver_options(args, None);
-    let outcome = voml_driver::run(
+    drive(
+        args,
+        None,
         &mut runtime,
         &mut source,
-        &options,
         &mut sinks,
         &mut reporter,
-    );
-    reporter.summary(&outcome, &runtime, source.name());
-    exit_code(&outcome, &runtime)
+    )
 }
 
-/// What the driver is asked to do.
-pub fn driver_options(args: &RunArgs, speed: Option<f64>) -> voml_driver::Options {
-    voml_driver::Options {
+/// Runs the driver, paced at `speed`, and sums the run up; the exit status is 1 when the
+/// run stopped, a component failed or an output could not be written.
+pub fn drive(
+    args: &RunArgs,
+    speed: Option<f64>,
+    runtime: &mut Runtime,
+    source: &mut Source,
+    sinks: &mut [Box<dyn Sink>],
+    reporter: &mut Terminal,
+) -> ExitCode {
+    let options = voml_driver::Options {
         speed,
         frames_every: args.frames_every,
         strict: args.strict,
         stay_until_quit: !args.exit_when_finished,
         ..voml_driver::Options::default()
-    }
-}
-
-/// 1 when the run stopped, a component failed or an output could not be written.
-pub fn exit_code(outcome: &voml_driver::Outcome, runtime: &Runtime) -> ExitCode {
+    };
+    let outcome = voml_driver::run(runtime, source, &options, sinks, reporter);
+    reporter.summary(&outcome, runtime, source.name());
     let failed = runtime.faults().iter().any(voml_driver::report::is_failure);
     if outcome.stopped || failed || outcome.sink_failed {
         ExitCode::from(1)

@@ -43,16 +43,14 @@ fn engine(args: &RunArgs, vo: CompiledVo, backend: Box<dyn voml_llvo::Backend>) 
     // Sound plays live when the replay follows the clock (--speed) and the build has it;
     // otherwise the user hears of it once.
     sinks.push(live_sound(args).unwrap_or_else(|| Box::new(SoundNotice { told: false })));
-    let options = crate::run::driver_options(args, args.speed);
-    let outcome = voml_driver::run(
+    crate::run::drive(
+        args,
+        args.speed,
         &mut runtime,
         &mut source,
-        &options,
         &mut sinks,
         &mut reporter,
-    );
-    reporter.summary(&outcome, &runtime, source.name());
-    crate::run::exit_code(&outcome, &runtime)
+    )
 }
 
 /// Tells the user, the first time the visual object makes a sound, how to hear it.

@@ -60,6 +60,38 @@ impl PxPath {
         b
     }
 
+    /// When the path is one upright rectangle (four corners, sides along the axes; with
+    /// `closed`, its fourth side must be there, as an outline needs): its corners
+    /// `[x0, y0, x1, y1]`, smallest first.
+    pub fn upright_rect(&self, closed: bool) -> Option<[f32; 4]> {
+        let pts: [(f32, f32); 4] = match self.segs.as_slice() {
+            [PathSeg::MoveTo(a, b), PathSeg::LineTo(c, d), PathSeg::LineTo(e, f), PathSeg::LineTo(g, h), rest @ ..]
+                if (rest.is_empty() && !closed)
+                    || matches!(rest, [PathSeg::Close])
+                    || matches!(rest, [PathSeg::LineTo(x, y)] if (*x, *y) == (*a, *b))
+                    || matches!(rest, [PathSeg::LineTo(x, y), PathSeg::Close] if (*x, *y) == (*a, *b)) =>
+            {
+                [(*a, *b), (*c, *d), (*e, *f), (*g, *h)]
+            }
+            _ => return None,
+        };
+        let upright = (0..4).all(|i| {
+            let (p, q) = (pts[i], pts[(i + 1) % 4]);
+            (p.0 == q.0) != (p.1 == q.1)
+        });
+        if !upright || pts.iter().any(|p| !p.0.is_finite() || !p.1.is_finite()) {
+            return None;
+        }
+        let xs = pts.map(|p| p.0);
+        let ys = pts.map(|p| p.1);
+        Some([
+            xs.into_iter().fold(f32::INFINITY, f32::min),
+            ys.into_iter().fold(f32::INFINITY, f32::min),
+            xs.into_iter().fold(f32::NEG_INFINITY, f32::max),
+            ys.into_iter().fold(f32::NEG_INFINITY, f32::max),
+        ])
+    }
+
     fn remap(&mut self, m: &PxRemap) {
         let f = |x: &mut f32, y: &mut f32| {
             let (nx, ny) = m.apply(f64::from(*x), f64::from(*y));

@@ -14,7 +14,7 @@
 use std::collections::HashMap;
 
 use crate::backend::{
-    Backend, BackendEvent, DrawCmd, Mark, PaintMode, PathSeg, PxRemap, RgbaPixels, Status,
+    Backend, BackendEvent, DrawCmd, Mark, PaintMode, PxRemap, RgbaPixels, Status,
 };
 use crate::color::Color;
 use crate::error::LlvoError;
@@ -134,7 +134,7 @@ fn covered(cmd: &DrawCmd) -> Option<PxRect> {
             clip,
             mode,
         } if *mode == PaintMode::Erase || color.a == 255 => {
-            let [x0, y0, x1, y1] = upright_rect(&path.segs)?;
+            let [x0, y0, x1, y1] = path.upright_rect(false)?;
             let (x0, y0) = (x0.ceil(), y0.ceil());
             let (x1, y1) = (x1.floor(), y1.floor());
             if x0 >= x1 || y0 >= y1 || x0 < -1e9 || y0 < -1e9 || x1 > 1e9 || y1 > 1e9 {
@@ -145,36 +145,6 @@ fn covered(cmd: &DrawCmd) -> Option<PxRect> {
         }
         _ => None,
     }
-}
-
-/// The corners (x0, y0, x1, y1) of a path that is one upright rectangle.
-fn upright_rect(segs: &[PathSeg]) -> Option<[f32; 4]> {
-    let pts: Vec<(f32, f32)> = match segs {
-        [PathSeg::MoveTo(a, b), PathSeg::LineTo(c, d), PathSeg::LineTo(e, f), PathSeg::LineTo(g, h), rest @ ..]
-            if rest.is_empty()
-                || matches!(rest, [PathSeg::Close])
-                || matches!(rest, [PathSeg::LineTo(x, y)] if (*x, *y) == (*a, *b))
-                || matches!(rest, [PathSeg::LineTo(x, y), PathSeg::Close] if (*x, *y) == (*a, *b)) =>
-        {
-            vec![(*a, *b), (*c, *d), (*e, *f), (*g, *h)]
-        }
-        _ => return None,
-    };
-    let upright = (0..4).all(|i| {
-        let (p, q) = (pts[i], pts[(i + 1) % 4]);
-        (p.0 == q.0) != (p.1 == q.1)
-    });
-    if !upright || pts.iter().any(|p| !p.0.is_finite() || !p.1.is_finite()) {
-        return None;
-    }
-    let xs = pts.iter().map(|p| p.0);
-    let ys = pts.iter().map(|p| p.1);
-    Some([
-        xs.clone().fold(f32::INFINITY, f32::min),
-        ys.clone().fold(f32::INFINITY, f32::min),
-        xs.fold(f32::NEG_INFINITY, f32::max),
-        ys.fold(f32::NEG_INFINITY, f32::max),
-    ])
 }
 
 impl Backend for LazyRaster {

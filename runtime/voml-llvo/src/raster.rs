@@ -414,31 +414,7 @@ impl Surface {
 /// axes; `closed` when its outline counts, so the fourth side must be there): `Some` of it
 /// cut to `clip` (`None` inside when nothing is left). `None` for any other path.
 fn clip_upright_rect(path: &PxPath, clip: PxRect, closed: bool) -> Option<Option<PxPath>> {
-    let pts: Vec<(f32, f32)> = match path.segs.as_slice() {
-        [PathSeg::MoveTo(x0, y0), PathSeg::LineTo(x1, y1), PathSeg::LineTo(x2, y2), PathSeg::LineTo(x3, y3), rest @ ..]
-            if (rest.is_empty() && !closed)
-                || matches!(rest, [PathSeg::Close])
-                || matches!(rest, [PathSeg::LineTo(x, y)] if (*x, *y) == (*x0, *y0))
-                || matches!(rest, [PathSeg::LineTo(x, y), PathSeg::Close] if (*x, *y) == (*x0, *y0)) =>
-        {
-            vec![(*x0, *y0), (*x1, *y1), (*x2, *y2), (*x3, *y3)]
-        }
-        _ => return None,
-    };
-    let upright = (0..4).all(|i| {
-        let (a, b) = (pts[i], pts[(i + 1) % 4]);
-        (a.0 == b.0) != (a.1 == b.1)
-    });
-    if !upright || pts.iter().any(|p| !p.0.is_finite() || !p.1.is_finite()) {
-        return None;
-    }
-    let (mut x0, mut y0, mut x1, mut y1) = (pts[0].0, pts[0].1, pts[0].0, pts[0].1);
-    for p in &pts[1..] {
-        x0 = x0.min(p.0);
-        y0 = y0.min(p.1);
-        x1 = x1.max(p.0);
-        y1 = y1.max(p.1);
-    }
+    let [x0, y0, x1, y1] = path.upright_rect(closed)?;
     let cx0 = clip.x as f32;
     let cy0 = clip.y as f32;
     let cx1 = clip.right() as f32;
