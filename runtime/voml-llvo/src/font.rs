@@ -163,12 +163,24 @@ impl FontSpec {
 
     /// The pixels the glyphs of one line can touch (x0, y0, x1, y1), or
     /// `None` for text without ink (spaces). Used to erase text.
+    ///
+    /// Each glyph's outline box is looked up once per face and kept: bounds are asked for
+    /// every text drawn, and outlining a glyph costs far more than placing its box. The
+    /// pixels are those of the outlined glyph (`ab_glyph`'s own rounding).
     pub fn ink_bounds(&self, text: &str, x: f32, baseline: f32) -> Option<(f32, f32, f32, f32)> {
         let face = self.face();
+        let key = (self.family, self.bold);
         self.positioned_glyphs(text, x, baseline)
             .into_iter()
-            .filter_map(|g| face.outline_glyph(g))
-            .map(|o| o.px_bounds())
+            .filter_map(|g| {
+                let bounds = outline_bounds(key, face, g.id)?;
+                let outline = ab_glyph::Outline {
+                    bounds,
+                    curves: Vec::new(),
+                };
+                let factor = face.as_scaled(g.scale).scale_factor();
+                Some(outline.px_bounds(factor, g.position))
+            })
             .map(|r| (r.min.x, r.min.y, r.max.x, r.max.y))
             .reduce(|a, b| (a.0.min(b.0), a.1.min(b.1), a.2.max(b.2), a.3.max(b.3)))
     }
@@ -186,6 +198,25 @@ pub struct LineMetrics {
     pub line_height: f32,
 }
 
+/// The unscaled outline box of a glyph of a face (`None`: no outline, e.g. a space), looked up
+/// once per thread.
+fn outline_bounds(
+    face_key: (FontFamily, bool),
+    face: &FontRef<'static>,
+    id: GlyphId,
+) -> Option<ab_glyph::Rect> {
+    thread_local! {
+        static BOUNDS: std::cell::RefCell<std::collections::HashMap<((FontFamily, bool), GlyphId), Option<ab_glyph::Rect>>> =
+            std::cell::RefCell::new(std::collections::HashMap::new());
+    }
+    BOUNDS.with(|cache| {
+        *cache
+            .borrow_mut()
+            .entry((face_key, id))
+            .or_insert_with(|| face.outline(id).map(|o| o.bounds))
+    })
+}
+
 fn faces() -> &'static [FontRef<'static>; 4] {
     static FACES: OnceLock<[FontRef<'static>; 4]> = OnceLock::new();
     FACES.get_or_init(|| {
@@ -199,6 +230,35 @@ fn faces() -> &'static [FontRef<'static>; 4] {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The cached glyph boxes give the outlined glyphs' own pixel bounds.
+    #[test]
+    fn ink_bounds_are_the_outlined_glyphs_bounds() {
+        for (i, text) in ["12345", "Wjg|Q", "x y", "utilisation 73.4 %", "ÄÖü"]
+            .iter()
+            .enumerate()
+        {
+            for bold in [false, true] {
+                for family in [FontFamily::Sans, FontFamily::Mono] {
+                    let font = FontSpec {
+                        family,
+                        bold,
+                        size_px: 7.5 + i as f32 * 3.3,
+                    };
+                    let (x, y) = (10.37 + i as f32 * 0.29, 40.61 - i as f32 * 0.13);
+                    let face = font.face();
+                    let outlined = font
+                        .positioned_glyphs(text, x, y)
+                        .into_iter()
+                        .filter_map(|g| face.outline_glyph(g))
+                        .map(|o| o.px_bounds())
+                        .map(|r| (r.min.x, r.min.y, r.max.x, r.max.y))
+                        .reduce(|a, b| (a.0.min(b.0), a.1.min(b.1), a.2.max(b.2), a.3.max(b.3)));
+                    assert_eq!(font.ink_bounds(text, x, y), outlined, "{text} {font:?}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn hints_map_to_families() {
