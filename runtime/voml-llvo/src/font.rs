@@ -205,9 +205,9 @@ fn outline_bounds(
     face: &FontRef<'static>,
     id: GlyphId,
 ) -> Option<ab_glyph::Rect> {
+    type Cache = std::collections::HashMap<((FontFamily, bool), GlyphId), Option<ab_glyph::Rect>>;
     thread_local! {
-        static BOUNDS: std::cell::RefCell<std::collections::HashMap<((FontFamily, bool), GlyphId), Option<ab_glyph::Rect>>> =
-            std::cell::RefCell::new(std::collections::HashMap::new());
+        static BOUNDS: std::cell::RefCell<Cache> = std::cell::RefCell::new(Cache::new());
     }
     BOUNDS.with(|cache| {
         *cache
