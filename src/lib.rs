@@ -12,31 +12,35 @@ pub fn compile_checked(path: &Path, fs: &dyn FileSystem, options: &Options) -> O
     let mut out = voml_compiler::compile(path, fs, options);
     if let Some(vo) = &out.vo {
         if let Err(e) = voml_runtime::check_program(vo) {
-            let span = e.span.unwrap_or(vo.span);
-            let mut d = Diagnostic::new(
-                Code::SchemeLoad,
-                span,
-                format!("the Scheme engine refuses the program: {}", e.message),
-            )
-            .label("here");
-            // A spec's variable named directly instead of through its formal parameter.
-            let free = e.unbound.as_deref().unwrap_or("");
-            let declared = vo
-                .infos
-                .iter()
-                .map(|v| (v, "infos", '$'))
-                .chain(vo.controls.iter().map(|v| (v, "controls", '%')));
-            d = match declared.into_iter().find(|(v, _, _)| v.name == free) {
-                Some((v, list, sigil)) => d.hint(format!(
-                    "`{free}` is declared as a variable of the spec: list it in the component's `{list}` and write `{sigil}n` (its position there)"
-                ))
-                .secondary(v.span, "declared here"),
-                None => d.hint("is a name misspelt, or defined nowhere?"),
-            };
-            out.diagnostics.push(d);
+            out.diagnostics.push(refusal(vo, &e));
             voml_compiler::sort_diagnostics(&mut out.diagnostics);
             out.vo = None;
         }
     }
     out
+}
+
+/// The engine's refusal to load a compiled spec, as a diagnostic at its place in the spec.
+pub fn refusal(vo: &voml_ir::CompiledVo, e: &voml_runtime::LoadError) -> Diagnostic {
+    let span = e.span.unwrap_or(vo.span);
+    let d = Diagnostic::new(
+        Code::SchemeLoad,
+        span,
+        format!("the Scheme engine refuses the program: {}", e.message),
+    )
+    .label("here");
+    // A spec's variable named directly instead of through its formal parameter.
+    let free = e.unbound.as_deref().unwrap_or("");
+    let declared = vo
+        .infos
+        .iter()
+        .map(|v| (v, "infos", '$'))
+        .chain(vo.controls.iter().map(|v| (v, "controls", '%')));
+    match declared.into_iter().find(|(v, _, _)| v.name == free) {
+        Some((v, list, sigil)) => d.hint(format!(
+            "`{free}` is declared as a variable of the spec: list it in the component's `{list}` and write `{sigil}n` (its position there)"
+        ))
+        .secondary(v.span, "declared here"),
+        None => d.hint("is a name misspelt, or defined nowhere?"),
+    }
 }

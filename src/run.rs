@@ -39,7 +39,9 @@ pub struct RunArgs {
 }
 
 pub fn run(args: &RunArgs) -> ExitCode {
-    let Some((vo, mut inputs)) = load(args) else {
+    // A headless run loads the program into its engine once, and reports a refusal as
+    // `voml check` would; a window run checks it first, on this thread.
+    let Some((vo, mut inputs, db)) = load(args, args.window) else {
         return ExitCode::from(1);
     };
     if let Err(e) = trace_is_readable(&args.trace) {
@@ -82,8 +84,23 @@ pub fn run(args: &RunArgs) -> ExitCode {
         sinks.push(Box::new(StateDump::new(path)));
     }
     let mut reporter = Terminal::new(&vo, args.color);
-    let Some(mut runtime) = load_runtime(args, vo, Box::new(LazyRaster::new())) else {
-        return ExitCode::from(1);
+    let vo_for_refusal = db.as_ref().map(|_| vo.clone());
+    let mut runtime = match load_runtime(args, vo, Box::new(LazyRaster::new())) {
+        Ok(rt) => rt,
+        Err(e) => {
+            match (&db, &vo_for_refusal) {
+                (Some(db), Some(vo)) => {
+                    let d = voml::refusal(vo, &e);
+                    eprint!("{}", voml_compiler::diag::render(db, &[d], args.color));
+                    eprintln!(
+                        "{}: the spec has errors; nothing was run",
+                        args.spec.display()
+                    );
+                }
+                _ => eprintln!("error: the visual object cannot be loaded: {e}"),
+            }
+            return ExitCode::from(1);
+        }
     };
     // A headless run is replayed as fast as possible; --speed only scales its sound.
     drive(
@@ -123,8 +140,12 @@ pub fn drive(
     }
 }
 
-/// Loads the visual object into a runtime drawing through `backend`; reports why it cannot.
-pub fn load_runtime(args: &RunArgs, vo: CompiledVo, backend: Box<dyn Backend>) -> Option<Runtime> {
+/// Loads the visual object into a runtime drawing through `backend`.
+pub fn load_runtime(
+    args: &RunArgs,
+    vo: CompiledVo,
+    backend: Box<dyn Backend>,
+) -> Result<Runtime, voml_runtime::LoadError> {
     let config = Config {
         strict: args.strict,
         budget: args.budget,
@@ -132,13 +153,7 @@ pub fn load_runtime(args: &RunArgs, vo: CompiledVo, backend: Box<dyn Backend>) -
         snapshots: !args.window,
         ..Config::default()
     };
-    match Runtime::new(vo, backend, config) {
-        Ok(rt) => Some(rt),
-        Err(e) => {
-            eprintln!("error: the visual object cannot be loaded: {e}");
-            None
-        }
-    }
+    Runtime::new(vo, backend, config)
 }
 
 /// Opens the trace (a file, or standard input for `-`); reports why it cannot.
@@ -202,7 +217,16 @@ fn outputs_are_not_inputs(
 
 /// Compiles a `.voml` spec (showing its diagnostics) or reads a compiled `.vo`; with the
 /// files read for it.
-fn load(args: &RunArgs) -> Option<(CompiledVo, crate::paths::Inputs)> {
+/// With `check`, the program is also loaded into an engine now (as `voml check` does); else
+/// the sources are returned, for reporting the engine's refusal later.
+fn load(
+    args: &RunArgs,
+    check: bool,
+) -> Option<(
+    CompiledVo,
+    crate::paths::Inputs,
+    Option<voml_compiler::SourceDb>,
+)> {
     let mut inputs = crate::paths::Inputs::default();
     inputs.add(&args.spec);
     let is_compiled = args.spec.extension().is_some_and(|e| e == "vo");
@@ -215,14 +239,18 @@ fn load(args: &RunArgs) -> Option<(CompiledVo, crate::paths::Inputs)> {
             }
         };
         return match CompiledVo::from_json(&text) {
-            Ok(vo) => Some((vo, inputs)),
+            Ok(vo) => Some((vo, inputs, None)),
             Err(e) => {
                 eprintln!("error: `{}`: {e}", args.spec.display());
                 None
             }
         };
     }
-    let out = voml::compile_checked(&args.spec, &voml_compiler::RealFs, &args.compile_options);
+    let out = if check {
+        voml::compile_checked(&args.spec, &voml_compiler::RealFs, &args.compile_options)
+    } else {
+        voml_compiler::compile(&args.spec, &voml_compiler::RealFs, &args.compile_options)
+    };
     if !out.diagnostics.is_empty() {
         eprint!(
             "{}",
@@ -236,5 +264,6 @@ fn load(args: &RunArgs) -> Option<(CompiledVo, crate::paths::Inputs)> {
         );
     }
     inputs.add_sources(&out.db);
-    out.vo.map(|vo| (vo, inputs))
+    let db = (!check).then_some(out.db);
+    out.vo.map(|vo| (vo, inputs, db))
 }

@@ -30,8 +30,12 @@ pub fn run(args: &RunArgs, vo: CompiledVo) -> ExitCode {
 /// The engine's side: the same driver as a headless run, paced by `--speed`.
 fn engine(args: &RunArgs, vo: CompiledVo, backend: Box<dyn voml_llvo::Backend>) -> ExitCode {
     let mut reporter = Terminal::new(&vo, args.color);
-    let Some(mut runtime) = crate::run::load_runtime(args, vo, backend) else {
-        return ExitCode::from(1);
+    let mut runtime = match crate::run::load_runtime(args, vo, backend) {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("error: the visual object cannot be loaded: {e}");
+            return ExitCode::from(1);
+        }
     };
     let Some(mut source) = crate::run::open_source(args) else {
         return ExitCode::from(1);
