@@ -9,7 +9,7 @@
 //!
 //! - `big.trf`: `mpicl-trace3-bcast10.trf` (from `../shared`) ten times over with shifted
 //!   timestamps, about 38 MB and 1.2 M records; without `../shared`, the cases on it are skipped;
-//! - `lineplot-1m.trf`: one million samples of three scalars for the paper's line plot;
+//! - `lineplot-1m-inside.trf`: one million samples of three scalars for the paper's line plot;
 //! - `counter-100k.trf`: 100,000 records for an asynchronous counter shown as text.
 //!
 //! `VOML_BENCH_QUICK=1` runs each case once instead of taking the best of three.
@@ -100,7 +100,8 @@ fn big_trace(trace3: &Path, out: &Path) -> std::io::Result<()> {
     w.flush()
 }
 
-/// One million samples of three scalars (key 0, 1, 2) in the line plot's record layout.
+/// One million samples of three scalars (key 0, 1, 2) in the line plot's record layout: random
+/// walks that stay inside the view's 0..100, so that the plot scrolls without rescaling.
 fn lineplot_trace(out: &Path, n: usize) -> std::io::Result<()> {
     if out.is_file() {
         return Ok(());
@@ -114,7 +115,7 @@ fn lineplot_trace(out: &Path, n: usize) -> std::io::Result<()> {
         x ^= x << 17;
         let key = i % 3;
         let step = (x % 1000) as f64 / 100.0 - 5.0;
-        values[key] = (values[key] + step).clamp(0.0, 150.0);
+        values[key] = (values[key] + step).clamp(5.0, 95.0);
         writeln!(
             w,
             "-3 3000 {:.6} {key} {:.3}",
@@ -394,7 +395,7 @@ fn main() {
         );
     }
 
-    let lineplot = work.join("lineplot-1m.trf");
+    let lineplot = work.join("lineplot-1m-inside.trf");
     lineplot_trace(&lineplot, 1_000_000).unwrap();
     match run(Path::new("examples/paper/lineplot.voml"), &lineplot, &[]) {
         Ok(v) => {
