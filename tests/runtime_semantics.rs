@@ -306,3 +306,46 @@ fn snapshots_go_only_where_the_run_allows() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Compiling the program is not held to the per-event budget, running its top level is: a
+/// large visual object (1,500 components) loads under a 20 ms budget, which its compilation
+/// alone takes longer than.
+#[test]
+fn a_large_visual_object_loads_under_a_small_budget() {
+    let mut decls = String::new();
+    let mut infos = String::new();
+    let mut eps = String::new();
+    for i in 0..1500 {
+        decls.push_str(&format!(
+            r#"<data-event name="e{i}" rtype="entry" etype="{i}"><data-field name="ts" type="real"/><data-field name="p" type="int"/></data-event>"#
+        ));
+        infos.push_str(&format!(r#"<variable name="n{i}" type="int" init="0"/>"#));
+        eps.push_str(&format!(
+            r#"<ep-component name="c{i}" inputs="e{i}.ts.p" infos="n{i}"><input name="^0">(let loop ((k 0)) (if (lt k ^0/1) (loop (+ k 1)) (set! $0 (+ $0 k))))</input></ep-component>"#
+        ));
+    }
+    let spec = format!(
+        r#"<?xml version="1.0"?><voml><body><visual-object name="large"><event-declarations>{decls}</event-declarations><info-structures>{infos}</info-structures><event-processing>{eps}</event-processing></visual-object></body></voml>"#
+    );
+    steel_home();
+    let out = voml_compiler::compile_str(
+        "large.voml",
+        &spec,
+        &voml_compiler::MemoryFs::new(),
+        &Default::default(),
+    );
+    let vo = out.vo.expect("the large spec compiles");
+    let config = Config {
+        budget: std::time::Duration::from_millis(20),
+        ..Config::default()
+    };
+    let started = std::time::Instant::now();
+    let mut rt = Runtime::headless(vo, config).unwrap_or_else(|e| panic!("does not load: {e}"));
+    assert!(
+        started.elapsed() > std::time::Duration::from_millis(20),
+        "the program compiled within one budget: the test proves nothing"
+    );
+    rt.process(&record(-3, 1499, 0.5, &[3]), "t").unwrap();
+    assert_eq!(rt.variable("n1499").as_deref(), Some("3"));
+    assert!(rt.faults().is_empty(), "{:?}", rt.faults());
+}

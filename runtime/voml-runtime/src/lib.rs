@@ -356,8 +356,34 @@ impl Runtime {
         );
         {
             let _guard = host::enter(&host);
+            // Compiling is timed apart from running: a large visual object takes longer to
+            // compile than its top level may take to run (two seconds, and one more per
+            // 100 kB of program, at least eight budgets).
+            let compile_time = (config.budget * 8)
+                .max(Duration::from_secs(2))
+                .saturating_add(Duration::from_secs_f64(vo.program.text.len() as f64 / 1e5));
+            watchdog.arm_for(compile_time);
+            let compiled = boundary::call(&meter, || {
+                engine.emit_raw_program_no_path(vo.program.text.clone())
+            });
+            watchdog.disarm();
+            let compiled = match compiled {
+                Err(boundary::Failure::Scheme(_)) if watchdog.take_fired().is_some() => {
+                    return Err(LoadError {
+                        unbound: None,
+                        message: format!(
+                            "the Scheme engine took more than {compile_time:?} to compile the program ({} kB); interrupted",
+                            vo.program.text.len() / 1000
+                        ),
+                        location: Some(vo.locate(vo.span)),
+                        span: Some(vo.span),
+                    });
+                }
+                other => other,
+            };
             watchdog.arm();
-            let loaded = boundary::call(&meter, || engine.run(vo.program.text.clone()));
+            let loaded = compiled
+                .and_then(|program| boundary::call(&meter, || engine.run_raw_program(program)));
             watchdog.disarm();
             if let Err(failure) = loaded {
                 let fired = watchdog.take_fired();

@@ -7,7 +7,7 @@
 //! budget plus a fifth after it started.
 
 use std::cell::Cell;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -30,6 +30,9 @@ pub struct Watchdog {
     state: Arc<AtomicU64>,
     /// The last event number given out (only the engine's thread arms).
     generation: Cell<u64>,
+    /// How many budgets the armed code may take (1 for an event; more to compile a program).
+    allowance: Arc<AtomicU32>,
+    budget: Duration,
     /// 0: not fired; 1: time; 2: memory.
     fired: Arc<AtomicU8>,
     stop: Arc<AtomicBool>,
@@ -44,11 +47,13 @@ impl Watchdog {
         memory_limit: usize,
     ) -> Watchdog {
         let state = Arc::new(AtomicU64::new(0));
+        let allowance = Arc::new(AtomicU32::new(1));
         let fired = Arc::new(AtomicU8::new(0));
         let stop = Arc::new(AtomicBool::new(false));
         let period = (budget / 10).clamp(Duration::from_millis(1), Duration::from_millis(20));
         let thread = {
             let (state, fired, stop) = (state.clone(), fired.clone(), stop.clone());
+            let allowance = allowance.clone();
             std::thread::Builder::new()
                 .name("voml-watchdog".into())
                 .spawn(move || {
@@ -68,7 +73,8 @@ impl Watchdog {
                                 Some((was, since)) if was == s => {
                                     // Armed at least this long: never early, at most two
                                     // periods late.
-                                    if since.elapsed() < budget {
+                                    let allowed = budget * allowance.load(Ordering::Relaxed);
+                                    if since.elapsed() < allowed {
                                         continue;
                                     }
                                     1
@@ -96,6 +102,8 @@ impl Watchdog {
         Watchdog {
             state,
             generation: Cell::new(0),
+            allowance,
+            budget,
             fired,
             stop,
             thread,
@@ -104,6 +112,17 @@ impl Watchdog {
 
     /// Starts the budget for one event.
     pub fn arm(&self) {
+        self.arm_for(self.budget);
+    }
+
+    /// Starts a budget of at least `time` (in whole budgets): compiling a large program takes
+    /// longer than any event should.
+    pub fn arm_for(&self, time: Duration) {
+        let budgets = time.as_secs_f64() / self.budget.as_secs_f64().max(1e-9);
+        self.allowance.store(
+            budgets.ceil().clamp(1.0, f64::from(u32::MAX)) as u32,
+            Ordering::Relaxed,
+        );
         let g = self.generation.get().wrapping_add(1);
         self.generation.set(g);
         self.state.store((g << 1) | 1, Ordering::Release);
