@@ -324,7 +324,10 @@ impl<'a> Lowering<'a> {
                         } else {
                             &mut after
                         };
-                        list.push(ir::ConditionPart { entry });
+                        list.push(ir::ConditionPart {
+                            entry,
+                            native: None,
+                        });
                     }
                 }
                 _ => {}
