@@ -164,9 +164,16 @@ struct EpState {
     handlers: Vec<Option<SteelVal>>,
     /// Per input: (record position, declared type, field name) of each argument.
     plans: Vec<Vec<(u32, FieldType, String)>>,
-    before: Vec<SteelVal>,
-    after: Vec<SteelVal>,
+    before: Vec<ConditionState>,
+    after: Vec<ConditionState>,
     disabled: bool,
+}
+
+/// A condition part's procedures: the part, which tests its condition in Scheme, and, when
+/// the IR has a native test for the condition, the part's code alone.
+struct ConditionState {
+    entry: SteelVal,
+    body: Option<SteelVal>,
 }
 
 struct IrState {
@@ -436,15 +443,24 @@ impl Runtime {
                         .push((ci, k));
                 }
             }
+            let condition = |p: &voml_ir::ConditionPart| -> Result<ConditionState, LoadError> {
+                Ok(ConditionState {
+                    entry: extract(&engine, &p.entry)?,
+                    body: match &p.native {
+                        Some(n) => Some(extract(&engine, &n.body)?),
+                        None => None,
+                    },
+                })
+            };
             let before = c
                 .before
                 .iter()
-                .map(|p| extract(&engine, &p.entry))
+                .map(condition)
                 .collect::<Result<Vec<_>, _>>()?;
             let after = c
                 .after
                 .iter()
-                .map(|p| extract(&engine, &p.entry))
+                .map(condition)
                 .collect::<Result<Vec<_>, _>>()?;
             has_conditions |= !before.is_empty() || !after.is_empty();
             eps.push(EpState {
@@ -655,7 +671,7 @@ impl Runtime {
             let mut host = self.host.borrow_mut();
             host.now = ts;
             if self.has_conditions {
-                host.current_event = record_value(record);
+                host.set_event(record);
             }
         }
         let _guard = host::enter(&self.host);
@@ -692,7 +708,7 @@ impl Runtime {
         let tick_record = callback_record(callback::TICK, tick_time, &[]);
         // Condition parts of the tick see the tick, not the record before it.
         if self.has_conditions {
-            self.host.borrow_mut().current_event = record_value(&tick_record);
+            self.host.borrow_mut().set_event(&tick_record);
         }
         self.dispatch(&tick_record, event)?;
         self.render(event)
@@ -789,28 +805,41 @@ impl Runtime {
             return Ok(());
         }
         for ci in 0..self.eps.len() {
-            let parts = if before {
-                self.eps[ci].before.clone()
+            let count = if before {
+                self.eps[ci].before.len()
             } else {
-                self.eps[ci].after.clone()
+                self.eps[ci].after.len()
             };
-            for (i, f) in parts.iter().enumerate() {
+            for i in 0..count {
                 if self.eps[ci].disabled {
                     break;
                 }
                 let c = &self.vo.ep_components[ci];
-                let entry = if before {
-                    &c.before[i].entry
+                let (part, state) = if before {
+                    (&c.before[i], &self.eps[ci].before[i])
                 } else {
-                    &c.after[i].entry
+                    (&c.after[i], &self.eps[ci].after[i])
+                };
+                // A native test decides on the record `(current-event)` shows, as the Scheme
+                // condition would; when it cannot tell, the part tests its condition itself.
+                let f = match (&part.native, &state.body) {
+                    (Some(native), Some(body)) => {
+                        let decision = self.host.borrow().decide(&native.test);
+                        match decision {
+                            voml_ir::Decision::Holds => body.clone(),
+                            voml_ir::Decision::Fails => continue,
+                            voml_ir::Decision::Unsure => state.entry.clone(),
+                        }
+                    }
+                    _ => state.entry.clone(),
                 };
                 let who = Who {
                     component: Some(format!("EP component `{}`", c.name)),
                     part: format!("{} part {i}", if before { "before" } else { "after" }),
-                    span: entry.span,
+                    span: part.entry.span,
                     target: Target::Ep(ci),
                 };
-                self.call(f, &mut [], &who, event)?;
+                self.call(&f, &mut [], &who, event)?;
             }
         }
         Ok(())
@@ -1292,12 +1321,24 @@ fn callback_record(etype: i64, ts: f64, extra: &[Value]) -> Record {
     }
 }
 
+/// Element `position` of the record as `(current-event)` holds it, for native tests.
+pub(crate) fn element(record: &Record, position: u32) -> Option<voml_ir::Element<'_>> {
+    match position {
+        0 => Some(voml_ir::Element::Int(record.rtype)),
+        1 => Some(voml_ir::Element::Int(record.etype)),
+        p => Some(match record.get(p as usize)? {
+            Value::Int(i) => voml_ir::Element::Int(*i),
+            Value::Real(r) => voml_ir::Element::Real(*r),
+            Value::Str(s) => voml_ir::Element::Str(s),
+        }),
+    }
+}
+
 /// The record as a Scheme list `(rtype etype field ...)`, for `(current-event)`.
-fn record_value(record: &Record) -> SteelVal {
-    let mut items = vec![
-        SteelVal::IntV(record.rtype as isize),
-        SteelVal::IntV(record.etype as isize),
-    ];
+pub(crate) fn record_value(record: &Record) -> SteelVal {
+    let mut items = Vec::with_capacity(2 + record.fields.len());
+    items.push(SteelVal::IntV(record.rtype as isize));
+    items.push(SteelVal::IntV(record.etype as isize));
     items.extend(
         record
             .fields
