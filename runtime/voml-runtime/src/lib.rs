@@ -204,14 +204,27 @@ impl At<'_> {
     }
 }
 
-/// Where the code that is running came from, for fault reports.
+/// Where the code that is running came from, for fault reports. Named in words only when a
+/// fault is recorded: the code runs for every record, a fault is rare.
 #[derive(Clone)]
 struct Who {
-    component: Option<String>,
-    part: String,
+    part: Part,
     span: Span,
-    /// Index for disabling: EP or IR component.
+    /// Index for disabling (EP or IR component), and whose name a fault reports.
     target: Target,
+}
+
+/// Which part of its component (or view) the running code is.
+#[derive(Clone)]
+enum Part {
+    /// The initialisation code of the view of that name.
+    ViewInit(String),
+    Input(usize),
+    Before(usize),
+    After(usize),
+    Enable,
+    Phase1,
+    Phase2,
 }
 
 #[derive(Clone, Copy)]
@@ -583,8 +596,7 @@ impl Runtime {
                 Err(_) => continue,
             };
             let who = Who {
-                component: Some(format!("view `{name}`")),
-                part: "initialisation".into(),
+                part: Part::ViewInit(name),
                 span: entry.span,
                 target: Target::None,
             };
@@ -790,8 +802,7 @@ impl Runtime {
                 .as_ref()
                 .map_or(Span::default(), |h| h.span);
             let who = Who {
-                component: Some(format!("EP component `{}`", self.eps[ci].name)),
-                part: format!("input ^{k}"),
+                part: Part::Input(k),
                 span: entry,
                 target: Target::Ep(ci),
             };
@@ -834,8 +845,11 @@ impl Runtime {
                     _ => state.entry.clone(),
                 };
                 let who = Who {
-                    component: Some(format!("EP component `{}`", c.name)),
-                    part: format!("{} part {i}", if before { "before" } else { "after" }),
+                    part: if before {
+                        Part::Before(i)
+                    } else {
+                        Part::After(i)
+                    },
                     span: part.entry.span,
                     target: Target::Ep(ci),
                 };
@@ -880,8 +894,7 @@ impl Runtime {
                 Some(enable) => {
                     let comp = &self.vo.ir_components[i];
                     let who = Who {
-                        component: Some(format!("IR component `{}`", self.irs[i].name)),
-                        part: "enable".into(),
+                        part: Part::Enable,
                         span: comp.enable.as_ref().map_or(comp.span, |e| e.span),
                         target: Target::Ir(i),
                     };
@@ -907,8 +920,7 @@ impl Runtime {
             if let Some(f) = self.irs[i].phase2.clone() {
                 let comp = &self.vo.ir_components[i];
                 let who = Who {
-                    component: Some(format!("IR component `{}`", self.irs[i].name)),
-                    part: "phase 2 (end-with)".into(),
+                    part: Part::Phase2,
                     span: comp.phase2.as_ref().map_or(comp.span, |e| e.span),
                     target: Target::Ir(i),
                 };
@@ -941,8 +953,7 @@ impl Runtime {
         let result = match self.irs[i].phase1.clone() {
             Some(f) => {
                 let who = Who {
-                    component: Some(format!("IR component `{}`", self.irs[i].name)),
-                    part: "phase 1".into(),
+                    part: Part::Phase1,
                     span: comp.phase1.as_ref().map_or(comp.span, |e| e.span),
                     target: Target::Ir(i),
                 };
@@ -1060,10 +1071,11 @@ impl Runtime {
                     Target::Ir(i) => self.irs[i].disabled = true,
                     Target::None => {}
                 }
+                let (component, part) = self.describe(who);
                 self.record(Fault {
                     kind,
-                    component: who.component.clone(),
-                    part: Some(who.part.clone()),
+                    component,
+                    part: Some(part),
                     span: Some(span),
                     location: Some(self.vo.locate(span)),
                     event: event.map(At::owned),
@@ -1080,6 +1092,26 @@ impl Runtime {
                 Ok(None)
             }
         }
+    }
+
+    /// The component (or view) and the part a fault names.
+    fn describe(&self, who: &Who) -> (Option<String>, String) {
+        let component = match (&who.target, &who.part) {
+            (Target::Ep(i), _) => Some(format!("EP component `{}`", self.eps[*i].name)),
+            (Target::Ir(i), _) => Some(format!("IR component `{}`", self.irs[*i].name)),
+            (Target::None, Part::ViewInit(name)) => Some(format!("view `{name}`")),
+            (Target::None, _) => None,
+        };
+        let part = match &who.part {
+            Part::ViewInit(_) => "initialisation".to_string(),
+            Part::Input(k) => format!("input ^{k}"),
+            Part::Before(i) => format!("before part {i}"),
+            Part::After(i) => format!("after part {i}"),
+            Part::Enable => "enable".to_string(),
+            Part::Phase1 => "phase 1".to_string(),
+            Part::Phase2 => "phase 2 (end-with)".to_string(),
+        };
+        (component, part)
     }
 
     /// Keeps a fault, unless [`MAX_REPEATS_KEPT`] of its kind from the same part are kept
