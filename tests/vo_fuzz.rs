@@ -93,11 +93,22 @@ fn mutate(rng: &mut Rng, json: &str) -> String {
     text
 }
 
+/// Condition parts whose conditions the compiler decides natively.
+const CONDITIONS: &str = r#"<voml><body><visual-object name="conditions">
+  <info-structures><variable name="n" type="int"/></info-structures>
+  <event-processing>
+    <ep-component name="a" infos="n">
+      <before condition="(and (= (car (current-event)) -3) (not (gt (list-ref (current-event) 3) 2.5)))">(set! $0 (+ $0 1))</before>
+      <after condition="(let ((e (current-event))) (or (equal? (caddr e) &quot;x&quot;) (eqv? (cadr e) 7) #f))">(set! $0 (- $0 1))</after>
+    </ep-component>
+  </event-processing>
+</visual-object></body></voml>"#;
+
 #[test]
 fn mutated_compiled_visual_objects_never_make_voml_panic() {
     quiet_steel();
     let root = support::root();
-    let seeds: Vec<(String, String)> = ["bandwidth", "lineplot", "entities"]
+    let mut seeds: Vec<(String, String)> = ["bandwidth", "lineplot", "entities"]
         .iter()
         .map(|name| {
             let json = std::fs::read_to_string(
@@ -107,6 +118,11 @@ fn mutated_compiled_visual_objects_never_make_voml_panic() {
             (name.to_string(), json)
         })
         .collect();
+    // Condition parts with native tests of every kind, whose mutations the runtime meets too.
+    seeds.push((
+        "conditions".to_string(),
+        support::compile_text("conditions.voml", CONDITIONS).to_json(),
+    ));
     let trace = std::fs::read(root.join("examples/paper/bandwidth.trf")).unwrap();
     let trace: Vec<u8> = trace
         .split(|&b| b == b'\n')

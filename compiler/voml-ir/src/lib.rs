@@ -22,7 +22,9 @@
 
 use serde::{Deserialize, Serialize};
 
+mod condition;
 mod validate;
+pub use condition::{CompareOp, Decision, Element, Operand, Test};
 pub use validate::{IrError, MAX_FIELD_POSITION, MAX_QUALITY, MAX_WINDOW, MIN_QUALITY, MIN_TICK};
 /// The language's vocabulary (the language table, colour names, record and event types,
 /// limits), shared by every part.
@@ -196,11 +198,32 @@ pub struct Input {
     pub span: Span,
 }
 
-/// A `<before>` or `<after>` part: the procedure tests the condition itself and returns
-/// whether it ran.
+/// A `<before>` or `<after>` part. `entry` tests the condition itself and, when it holds, runs
+/// the part's code; a runtime may call it for every event.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ConditionPart {
     pub entry: EntryPoint,
+    /// The condition as a test of the event a runtime can make without Scheme, when it is
+    /// one the compiler recognises (see [`NativeCondition`]). Absent from `.vo` files written
+    /// before it existed, and for every other condition.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub native: Option<NativeCondition>,
+}
+
+/// A condition part's condition as a native test, and its code alone.
+///
+/// For every event, `test` decides exactly what the Scheme condition would: when it holds
+/// ([`Decision::Holds`]) the part's code runs, which is calling `body`; when it fails, nothing
+/// runs; when it cannot tell ([`Decision::Unsure`]: the Scheme condition would raise an error,
+/// or its value depends on something the test does not model), the runtime calls the part's
+/// `entry`, which evaluates the condition in Scheme and so raises the error where it would
+/// have been raised.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NativeCondition {
+    pub test: Test,
+    /// The part's code without its condition: the procedure `entry` calls when the condition
+    /// holds.
+    pub body: EntryPoint,
 }
 
 /// An `<ir-component>`.

@@ -3,7 +3,9 @@
 //! whatever it holds, loading it either passes these checks or fails with a located error,
 //! never a panic further on.
 
-use crate::{CompiledVo, EntryPoint, Span, FORMAT_VERSION, MAX_NESTING};
+use crate::{
+    CompiledVo, EntryPoint, NativeCondition, Operand, Span, Test, FORMAT_VERSION, MAX_NESTING,
+};
 
 // The ranges the compiler allows, from the vocabulary's limits: what the compiler writes the
 // validator accepts.
@@ -96,6 +98,47 @@ impl Checker<'_> {
                 at,
                 format!("`{}` is not a procedure name", e.symbol),
                 e.span,
+            );
+        }
+    }
+
+    /// A condition's native test: what a runtime evaluates without Scheme must be as
+    /// bounded as what the compiler writes.
+    fn native(&mut self, at: &str, native: &NativeCondition, span: Span) {
+        self.entry_point(format!("{at}.native.body"), &native.body);
+        let test = &native.test;
+        if test.depth() > MAX_NESTING {
+            self.fail(
+                format!("{at}.native.test"),
+                format!("nests tests more than {MAX_NESTING} deep"),
+                span,
+            );
+            return;
+        }
+        for p in test.fields() {
+            if p > MAX_FIELD_POSITION {
+                self.fail(
+                    format!("{at}.native.test"),
+                    format!("reads position {p}, beyond {MAX_FIELD_POSITION}"),
+                    span,
+                );
+            }
+        }
+        let mut reals = Vec::new();
+        test.visit(&mut |t| {
+            if let Test::Compare { left, right, .. } = t {
+                for o in [left, right] {
+                    if let Operand::Real(r) = o {
+                        reals.push(*r);
+                    }
+                }
+            }
+        });
+        for r in reals.into_iter().filter(|r| !r.is_finite()) {
+            self.fail(
+                format!("{at}.native.test"),
+                format!("compares with {r}, which is not a finite real"),
+                span,
             );
         }
     }
@@ -220,8 +263,17 @@ impl Checker<'_> {
                 self.entry(format!("{at}.handler"), &input.handler);
             }
             self.variables(&at, &c.infos, &c.controls, c.span);
-            for (k, p) in c.before.iter().chain(&c.after).enumerate() {
-                self.entry_point(format!("{at}.condition[{k}]"), &p.entry);
+            let parts = c.before.iter().map(|p| ("before", p));
+            let parts = parts.chain(c.after.iter().map(|p| ("after", p)));
+            let mut counts = [0usize; 2];
+            for (list, p) in parts {
+                let k = &mut counts[usize::from(list == "after")];
+                let at = format!("{at}.{list}[{k}]");
+                *k += 1;
+                self.entry_point(format!("{at}.entry"), &p.entry);
+                if let Some(native) = &p.native {
+                    self.native(&at, native, p.entry.span);
+                }
             }
         }
         for (i, c) in vo.ir_components.iter().enumerate() {

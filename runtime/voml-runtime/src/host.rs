@@ -34,8 +34,10 @@ pub struct Host {
     pub assets: HashMap<String, Vec<u8>>,
     images: HashMap<String, ImageId>,
     colours: HashMap<String, Color>,
-    /// The record being processed, for `(current-event)`.
-    pub current_event: SteelVal,
+    /// The record `(current-event)` shows (a copy, whose storage is reused from record to
+    /// record), and the list it is, made on the first call for that record.
+    event: Option<voml_trace::Record>,
+    event_value: Option<SteelVal>,
     /// Trace time of the current record.
     pub now: f64,
     /// Sound the VO asked for, in trace time, until a consumer takes it
@@ -75,13 +77,55 @@ impl Host {
             assets: HashMap::new(),
             images: HashMap::new(),
             colours: HashMap::new(),
-            current_event: SteelVal::BoolV(false),
+            event: None,
+            event_value: None,
             now: 0.0,
             sounds: VecDeque::new(),
             sounds_dropped: 0,
             snapshots_allowed: false,
             snapshots: VecDeque::new(),
         }
+    }
+
+    /// Makes `record` the one `(current-event)` shows. The list is made only when some code
+    /// asks for it: most records of a visual object whose condition parts are decided
+    /// natively run no Scheme at all.
+    pub fn set_event(&mut self, record: &voml_trace::Record) {
+        match &mut self.event {
+            Some(copy) => {
+                copy.line = record.line;
+                copy.rtype = record.rtype;
+                copy.etype = record.etype;
+                copy.fields.clone_from(&record.fields);
+            }
+            None => self.event = Some(record.clone()),
+        }
+        self.event_value = None;
+    }
+
+    /// What a condition's native test decides for the record `(current-event)` shows
+    /// (unsure before the first record: the Scheme condition would see `#f`).
+    pub fn decide(&self, test: &voml_ir::Test) -> voml_ir::Decision {
+        match &self.event {
+            Some(record) => test.decide(&|p| crate::element(record, p)),
+            None => voml_ir::Decision::Unsure,
+        }
+    }
+
+    /// `(current-event)`: the record as a list `(rtype etype field ...)`, the same list for
+    /// every call until the next record, or `#f` before the first.
+    pub fn current_event(&mut self) -> SteelVal {
+        if let Some(value) = &self.event_value {
+            return value.clone();
+        }
+        let Some(record) = &self.event else {
+            return SteelVal::BoolV(false);
+        };
+        // Made while VO code runs and released when the next record replaces it, outside
+        // VO code: the runtime's memory, not the VO's.
+        let value = crate::memory::uncharged(|| crate::record_value(record));
+        self.event_value = Some(value.clone());
+        value
     }
 }
 
@@ -851,7 +895,7 @@ native!(midi_to_hz, "midi->hz", 1, |args| {
 });
 
 native!(current_event, "current-event", 0, |h, _a| {
-    Ok(h.current_event.clone())
+    Ok(h.current_event())
 });
 
 native!(current_time, "current-time", 0, |h, _a| {

@@ -164,9 +164,16 @@ struct EpState {
     handlers: Vec<Option<SteelVal>>,
     /// Per input: (record position, declared type, field name) of each argument.
     plans: Vec<Vec<(u32, FieldType, String)>>,
-    before: Vec<SteelVal>,
-    after: Vec<SteelVal>,
+    before: Vec<ConditionState>,
+    after: Vec<ConditionState>,
     disabled: bool,
+}
+
+/// A condition part's procedures: the part, which tests its condition in Scheme, and, when
+/// the IR has a native test for the condition, the part's code alone.
+struct ConditionState {
+    entry: SteelVal,
+    body: Option<SteelVal>,
 }
 
 struct IrState {
@@ -197,14 +204,27 @@ impl At<'_> {
     }
 }
 
-/// Where the code that is running came from, for fault reports.
+/// Where the code that is running came from, for fault reports. Named in words only when a
+/// fault is recorded: the code runs for every record, a fault is rare.
 #[derive(Clone)]
 struct Who {
-    component: Option<String>,
-    part: String,
+    part: Part,
     span: Span,
-    /// Index for disabling: EP or IR component.
+    /// Index for disabling (EP or IR component), and whose name a fault reports.
     target: Target,
+}
+
+/// Which part of its component (or view) the running code is.
+#[derive(Clone)]
+enum Part {
+    /// The initialisation code of the view of that name.
+    ViewInit(String),
+    Input(usize),
+    Before(usize),
+    After(usize),
+    Enable,
+    Phase1,
+    Phase2,
 }
 
 #[derive(Clone, Copy)]
@@ -462,15 +482,24 @@ impl Runtime {
                         .push((ci, k));
                 }
             }
+            let condition = |p: &voml_ir::ConditionPart| -> Result<ConditionState, LoadError> {
+                Ok(ConditionState {
+                    entry: extract(&engine, &p.entry)?,
+                    body: match &p.native {
+                        Some(n) => Some(extract(&engine, &n.body)?),
+                        None => None,
+                    },
+                })
+            };
             let before = c
                 .before
                 .iter()
-                .map(|p| extract(&engine, &p.entry))
+                .map(condition)
                 .collect::<Result<Vec<_>, _>>()?;
             let after = c
                 .after
                 .iter()
-                .map(|p| extract(&engine, &p.entry))
+                .map(condition)
                 .collect::<Result<Vec<_>, _>>()?;
             has_conditions |= !before.is_empty() || !after.is_empty();
             eps.push(EpState {
@@ -593,8 +622,7 @@ impl Runtime {
                 Err(_) => continue,
             };
             let who = Who {
-                component: Some(format!("view `{name}`")),
-                part: "initialisation".into(),
+                part: Part::ViewInit(name),
                 span: entry.span,
                 target: Target::None,
             };
@@ -681,7 +709,7 @@ impl Runtime {
             let mut host = self.host.borrow_mut();
             host.now = ts;
             if self.has_conditions {
-                host.current_event = record_value(record);
+                host.set_event(record);
             }
         }
         let _guard = host::enter(&self.host);
@@ -718,7 +746,7 @@ impl Runtime {
         let tick_record = callback_record(callback::TICK, tick_time, &[]);
         // Condition parts of the tick see the tick, not the record before it.
         if self.has_conditions {
-            self.host.borrow_mut().current_event = record_value(&tick_record);
+            self.host.borrow_mut().set_event(&tick_record);
         }
         self.dispatch(&tick_record, event)?;
         self.render(event)
@@ -800,8 +828,7 @@ impl Runtime {
                 .as_ref()
                 .map_or(Span::default(), |h| h.span);
             let who = Who {
-                component: Some(format!("EP component `{}`", self.eps[ci].name)),
-                part: format!("input ^{k}"),
+                part: Part::Input(k),
                 span: entry,
                 target: Target::Ep(ci),
             };
@@ -815,28 +842,44 @@ impl Runtime {
             return Ok(());
         }
         for ci in 0..self.eps.len() {
-            let parts = if before {
-                self.eps[ci].before.clone()
+            let count = if before {
+                self.eps[ci].before.len()
             } else {
-                self.eps[ci].after.clone()
+                self.eps[ci].after.len()
             };
-            for (i, f) in parts.iter().enumerate() {
+            for i in 0..count {
                 if self.eps[ci].disabled {
                     break;
                 }
                 let c = &self.vo.ep_components[ci];
-                let entry = if before {
-                    &c.before[i].entry
+                let (part, state) = if before {
+                    (&c.before[i], &self.eps[ci].before[i])
                 } else {
-                    &c.after[i].entry
+                    (&c.after[i], &self.eps[ci].after[i])
+                };
+                // A native test decides on the record `(current-event)` shows, as the Scheme
+                // condition would; when it cannot tell, the part tests its condition itself.
+                let f = match (&part.native, &state.body) {
+                    (Some(native), Some(body)) => {
+                        let decision = self.host.borrow().decide(&native.test);
+                        match decision {
+                            voml_ir::Decision::Holds => body.clone(),
+                            voml_ir::Decision::Fails => continue,
+                            voml_ir::Decision::Unsure => state.entry.clone(),
+                        }
+                    }
+                    _ => state.entry.clone(),
                 };
                 let who = Who {
-                    component: Some(format!("EP component `{}`", c.name)),
-                    part: format!("{} part {i}", if before { "before" } else { "after" }),
-                    span: entry.span,
+                    part: if before {
+                        Part::Before(i)
+                    } else {
+                        Part::After(i)
+                    },
+                    span: part.entry.span,
                     target: Target::Ep(ci),
                 };
-                self.call(f, &mut [], &who, event)?;
+                self.call(&f, &mut [], &who, event)?;
             }
         }
         Ok(())
@@ -877,8 +920,7 @@ impl Runtime {
                 Some(enable) => {
                     let comp = &self.vo.ir_components[i];
                     let who = Who {
-                        component: Some(format!("IR component `{}`", self.irs[i].name)),
-                        part: "enable".into(),
+                        part: Part::Enable,
                         span: comp.enable.as_ref().map_or(comp.span, |e| e.span),
                         target: Target::Ir(i),
                     };
@@ -904,8 +946,7 @@ impl Runtime {
             if let Some(f) = self.irs[i].phase2.clone() {
                 let comp = &self.vo.ir_components[i];
                 let who = Who {
-                    component: Some(format!("IR component `{}`", self.irs[i].name)),
-                    part: "phase 2 (end-with)".into(),
+                    part: Part::Phase2,
                     span: comp.phase2.as_ref().map_or(comp.span, |e| e.span),
                     target: Target::Ir(i),
                 };
@@ -938,8 +979,7 @@ impl Runtime {
         let result = match self.irs[i].phase1.clone() {
             Some(f) => {
                 let who = Who {
-                    component: Some(format!("IR component `{}`", self.irs[i].name)),
-                    part: "phase 1".into(),
+                    part: Part::Phase1,
                     span: comp.phase1.as_ref().map_or(comp.span, |e| e.span),
                     target: Target::Ir(i),
                 };
@@ -1057,10 +1097,11 @@ impl Runtime {
                     Target::Ir(i) => self.irs[i].disabled = true,
                     Target::None => {}
                 }
+                let (component, part) = self.describe(who);
                 self.record(Fault {
                     kind,
-                    component: who.component.clone(),
-                    part: Some(who.part.clone()),
+                    component,
+                    part: Some(part),
                     span: Some(span),
                     location: Some(self.vo.locate(span)),
                     event: event.map(At::owned),
@@ -1077,6 +1118,26 @@ impl Runtime {
                 Ok(None)
             }
         }
+    }
+
+    /// The component (or view) and the part a fault names.
+    fn describe(&self, who: &Who) -> (Option<String>, String) {
+        let component = match (&who.target, &who.part) {
+            (Target::Ep(i), _) => Some(format!("EP component `{}`", self.eps[*i].name)),
+            (Target::Ir(i), _) => Some(format!("IR component `{}`", self.irs[*i].name)),
+            (Target::None, Part::ViewInit(name)) => Some(format!("view `{name}`")),
+            (Target::None, _) => None,
+        };
+        let part = match &who.part {
+            Part::ViewInit(_) => "initialisation".to_string(),
+            Part::Input(k) => format!("input ^{k}"),
+            Part::Before(i) => format!("before part {i}"),
+            Part::After(i) => format!("after part {i}"),
+            Part::Enable => "enable".to_string(),
+            Part::Phase1 => "phase 1".to_string(),
+            Part::Phase2 => "phase 2 (end-with)".to_string(),
+        };
+        (component, part)
     }
 
     /// Keeps a fault, unless [`MAX_REPEATS_KEPT`] of its kind from the same part are kept
@@ -1318,12 +1379,24 @@ fn callback_record(etype: i64, ts: f64, extra: &[Value]) -> Record {
     }
 }
 
+/// Element `position` of the record as `(current-event)` holds it, for native tests.
+pub(crate) fn element(record: &Record, position: u32) -> Option<voml_ir::Element<'_>> {
+    match position {
+        0 => Some(voml_ir::Element::Int(record.rtype)),
+        1 => Some(voml_ir::Element::Int(record.etype)),
+        p => Some(match record.get(p as usize)? {
+            Value::Int(i) => voml_ir::Element::Int(*i),
+            Value::Real(r) => voml_ir::Element::Real(*r),
+            Value::Str(s) => voml_ir::Element::Str(s),
+        }),
+    }
+}
+
 /// The record as a Scheme list `(rtype etype field ...)`, for `(current-event)`.
-fn record_value(record: &Record) -> SteelVal {
-    let mut items = vec![
-        SteelVal::IntV(record.rtype as isize),
-        SteelVal::IntV(record.etype as isize),
-    ];
+pub(crate) fn record_value(record: &Record) -> SteelVal {
+    let mut items = Vec::with_capacity(2 + record.fields.len());
+    items.push(SteelVal::IntV(record.rtype as isize));
+    items.push(SteelVal::IntV(record.etype as isize));
     items.extend(
         record
             .fields

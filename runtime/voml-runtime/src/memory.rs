@@ -133,6 +133,25 @@ impl Drop for MeterGuard<'_> {
     }
 }
 
+/// Runs `f` with its allocations charged to no meter: for what the runtime builds on the VO's
+/// behalf while VO code runs and releases outside it (the list `(current-event)` returns),
+/// which charged to the VO would count against it for ever once released.
+pub fn uncharged<T>(f: impl FnOnce() -> T) -> T {
+    struct Restore(Charge);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            CURRENT.with(|c| c.set(self.0));
+        }
+    }
+    let none = Charge {
+        meter: std::ptr::null(),
+        net: 0,
+        published: 0,
+    };
+    let _restore = Restore(CURRENT.with(|c| c.replace(none)));
+    f()
+}
+
 /// The most memory the process has had resident at once (Linux: `VmHWM`), in bytes.
 pub fn peak_resident() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;

@@ -300,31 +300,59 @@ impl<'a> Lowering<'a> {
                         &mut after
                     };
                     let symbol = format!("voml/ep/{name}/{}/{}", part.name, list.len());
-                    let mut wrapped = Frag::default();
-                    wrapped.push("(if ", cond_attr.value_span, false);
-                    wrapped.push_program(&cond[0]);
-                    wrapped.push("\n(begin\n", part.tag_span, false);
-                    wrapped.push_program(&code);
-                    wrapped.push("\n#t) #f)", part.tag_span, false);
+                    let what = format!("`{}` part", part.name);
+                    let wrap = |inner: &Frag| {
+                        let mut wrapped = Frag::default();
+                        wrapped.push("(if ", cond_attr.value_span, false);
+                        wrapped.push_program(&cond[0]);
+                        wrapped.push("\n(begin\n", part.tag_span, false);
+                        wrapped.push_program(inner);
+                        wrapped.push("\n#t) #f)", part.tag_span, false);
+                        wrapped
+                    };
+                    let mut wrapped = wrap(&code);
+                    // A condition the runtime can decide without Scheme: the part's code
+                    // becomes a procedure of its own, which the runtime calls when the test
+                    // holds (no second test in Scheme) and the part's procedure calls when it
+                    // tests the condition itself. Code that does not read on its own, or
+                    // only inside the condition's wrapper, keeps one procedure, so that it is
+                    // reported exactly as before; so does code that defines a name the
+                    // condition uses, whose definition would no longer share the
+                    // condition's scope.
+                    let recognised = conditions::recognise(&cond[0].text).filter(|r| {
+                        scheme::read_problem(&code.text).is_none()
+                            && scheme::read_problem(&wrapped.text).is_none()
+                            && conditions::bound_names(&code.text)
+                                .is_some_and(|bound| r.names.iter().all(|n| !bound.contains(n)))
+                    });
+                    let mut native = None;
+                    if let Some(r) = recognised {
+                        let body = format!("{symbol}/body");
+                        if self.define(&body, "", &code, part, &what) {
+                            let mut call = Frag::default();
+                            call.push(&format!("({body})"), part.tag_span, false);
+                            wrapped = wrap(&call);
+                            self.condition_names.insert(body.clone(), r.names);
+                            native = Some(ir::NativeCondition {
+                                test: r.test,
+                                body: ir::EntryPoint {
+                                    symbol: body,
+                                    span: part.tag_span,
+                                },
+                            });
+                        }
+                    }
                     let entry = ir::EntryPoint {
                         symbol: symbol.clone(),
                         span: part.tag_span,
                     };
-                    let list_len = list.len();
-                    let _ = list_len;
-                    if self.define(
-                        &symbol,
-                        "",
-                        &wrapped,
-                        part,
-                        &format!("`{}` part", part.name),
-                    ) {
+                    if self.define(&symbol, "", &wrapped, part, &what) {
                         let list = if part.name == "before" {
                             &mut before
                         } else {
                             &mut after
                         };
-                        list.push(ir::ConditionPart { entry });
+                        list.push(ir::ConditionPart { entry, native });
                     }
                 }
                 _ => {}

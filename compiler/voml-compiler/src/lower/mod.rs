@@ -4,7 +4,7 @@
 //! and one procedure per component part, with markup primitives turned into calls of the
 //! runtime's primitive API.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 
 use base64::Engine as _;
 use voml_ir::{self as ir, Program as Frag, Span};
@@ -19,6 +19,7 @@ use crate::{colours, LoadOptions};
 
 mod code;
 mod components;
+mod conditions;
 mod declarations;
 mod marks;
 mod names;
@@ -47,6 +48,9 @@ pub struct Lowering<'a> {
     uses: Uses,
     /// Positions by name, so that large specs compile in linear time.
     index: Index,
+    /// The global names each native condition rests on, by its body procedure: a program
+    /// that binds one of them keeps that condition in Scheme.
+    condition_names: HashMap<String, BTreeSet<String>>,
 }
 
 #[derive(Default)]
@@ -138,6 +142,7 @@ impl<'a> Lowering<'a> {
             assets: Vec::new(),
             uses: Uses::default(),
             index: Index::default(),
+            condition_names: HashMap::new(),
         }
     }
 
@@ -205,7 +210,7 @@ impl<'a> Lowering<'a> {
             self.views(views);
         }
 
-        let ep_components = match child("event-processing") {
+        let mut ep_components = match child("event-processing") {
             Some(ep) => self.ep_components(ep),
             None => Vec::new(),
         };
@@ -213,6 +218,7 @@ impl<'a> Lowering<'a> {
             Some(ir) => self.ir_components(ir),
             None => Vec::new(),
         };
+        self.keep_sound_native_conditions(&mut ep_components);
         self.unused_warnings(vo);
         let description = child("description").map(description_text);
         ir::CompiledVo {
@@ -230,6 +236,28 @@ impl<'a> Lowering<'a> {
             assets: self.assets,
             sources: self.db.to_ir(),
             span: vo.tag_span,
+        }
+    }
+
+    /// Drops the native tests whose names the program binds: `(define (gt a b) ...)` in
+    /// utility code, or `(set! car cdr)` anywhere, would give the Scheme condition another
+    /// meaning than the test's.
+    fn keep_sound_native_conditions(&self, components: &mut [ir::EpComponent]) {
+        let bound = conditions::bound_names(&self.program.text);
+        for part in components
+            .iter_mut()
+            .flat_map(|c| c.before.iter_mut().chain(c.after.iter_mut()))
+        {
+            let Some(native) = &part.native else {
+                continue;
+            };
+            let sound = match (&bound, self.condition_names.get(&native.body.symbol)) {
+                (Some(bound), Some(names)) => !names.iter().any(|n| bound.contains(n)),
+                _ => false,
+            };
+            if !sound {
+                part.native = None;
+            }
         }
     }
 
