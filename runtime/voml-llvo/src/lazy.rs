@@ -39,11 +39,14 @@ pub struct LazyRaster {
     marks: HashMap<Mark, usize>,
 }
 
-/// A command that waits, with whose frame it is and the pixels it can change.
+/// A command that waits, with whose frame it is and the pixels it can change (all of them,
+/// `also` included).
 struct Waiting {
     mark: Option<Mark>,
     bounds: PxRect,
     cmd: DrawCmd,
+    /// Erasures merged into this one (see [`LazyRaster::merge_erasure`]), painted after it.
+    also: Vec<DrawCmd>,
 }
 
 impl LazyRaster {
@@ -67,6 +70,9 @@ impl LazyRaster {
                 forget_one(&mut self.marks, m);
             }
             self.raster.draw(view, &w.cmd)?;
+            for cmd in &w.also {
+                self.raster.draw(view, cmd)?;
+            }
         }
         Ok(())
     }
@@ -100,15 +106,108 @@ impl LazyRaster {
         if let Some(m) = mark {
             *self.marks.entry(m).or_default() += 1;
         }
-        list.push(Waiting {
+        let mut item = Waiting {
             mark,
             bounds: cmd.bounds(),
             cmd: cmd.clone(),
-        });
+            also: Vec::new(),
+        };
+        if mark.is_none() {
+            if let Some(color) = erasure_colour(cmd) {
+                item = merge_erasure(list, item, color);
+            }
+        }
+        list.push(item);
         if list.len() > MAX_WAITING {
             self.settle(view)?;
         }
         Ok(())
+    }
+}
+
+/// The colour an erasure paints: a clear, or a hard-edged fill or stroke (what undrawing
+/// queues). Erasures of one colour set pixels to that colour exactly, in any order.
+fn erasure_colour(cmd: &DrawCmd) -> Option<Color> {
+    match cmd {
+        DrawCmd::Clear { color, .. } => Some(*color),
+        DrawCmd::Fill {
+            color,
+            mode: PaintMode::Erase,
+            ..
+        }
+        | DrawCmd::Stroke {
+            color,
+            mode: PaintMode::Erase,
+            ..
+        } => Some(*color),
+        _ => None,
+    }
+}
+
+/// Most erasures merged into one waiting command: beyond, a new set starts.
+const MAX_MERGED: usize = 256;
+
+/// A component redrawn after every record leaves an erasure per record; a thousand erasures
+/// of one bar painted one after the other cost a thousand bars. The latest waiting erasure of
+/// the same colour that nothing drawn since touches is taken out of its place and merged
+/// into the new one: painting it later changes nothing (nothing since overlaps it), and
+/// erasures of one colour may be painted in any order. Erasures that another of the set
+/// paints over entirely are dropped.
+fn merge_erasure(list: &mut Vec<Waiting>, new: Waiting, color: Color) -> Waiting {
+    let from = list.len().saturating_sub(COVER_WINDOW);
+    let mut touched = PxRect::default();
+    let mut found = None;
+    for i in (from..list.len()).rev() {
+        let w = &list[i];
+        let same = w.mark.is_none()
+            && w.also.len() < MAX_MERGED
+            && erasure_colour(&w.cmd) == Some(color)
+            && w.also.iter().all(|c| erasure_colour(c) == Some(color));
+        if same && touched.intersect(&w.bounds).is_empty() {
+            found = Some(i);
+            break;
+        }
+        touched = if touched.is_empty() {
+            w.bounds
+        } else if w.bounds.is_empty() {
+            touched
+        } else {
+            touched.union(&w.bounds)
+        };
+    }
+    let Some(i) = found else {
+        return new;
+    };
+    let old = list.remove(i);
+    let mut members: Vec<DrawCmd> = std::iter::once(old.cmd).chain(old.also).collect();
+    let new_cmd = new.cmd;
+    let new_bounds = new_cmd.bounds();
+    // The new erasure is needed unless one of the set already paints all of it.
+    let redundant = members.iter().any(|m| {
+        *m == new_cmd || covered(m).is_some_and(|c| new_bounds.intersect(&c) == new_bounds)
+    });
+    if !redundant {
+        if let Some(cover) = covered(&new_cmd) {
+            members.retain(|m| {
+                let b = m.bounds();
+                b.is_empty() || b.intersect(&cover) != b
+            });
+        }
+        members.push(new_cmd);
+    }
+    let bounds = members
+        .iter()
+        .map(DrawCmd::bounds)
+        .filter(|b| !b.is_empty())
+        .reduce(|a, b| a.union(&b))
+        .unwrap_or_default();
+    let mut members = members.into_iter();
+    let cmd = members.next().expect("at least the old erasure");
+    Waiting {
+        mark: None,
+        bounds,
+        cmd,
+        also: members.collect(),
     }
 }
 

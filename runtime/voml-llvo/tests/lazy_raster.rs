@@ -204,7 +204,7 @@ fn the_lazy_raster_paints_what_the_raster_paints() {
                     let owner = 1 + rng.below(3) as u32;
                     let (frame, drawn) = frames.remove(&owner).unwrap_or((1, Vec::new()));
                     // (Frame numbers only grow, as the low-level layer gives them.)
-                    let erase: Vec<(ViewId, DrawCmd)> = drawn
+                    let mut erase: Vec<(ViewId, DrawCmd)> = drawn
                         .iter()
                         .filter(|(_, r)| !r.is_empty())
                         .map(|&(v, r)| {
@@ -217,6 +217,52 @@ fn the_lazy_raster_paints_what_the_raster_paints() {
                             )
                         })
                         .collect();
+                    // Erasures are also hard-edged strokes and fills in the background colour,
+                    // as the low-level layer queues them for lines and shapes.
+                    if rng.below(2) == 0 {
+                        let (x0, y0, x1, y1) =
+                            (rng.coord(w), rng.coord(h), rng.coord(w), rng.coord(h));
+                        let (cmd, fill) = (command(&mut rng, w, h), rng.below(2) == 0);
+                        let clip = cmd.clip().unwrap_or(PxRect::new(0, 0, w, h));
+                        erase.push((
+                            view,
+                            if fill {
+                                DrawCmd::Fill {
+                                    path: PxPath {
+                                        segs: vec![
+                                            PathSeg::MoveTo(x0, y0),
+                                            PathSeg::LineTo(x1, y0),
+                                            PathSeg::LineTo(x1, y1),
+                                            PathSeg::LineTo(x0, y1),
+                                            PathSeg::Close,
+                                        ],
+                                    },
+                                    color: bg,
+                                    clip,
+                                    mode: PaintMode::Erase,
+                                }
+                            } else {
+                                DrawCmd::Stroke {
+                                    path: PxPath {
+                                        segs: vec![
+                                            PathSeg::MoveTo(x0, y0),
+                                            PathSeg::LineTo(x1, y1),
+                                        ],
+                                    },
+                                    style: StrokeStyle {
+                                        width: 2.0,
+                                        cap: LineCap::Butt,
+                                        join: LineJoin::Miter,
+                                        dash: Vec::new(),
+                                        dash_offset: 0.0,
+                                    },
+                                    color: bg,
+                                    clip,
+                                    mode: PaintMode::Erase,
+                                }
+                            },
+                        ));
+                    }
                     let mark = Mark {
                         owner: OwnerId(owner),
                         frame,
@@ -315,4 +361,79 @@ fn an_undrawn_frame_that_waits_is_never_painted() {
         .unwrap();
     }
     assert!(lazy.waiting(v) <= 8, "{} commands wait", lazy.waiting(v));
+}
+
+/// A bar redrawn after each of a thousand records, at heights that go up and down, leaves
+/// its erasures merged: a few commands wait, not three thousand.
+#[test]
+fn erasures_of_a_redrawn_bar_merge() {
+    let mut lazy = LazyRaster::new();
+    let v = ViewId(0);
+    let bg = Color::rgb(255, 255, 255);
+    lazy.create_surface(v, "t", 80, 120, bg).unwrap();
+    let clip = PxRect::new(0, 0, 80, 120);
+    let rect = |top: f32| PxPath {
+        segs: vec![
+            PathSeg::MoveTo(20.0, top),
+            PathSeg::LineTo(60.0, top),
+            PathSeg::LineTo(60.0, 110.0),
+            PathSeg::LineTo(20.0, 110.0),
+            PathSeg::Close,
+        ],
+    };
+    let style = StrokeStyle {
+        width: 1.0,
+        cap: LineCap::Butt,
+        join: LineJoin::Miter,
+        dash: Vec::new(),
+        dash_offset: 0.0,
+    };
+    for frame in 1..=1000u64 {
+        let top = 10.0 + ((frame * 37) % 90) as f32;
+        let mark = Mark {
+            owner: OwnerId(1),
+            frame,
+        };
+        let fill = DrawCmd::Fill {
+            path: rect(top),
+            color: Color::rgb(40, 160, 60),
+            clip,
+            mode: PaintMode::Blend,
+        };
+        let outline = DrawCmd::Stroke {
+            path: rect(top),
+            style: style.clone(),
+            color: Color::rgb(40, 160, 60),
+            clip,
+            mode: PaintMode::Blend,
+        };
+        lazy.draw_owned(v, mark, &fill).unwrap();
+        lazy.draw_owned(v, mark, &outline).unwrap();
+        let erase = [
+            (
+                v,
+                DrawCmd::Fill {
+                    path: rect(top),
+                    color: bg,
+                    clip,
+                    mode: PaintMode::Erase,
+                },
+            ),
+            (
+                v,
+                DrawCmd::Stroke {
+                    path: rect(top),
+                    style: StrokeStyle {
+                        width: 3.0,
+                        ..style.clone()
+                    },
+                    color: bg,
+                    clip,
+                    mode: PaintMode::Erase,
+                },
+            ),
+        ];
+        lazy.undraw(mark, &erase).unwrap();
+    }
+    assert!(lazy.waiting(v) <= 4, "{} commands wait", lazy.waiting(v));
 }
