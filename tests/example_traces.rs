@@ -89,20 +89,45 @@ fn the_ring_trace_is_as_generated() {
     }
 }
 
+/// The examples written for MPI traces.
+const MPI_EXAMPLES: [&str; 7] = [
+    "examples/mpicl/sends-and-receives.voml",
+    "examples/mpicl/bcast-time.voml",
+    "examples/mpicl/count-events.voml",
+    "examples/paper/entities.voml",
+    "examples/auralization/messages.voml",
+    "examples/auralization/idle-busy.voml",
+    "examples/auralization/trace2au.voml",
+];
+
 /// Every example written for MPI traces runs over the ring trace without a fault, and sees
 /// its events.
 #[test]
 fn the_mpi_examples_run_over_the_ring_trace() {
-    let trace = root().join("examples/mpicl/ring.trf");
-    for spec in [
-        "examples/mpicl/sends-and-receives.voml",
-        "examples/mpicl/bcast-time.voml",
-        "examples/mpicl/count-events.voml",
-        "examples/paper/entities.voml",
-        "examples/auralization/messages.voml",
-        "examples/auralization/idle-busy.voml",
-        "examples/auralization/trace2au.voml",
-    ] {
+    run_all_over(&root().join("examples/mpicl/ring.trf"), true);
+}
+
+/// And over a real MPICL trace of ten processes (the examples' own trace has eight): no
+/// example may assume how many processors there are.
+#[test]
+fn the_mpi_examples_run_over_a_real_trace_of_ten_processes() {
+    let trace = root().join("../shared/traces/picl/mpicl-trace3-bcast10.trf");
+    if !trace.is_file() {
+        assert!(
+            std::env::var_os("VOML_REQUIRE_TOOLS").is_none(),
+            "{} is missing",
+            trace.display()
+        );
+        eprintln!("note: {} not found; skipped", trace.display());
+        return;
+    }
+    // (The paper's entity example listens for events trace3 does not have.)
+    run_all_over(&trace, false);
+}
+
+fn run_all_over(trace: &std::path::Path, every_example_matches: bool) {
+    let trace = trace.to_path_buf();
+    for spec in MPI_EXAMPLES {
         let vo = support::compile_spec(&root().join(spec));
         let mut rt = support::start_runtime(vo, true, 10_000);
         let replayed = support::replay_file(&mut rt, &trace);
@@ -111,7 +136,7 @@ fn the_mpi_examples_run_over_the_ring_trace() {
         assert!(rt.faults().is_empty(), "{spec}: {:?}", rt.faults());
         // Components that take every record through condition parts declare no events.
         assert!(
-            rt.stats().matched > 0 || rt.vo().events.is_empty(),
+            !every_example_matches || rt.stats().matched > 0 || rt.vo().events.is_empty(),
             "{spec}: no record matched"
         );
     }
