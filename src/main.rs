@@ -10,6 +10,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 mod paths;
 mod run;
+mod send;
 mod window;
 use voml_compiler::{diag, Code, Options, RealFs};
 
@@ -54,8 +55,19 @@ enum Command {
         /// The spec (.voml, compiled on the fly) or a compiled visual object (.vo).
         spec: PathBuf,
         /// The PICL trace to replay (`-` for standard input).
-        #[arg(long, short = 't')]
-        trace: PathBuf,
+        #[arg(long, short = 't', required_unless_present = "listen")]
+        trace: Option<PathBuf>,
+        /// Take live records from producers that connect here instead of a trace:
+        /// tcp://HOST:PORT, :PORT (loopback), or unix:PATH. Runs until --producers have come
+        /// and gone, or until interrupted (Ctrl-C, SIGTERM); the outputs are written either way.
+        #[arg(long, value_name = "ADDR", conflicts_with = "trace")]
+        listen: Option<String>,
+        /// With --listen: end after this many producers have connected and closed.
+        #[arg(long, value_name = "N", requires = "listen")]
+        producers: Option<usize>,
+        /// With --listen: how long a record may wait for earlier ones from other producers.
+        #[arg(long, value_name = "MS", default_value_t = 100)]
+        reorder_window_ms: u64,
         /// Render without a window: write PNGs to --out.
         #[arg(long)]
         headless: bool,
@@ -91,6 +103,21 @@ enum Command {
         budget_ms: u64,
         #[command(flatten)]
         common: CommonArgs,
+    },
+    /// Send a trace to a `voml run --listen` socket as a live producer would.
+    Send {
+        /// The PICL trace (`-` for standard input).
+        trace: PathBuf,
+        /// Where `voml run --listen` listens: tcp://HOST:PORT, :PORT, or unix:PATH.
+        #[arg(long, value_name = "ADDR")]
+        to: String,
+        /// Send at this many trace seconds per second (default: as fast as possible).
+        #[arg(long, value_name = "FACTOR")]
+        speed: Option<f64>,
+        /// Open one connection per processor (the record's fourth field), as monitors of the
+        /// processes of a real program do.
+        #[arg(long)]
+        split_by_processor: bool,
     },
     /// Explain a diagnostic code (e.g. `voml explain E0021`), or print the whole catalogue.
     Explain {
@@ -167,9 +194,36 @@ fn main() -> ExitCode {
             common,
         } => compile(&file, output, emit, &common),
         Command::Explain { code, all } => explain(code.as_deref(), all),
+        Command::Send {
+            trace,
+            to,
+            speed,
+            split_by_processor,
+        } => {
+            let to = match voml_driver::listen::ListenAddr::parse(&to) {
+                Ok(a) => a,
+                Err(e) => {
+                    eprintln!("error: --to: {e}");
+                    return ExitCode::from(2);
+                }
+            };
+            if speed.is_some_and(|s| !(s.is_finite() && s > 0.0)) {
+                eprintln!("error: --speed needs a positive factor");
+                return ExitCode::from(2);
+            }
+            send::send(&send::SendArgs {
+                trace,
+                to,
+                speed,
+                split_by_processor,
+            })
+        }
         Command::Run {
             spec,
             trace,
+            listen,
+            producers,
+            reorder_window_ms,
             headless,
             speed,
             exit_when_finished,
@@ -190,11 +244,26 @@ fn main() -> ExitCode {
                 eprintln!("error: --audio writes a WAV file in a headless run: add --headless (live sound output comes later)");
                 return ExitCode::from(2);
             }
+            let listen = match listen
+                .as_deref()
+                .map(voml_driver::listen::ListenAddr::parse)
+            {
+                None => None,
+                Some(Ok(addr)) => Some(addr),
+                Some(Err(e)) => {
+                    eprintln!("error: --listen: {e}");
+                    return ExitCode::from(2);
+                }
+            };
             if !headless && !voml_window::display_available() {
+                let input = match (&trace, &listen) {
+                    (Some(t), _) => format!("--trace {}", t.display()),
+                    (None, Some(a)) => format!("--listen {a}"),
+                    (None, None) => String::new(),
+                };
                 eprintln!(
-                    "error: there is no display here (DISPLAY is unset or unreachable); run headless instead: voml run {} --trace {} --headless --out DIR",
+                    "error: there is no display here (DISPLAY is unset or unreachable); run headless instead: voml run {} {input} --headless --out DIR",
                     spec.display(),
-                    trace.display()
                 );
                 return ExitCode::from(2);
             }
@@ -210,9 +279,21 @@ fn main() -> ExitCode {
                     return ExitCode::from(2);
                 }
             }
+            // Ctrl-C or SIGTERM ends the input: what was accepted is processed and the outputs
+            // written. A second one ends at once.
+            let _ = ctrlc::set_handler(|| {
+                if voml_driver::stop_requested() {
+                    std::process::exit(130);
+                }
+                eprintln!("\nstopping: finishing what was read and writing the outputs (again to quit at once)");
+                voml_driver::request_stop();
+            });
             run::run(&run::RunArgs {
                 spec,
                 trace,
+                listen,
+                producers,
+                reorder_window: std::time::Duration::from_millis(reorder_window_ms),
                 out,
                 frames_every,
                 strict,

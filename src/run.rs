@@ -16,7 +16,14 @@ use voml_trace::ReadOptions;
 #[derive(Clone)]
 pub struct RunArgs {
     pub spec: PathBuf,
-    pub trace: PathBuf,
+    /// The trace file (`-` for standard input), unless listening.
+    pub trace: Option<PathBuf>,
+    /// Where live producers connect, instead of a trace.
+    pub listen: Option<voml_driver::listen::ListenAddr>,
+    /// With `listen`: end after this many producers.
+    pub producers: Option<usize>,
+    /// With `listen`: how long a record may wait for earlier ones.
+    pub reorder_window: Duration,
     pub out: PathBuf,
     pub frames_every: Option<f64>,
     pub strict: bool,
@@ -44,11 +51,13 @@ pub fn run(args: &RunArgs) -> ExitCode {
     let Some((vo, mut inputs, db)) = load(args, args.window) else {
         return ExitCode::from(1);
     };
-    if let Err(e) = trace_is_readable(&args.trace) {
-        eprintln!("error: {e}");
-        return ExitCode::from(1);
+    if let Some(trace) = &args.trace {
+        if let Err(e) = trace_is_readable(trace) {
+            eprintln!("error: {e}");
+            return ExitCode::from(1);
+        }
+        inputs.add(trace);
     }
-    inputs.add(&args.trace);
     if let Err(e) = outputs_are_not_inputs(args, &vo, &inputs) {
         eprintln!("error: {e}");
         return ExitCode::from(1);
@@ -156,21 +165,43 @@ pub fn load_runtime(
     Runtime::new(vo, backend, config)
 }
 
-/// Opens the trace (a file, or standard input for `-`); reports why it cannot.
+/// Opens the input: the trace (a file, or standard input for `-`) or the socket producers
+/// connect to; reports why it cannot.
 pub fn open_source(args: &RunArgs) -> Option<Source> {
     let options = ReadOptions {
         strict: args.strict,
     };
-    if args.trace.as_os_str() == "-" {
+    if let Some(addr) = &args.listen {
+        let listen = voml_driver::listen::ListenOptions {
+            producers: args.producers,
+            reorder_window: args.reorder_window,
+            read: options,
+        };
+        return match Source::listen(addr, listen) {
+            Ok((source, bound, _)) => {
+                eprintln!(
+                    "listening on {bound}{}",
+                    match args.producers {
+                        Some(n) => format!(" for {n} producer(s)"),
+                        None => " (Ctrl-C ends the run)".to_string(),
+                    }
+                );
+                Some(source)
+            }
+            Err(e) => {
+                eprintln!("error: cannot listen on {addr}: {e}");
+                None
+            }
+        };
+    }
+    let trace = args.trace.clone().unwrap_or_else(|| PathBuf::from("-"));
+    if trace.as_os_str() == "-" {
         return Some(Source::stdin(options));
     }
-    match Source::file(&args.trace, options) {
+    match Source::file(&trace, options) {
         Ok(source) => Some(source),
         Err(e) => {
-            eprintln!(
-                "error: cannot open the trace `{}`: {e}",
-                args.trace.display()
-            );
+            eprintln!("error: cannot open the trace `{}`: {e}", trace.display());
             None
         }
     }

@@ -12,6 +12,7 @@
 //! the visual object keeps ticking and its pictures keep refreshing.
 
 pub mod audio;
+pub mod listen;
 mod pacer;
 pub mod report;
 pub mod sink;
@@ -25,7 +26,7 @@ use voml_runtime::{Runtime, Stop};
 pub use pacer::Pacer;
 pub use report::{Progress, Reporter, Terminal};
 pub use sink::{Pictures, Sink, StateDump};
-pub use source::{Next, Share, Source};
+pub use source::{request_stop, stop_requested, Next, Share, Source};
 
 /// How to run.
 #[derive(Clone, Debug)]
@@ -105,7 +106,6 @@ pub fn run(
         outcome: Outcome::default(),
         share: source.share(),
     };
-    let source_name = source.name().to_string();
     let strict = options.strict;
     let mut since_look = 0u32;
     'input: loop {
@@ -117,8 +117,9 @@ pub fn run(
                 }
                 continue;
             }
-            Next::Item(item) => item,
+            Next::Item(from, item) => (from, item),
         };
+        let (from, item) = item;
         let record = match item {
             Ok(record) => record,
             Err(e) => {
@@ -146,7 +147,7 @@ pub fn run(
         run.frame_before(ts, runtime, sinks, reporter);
         run.outcome.last_ts = ts;
         let before = runtime.faults().len();
-        let result = runtime.process(record, &source_name);
+        let result = runtime.process(record, from);
         for fault in &runtime.faults()[before..] {
             reporter.fault(fault);
         }

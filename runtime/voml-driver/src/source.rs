@@ -8,15 +8,47 @@
 
 use std::io::{BufReader, Read};
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender, TryRecvError};
 use std::sync::Arc;
 use std::time::Duration;
 
 use voml_trace::{ReadOptions, Record, TraceError, TraceReader};
 
-/// Records (or bad lines) read in one go.
-type Batch = Vec<Result<Record, TraceError>>;
+/// Records (or bad lines) read in one go, each with the producer it came from, and the
+/// names of producers that appeared since the last batch.
+#[derive(Default)]
+pub(crate) struct Batch {
+    pub(crate) items: Vec<(u32, Result<Record, TraceError>)>,
+    pub(crate) names: Vec<(u32, String)>,
+}
+
+impl Batch {
+    pub(crate) fn with_capacity(n: usize) -> Batch {
+        Batch {
+            items: Vec::with_capacity(n),
+            names: Vec::new(),
+        }
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.items.is_empty() && self.names.is_empty()
+    }
+}
+
+/// Set when the run is asked to stop (an interrupt, a termination signal): sources end as at
+/// the end of their input, so that what was accepted is processed and the outputs written.
+static STOP: AtomicBool = AtomicBool::new(false);
+
+/// Asks every source to end as if its input had ended.
+pub fn request_stop() {
+    STOP.store(true, Ordering::SeqCst);
+}
+
+/// Whether a stop was asked for.
+pub fn stop_requested() -> bool {
+    STOP.load(Ordering::SeqCst)
+}
 
 /// Most items in one batch.
 const BATCH: usize = 1024;
@@ -25,8 +57,9 @@ const AHEAD: usize = 16;
 
 /// What [`Source::next`] found.
 pub enum Next<'a> {
-    /// A record, or a line that is not one.
-    Item(Result<&'a Record, &'a TraceError>),
+    /// A record, or a line that is not one, and the name of where it came from (a file, a
+    /// producer on a socket).
+    Item(&'a str, Result<&'a Record, &'a TraceError>),
     /// Nothing arrived in the time given.
     Idle,
     /// The input has ended.
@@ -50,6 +83,8 @@ impl Share {
 /// A trace being read on its own thread.
 pub struct Source {
     name: String,
+    /// Where records come from, by producer number.
+    names: Vec<String>,
     rx: Receiver<Batch>,
     /// Batches done with, back to the reader.
     back: SyncSender<Batch>,
@@ -78,9 +113,7 @@ impl Source {
     /// Reads standard input (named `-`). It counts as live: it may pause while its producer
     /// runs.
     pub fn stdin(options: ReadOptions) -> Source {
-        let mut source = Source::reader("-".to_string(), std::io::stdin(), options);
-        source.live = true;
-        source
+        Source::reader("-".to_string(), std::io::stdin(), options).live()
     }
 
     /// Reads any stream, naming it `name` in messages.
@@ -98,16 +131,33 @@ impl Source {
         let _ = std::thread::Builder::new()
             .name("voml-trace-reader".into())
             .spawn(move || read(thread_name, counted, options, tx, back_rx));
+        Source::from_channel(name, rx, back, share)
+    }
+
+    /// A source fed by another thread through `rx` (batches go back through `back`).
+    pub(crate) fn from_channel(
+        name: String,
+        rx: Receiver<Batch>,
+        back: SyncSender<Batch>,
+        share: Share,
+    ) -> Source {
         Source {
+            names: vec![name.clone()],
             name,
             rx,
             back,
-            batch: Vec::new(),
+            batch: Batch::default(),
             pos: 0,
             share,
             live: false,
             ended: false,
         }
+    }
+
+    /// Marks the source as live (its input may pause while its producers run).
+    pub(crate) fn live(mut self) -> Source {
+        self.live = true;
+        self
     }
 
     /// The name records are located by in messages (a path, `-`).
@@ -128,7 +178,7 @@ impl Source {
     /// The next record or bad line. With `wait`, gives [`Next::Idle`] when nothing arrives
     /// within it; without, waits as long as it takes.
     pub fn next(&mut self, wait: Option<Duration>) -> Next<'_> {
-        if self.pos >= self.batch.len() {
+        if self.pos >= self.batch.items.len() {
             if self.ended {
                 return Next::End;
             }
@@ -151,7 +201,14 @@ impl Source {
                     self.pos = 0;
                     // The reader may have ended: then the batch is simply dropped.
                     let _ = self.back.try_send(done);
-                    if self.batch.is_empty() {
+                    for (id, name) in self.batch.names.drain(..) {
+                        let id = id as usize;
+                        if self.names.len() <= id {
+                            self.names.resize(id + 1, String::new());
+                        }
+                        self.names[id] = name;
+                    }
+                    if self.batch.items.is_empty() {
                         return Next::Idle;
                     }
                 }
@@ -162,7 +219,9 @@ impl Source {
             }
         }
         self.pos += 1;
-        Next::Item(self.batch[self.pos - 1].as_ref())
+        let (from, item) = &self.batch.items[self.pos - 1];
+        let name = self.names.get(*from as usize).map_or("", String::as_str);
+        Next::Item(name, item.as_ref())
     }
 }
 
@@ -177,31 +236,46 @@ fn read<R: Read>(
     tx: SyncSender<Batch>,
     back: Receiver<Batch>,
 ) {
-    let mut reader = TraceReader::new(BufReader::with_capacity(1 << 16, input), name, options);
-    // Records the driver is done with, to parse into again.
+    let reader = TraceReader::new(BufReader::with_capacity(1 << 16, input), name, options);
+    read_records(reader, 0, |batch| tx.send(batch).is_ok(), &back);
+}
+
+/// Reads records from `reader` as producer `from` and hands them over in batches (`send`
+/// answers false when nobody listens any more). A batch goes out when it is full, or as
+/// soon as the next line is not already buffered, so that a live producer's records are not
+/// held back waiting for more. Records the driver is done with come back through `back`
+/// to be parsed into again. Ends at the end of the input, or when a stop is requested.
+pub(crate) fn read_records<R: Read>(
+    mut reader: TraceReader<BufReader<R>>,
+    from: u32,
+    mut send: impl FnMut(Batch) -> bool,
+    back: &Receiver<Batch>,
+) {
     let mut spare: Vec<Record> = Vec::new();
-    let mut batch = Vec::with_capacity(BATCH);
+    let mut batch = Batch::with_capacity(BATCH);
     loop {
         if spare.is_empty() {
             while let Ok(mut done) = back.try_recv() {
-                spare.extend(done.drain(..).filter_map(Result::ok));
+                spare.extend(done.items.drain(..).filter_map(|(_, r)| r.ok()));
             }
         }
         let Some(item) = reader.next_reusing(spare.pop()) else {
             break;
         };
-        batch.push(item);
+        batch.items.push((from, item));
         let buffered = reader.get_ref().buffer();
         let line_ready = memchr_newline(buffered);
-        if batch.len() >= BATCH || !line_ready {
-            if tx.send(std::mem::take(&mut batch)).is_err() {
+        if batch.items.len() >= BATCH || !line_ready {
+            if !send(std::mem::replace(&mut batch, Batch::with_capacity(BATCH))) {
                 return;
             }
-            batch.reserve(BATCH);
+            if stop_requested() {
+                return;
+            }
         }
     }
     if !batch.is_empty() {
-        let _ = tx.send(batch);
+        send(batch);
     }
 }
 
@@ -231,8 +305,8 @@ mod tests {
         let (mut records, mut bad) = (Vec::new(), Vec::new());
         loop {
             match source.next(None) {
-                Next::Item(Ok(r)) => records.push(r.clone()),
-                Next::Item(Err(e)) => bad.push(e.clone()),
+                Next::Item(_, Ok(r)) => records.push(r.clone()),
+                Next::Item(_, Err(e)) => bad.push(e.clone()),
                 Next::Idle => {}
                 Next::End => return (records, bad),
             }
@@ -285,7 +359,7 @@ mod tests {
         use std::io::Write;
         writer.write_all(b"-3 1 0.5 2\n").unwrap();
         let got = match source.next(Some(Duration::from_secs(10))) {
-            Next::Item(Ok(r)) => r.timestamp(),
+            Next::Item(_, Ok(r)) => r.timestamp(),
             _ => None,
         };
         assert_eq!(got, Some(0.5));

@@ -22,6 +22,9 @@ pub enum TraceErrorKind {
     InvalidUtf8,
     /// The line exceeds the reader's length limit; the rest of it was skipped.
     LineTooLong,
+    /// The input ended in the middle of a line, where that means the line was cut (a
+    /// producer that disconnected mid-line); see [`crate::TraceReader::cut_last_line_is_bad`].
+    CutLine,
     /// The underlying reader failed; reading stops.
     Io,
 }

@@ -47,6 +47,7 @@ pub struct TraceReader<R> {
     source_name: String,
     options: ReadOptions,
     max_line_len: usize,
+    cut_last_line_is_bad: bool,
     buf: Vec<u8>,
     scratch: Vec<Value>,
     line_no: u64,
@@ -81,6 +82,7 @@ impl<R: BufRead> TraceReader<R> {
             source_name,
             options,
             max_line_len: MAX_LINE_LEN,
+            cut_last_line_is_bad: false,
             buf: Vec::with_capacity(256),
             scratch: Vec::with_capacity(32),
             line_no: 0,
@@ -93,6 +95,13 @@ impl<R: BufRead> TraceReader<R> {
     /// Replaces the [`MAX_LINE_LEN`] limit (in bytes, terminator excluded).
     pub fn with_max_line_len(mut self, max_line_len: usize) -> Self {
         self.max_line_len = max_line_len;
+        self
+    }
+
+    /// Makes a last line without its `\n` a bad line ([`TraceErrorKind::CutLine`]) instead of
+    /// reading what there is of it: on a socket, it means the producer went away mid-line.
+    pub fn cut_last_line_is_bad(mut self) -> Self {
+        self.cut_last_line_is_bad = true;
         self
     }
 
@@ -207,6 +216,14 @@ impl<R: BufRead> TraceReader<R> {
             self.line_no += 1;
             if !raw.terminated {
                 self.missing_final_newline = true;
+                if self.cut_last_line_is_bad && !is_comment_or_blank_bytes(&self.buf) {
+                    let e = LineError {
+                        column: self.buf.len() + 1,
+                        kind: TraceErrorKind::CutLine,
+                        message: "the input ended in the middle of this line (the producer went away?); the line is skipped".to_owned(),
+                    };
+                    return Some(Err(self.bad_line(e)));
+                }
             }
             // Comments are recognised on bytes first so that a comment in another encoding is
             // still only a comment.

@@ -1,0 +1,126 @@
+//! `voml send`: replays a trace as a live producer to a `voml run --listen` socket, paced by
+//! trace time or as fast as possible, over one connection or one per processor (as monitors
+//! of real programs do).
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::os::unix::net::UnixStream;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use voml_driver::listen::ListenAddr;
+
+/// What `voml send` was asked to do.
+pub struct SendArgs {
+    pub trace: PathBuf,
+    pub to: ListenAddr,
+    pub speed: Option<f64>,
+    pub split_by_processor: bool,
+}
+
+type Conn = BufWriter<Box<dyn Write>>;
+
+fn connect(to: &ListenAddr) -> std::io::Result<Conn> {
+    let stream: Box<dyn Write> = match to {
+        ListenAddr::Tcp(a) => {
+            let s = std::net::TcpStream::connect(a)?;
+            s.set_nodelay(true)?;
+            Box::new(s)
+        }
+        ListenAddr::Unix(p) => Box::new(UnixStream::connect(p)?),
+    };
+    Ok(BufWriter::with_capacity(1 << 16, stream))
+}
+
+pub fn send(args: &SendArgs) -> ExitCode {
+    let input: Box<dyn BufRead> = if args.trace.as_os_str() == "-" {
+        Box::new(BufReader::new(std::io::stdin()))
+    } else {
+        match std::fs::File::open(&args.trace) {
+            Ok(f) => Box::new(BufReader::with_capacity(1 << 16, f)),
+            Err(e) => {
+                eprintln!(
+                    "error: cannot open the trace `{}`: {e}",
+                    args.trace.display()
+                );
+                return ExitCode::from(1);
+            }
+        }
+    };
+    let speed = args.speed.filter(|s| s.is_finite() && *s > 0.0);
+    let started = Instant::now();
+    let mut origin: Option<f64> = None;
+    let mut conns: HashMap<String, Conn> = HashMap::new();
+    let mut sent = 0u64;
+    for (n, line) in input.split(b'\n').enumerate() {
+        let line = match line {
+            Ok(l) => l,
+            Err(e) => {
+                eprintln!("error: reading `{}`: {e}", args.trace.display());
+                return ExitCode::from(1);
+            }
+        };
+        let text = String::from_utf8_lossy(&line);
+        let mut tokens = text.split_whitespace();
+        let first = tokens.next();
+        if first.is_none_or(|t| t.starts_with('#') || t.starts_with('%')) {
+            continue;
+        }
+        let ts = tokens.nth(1).and_then(|t| t.parse::<f64>().ok());
+        let key = if args.split_by_processor {
+            tokens.next().unwrap_or("").to_string()
+        } else {
+            String::new()
+        };
+        // Paced: wait for the line's moment, with what was written already sent.
+        if let (Some(speed), Some(ts)) = (speed, ts.filter(|t| t.is_finite())) {
+            let t0 = *origin.get_or_insert(ts);
+            let due = started + Duration::from_secs_f64(((ts - t0) / speed).clamp(0.0, 3.15e7));
+            if due > Instant::now() {
+                for c in conns.values_mut() {
+                    let _ = c.flush();
+                }
+                std::thread::sleep(due - Instant::now());
+            }
+        }
+        if !conns.contains_key(&key) {
+            match connect(&args.to) {
+                Ok(c) => {
+                    conns.insert(key.clone(), c);
+                }
+                Err(e) => {
+                    eprintln!("error: cannot connect to {}: {e}", args.to);
+                    return ExitCode::from(1);
+                }
+            }
+        }
+        let conn = conns.get_mut(&key).expect("connected above");
+        if let Err(e) = conn.write_all(&line).and_then(|()| conn.write_all(b"\n")) {
+            eprintln!(
+                "error: {} stopped taking records at line {} of `{}`: {e}",
+                args.to,
+                n + 1,
+                args.trace.display()
+            );
+            return ExitCode::from(1);
+        }
+        sent += 1;
+    }
+    let producers = conns.len();
+    for (key, mut c) in conns.drain() {
+        if let Err(e) = c.flush() {
+            eprintln!(
+                "error: {} stopped taking records of producer `{key}`: {e}",
+                args.to
+            );
+            return ExitCode::from(1);
+        }
+    }
+    eprintln!(
+        "sent {sent} records to {} over {producers} connection(s) in {:.2} s",
+        args.to,
+        started.elapsed().as_secs_f64()
+    );
+    ExitCode::SUCCESS
+}
