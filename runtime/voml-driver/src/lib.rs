@@ -167,8 +167,9 @@ pub fn run(
     }
     run.end(runtime, sinks, reporter);
     // Someone is looking: the pictures stay and answer zooms and drags until they quit.
+    // (An interrupt or termination ends this too.)
     if run.interactive && options.stay_until_quit && !run.outcome.quit {
-        while run.look(runtime, sinks, reporter).is_ok() {
+        while !stop_requested() && run.look(runtime, sinks, reporter).is_ok() {
             std::thread::sleep(options.frame_interval);
         }
     }
