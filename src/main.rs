@@ -51,59 +51,7 @@ enum Command {
         common: CommonArgs,
     },
     /// Replay a trace through a visual object and write its pictures.
-    Run {
-        /// The spec (.voml, compiled on the fly) or a compiled visual object (.vo).
-        spec: PathBuf,
-        /// The PICL trace to replay (`-` for standard input).
-        #[arg(long, short = 't', required_unless_present = "listen")]
-        trace: Option<PathBuf>,
-        /// Take live records from producers that connect here instead of a trace:
-        /// tcp://HOST:PORT, :PORT (loopback), or unix:PATH. Runs until --producers have come
-        /// and gone, or until interrupted (Ctrl-C, SIGTERM); the outputs are written either way.
-        #[arg(long, value_name = "ADDR", conflicts_with = "trace")]
-        listen: Option<String>,
-        /// With --listen: end after this many producers have connected and closed.
-        #[arg(long, value_name = "N", requires = "listen")]
-        producers: Option<usize>,
-        /// With --listen: how long a record may wait for earlier ones from other producers.
-        #[arg(long, value_name = "MS", default_value_t = 100)]
-        reorder_window_ms: u64,
-        /// Render without a window: write PNGs to --out.
-        #[arg(long)]
-        headless: bool,
-        /// In a window, replay at this many trace seconds per second (default: as fast as
-        /// possible).
-        #[arg(long, value_name = "FACTOR")]
-        speed: Option<f64>,
-        /// Close the windows when the trace ends.
-        #[arg(long)]
-        exit_when_finished: bool,
-        /// Write the visual object's sound to a WAV file (headless), in step with trace time
-        /// divided by --speed (default 1).
-        #[arg(long, value_name = "FILE.wav")]
-        audio: Option<PathBuf>,
-        /// At the end of the run, write the values of every info and control structure
-        /// to this JSON file.
-        #[arg(long, value_name = "FILE.json")]
-        dump_state: Option<PathBuf>,
-        /// The longest sound --audio writes; sound after it is dropped with a warning.
-        #[arg(long, value_name = "SECONDS", default_value_t = voml_driver::audio::DEFAULT_MAX_AUDIO_S)]
-        max_audio_seconds: f64,
-        /// Where the pictures go.
-        #[arg(long, short = 'o', default_value = "out")]
-        out: PathBuf,
-        /// Also write numbered frames every SECONDS of trace time.
-        #[arg(long, value_name = "SECONDS")]
-        frames_every: Option<f64>,
-        /// Stop at the first bad trace line or failing component.
-        #[arg(long)]
-        strict: bool,
-        /// Time the code for one event may run before it is interrupted.
-        #[arg(long, value_name = "MS", default_value_t = 250)]
-        budget_ms: u64,
-        #[command(flatten)]
-        common: CommonArgs,
-    },
+    Run(Box<RunCli>),
     /// Send a trace to a `voml run --listen` socket as a live producer would.
     Send {
         /// The PICL trace (`-` for standard input).
@@ -218,24 +166,28 @@ fn main() -> ExitCode {
                 split_by_processor,
             })
         }
-        Command::Run {
-            spec,
-            trace,
-            listen,
-            producers,
-            reorder_window_ms,
-            headless,
-            speed,
-            exit_when_finished,
-            audio,
-            dump_state,
-            max_audio_seconds,
-            out,
-            frames_every,
-            strict,
-            budget_ms,
-            common,
-        } => {
+        Command::Run(run_cli) => {
+            let RunCli {
+                spec,
+                trace,
+                listen,
+                producers,
+                reorder_window_ms,
+                control,
+                until,
+                from,
+                headless,
+                speed,
+                exit_when_finished,
+                audio,
+                dump_state,
+                max_audio_seconds,
+                out,
+                frames_every,
+                strict,
+                budget_ms,
+                common,
+            } = *run_cli;
             if !(max_audio_seconds.is_finite() && max_audio_seconds > 0.0) {
                 eprintln!("error: --max-audio-seconds needs a positive number of seconds");
                 return ExitCode::from(2);
@@ -294,6 +246,9 @@ fn main() -> ExitCode {
                 listen,
                 producers,
                 reorder_window: std::time::Duration::from_millis(reorder_window_ms),
+                control,
+                until,
+                from,
                 out,
                 frames_every,
                 strict,
@@ -467,4 +422,71 @@ fn explain(code: Option<&str>, all: bool) -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// The arguments of `voml run`.
+#[derive(clap::Args)]
+struct RunCli {
+    /// The spec (.voml, compiled on the fly) or a compiled visual object (.vo).
+    spec: PathBuf,
+    /// The PICL trace to replay (`-` for standard input).
+    #[arg(long, short = 't', required_unless_present = "listen")]
+    trace: Option<PathBuf>,
+    /// Take live records from producers that connect here instead of a trace:
+    /// tcp://HOST:PORT, :PORT (loopback), or unix:PATH. Runs until --producers have come
+    /// and gone, or until interrupted (Ctrl-C, SIGTERM); the outputs are written either way.
+    #[arg(long, value_name = "ADDR", conflicts_with = "trace")]
+    listen: Option<String>,
+    /// With --listen: end after this many producers have connected and closed.
+    #[arg(long, value_name = "N", requires = "listen")]
+    producers: Option<usize>,
+    /// With --listen: how long a record may wait for earlier ones from other producers.
+    #[arg(long, value_name = "MS", default_value_t = 100)]
+    reorder_window_ms: u64,
+    /// Drive the replay with commands read from FILE (`-`: standard input): pause,
+    /// resume, step [N], step-to EVENT, until T, seek T, speed F, snapshot NAME. When they
+    /// run out, the run ends where it stands and writes its outputs.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["until", "from"])]
+    control: Option<PathBuf>,
+    /// Replay up to trace time T (every record stamped at most T), then end.
+    #[arg(long, value_name = "T")]
+    until: Option<f64>,
+    /// Go as fast as possible to trace time T, then on at --speed.
+    #[arg(long, value_name = "T")]
+    from: Option<f64>,
+    /// Render without a window: write PNGs to --out.
+    #[arg(long)]
+    headless: bool,
+    /// In a window, replay at this many trace seconds per second (default: as fast as
+    /// possible).
+    #[arg(long, value_name = "FACTOR")]
+    speed: Option<f64>,
+    /// Close the windows when the trace ends.
+    #[arg(long)]
+    exit_when_finished: bool,
+    /// Write the visual object's sound to a WAV file (headless), in step with trace time
+    /// divided by --speed (default 1).
+    #[arg(long, value_name = "FILE.wav")]
+    audio: Option<PathBuf>,
+    /// At the end of the run, write the values of every info and control structure
+    /// to this JSON file.
+    #[arg(long, value_name = "FILE.json")]
+    dump_state: Option<PathBuf>,
+    /// The longest sound --audio writes; sound after it is dropped with a warning.
+    #[arg(long, value_name = "SECONDS", default_value_t = voml_driver::audio::DEFAULT_MAX_AUDIO_S)]
+    max_audio_seconds: f64,
+    /// Where the pictures go.
+    #[arg(long, short = 'o', default_value = "out")]
+    out: PathBuf,
+    /// Also write numbered frames every SECONDS of trace time.
+    #[arg(long, value_name = "SECONDS")]
+    frames_every: Option<f64>,
+    /// Stop at the first bad trace line or failing component.
+    #[arg(long)]
+    strict: bool,
+    /// Time the code for one event may run before it is interrupted.
+    #[arg(long, value_name = "MS", default_value_t = 250)]
+    budget_ms: u64,
+    #[command(flatten)]
+    common: CommonArgs,
 }

@@ -24,6 +24,12 @@ pub struct RunArgs {
     pub producers: Option<usize>,
     /// With `listen`: how long a record may wait for earlier ones.
     pub reorder_window: Duration,
+    /// Replay commands from this file (`-`: standard input).
+    pub control: Option<PathBuf>,
+    /// Shortcut: run to this trace time, then end.
+    pub until: Option<f64>,
+    /// Shortcut: go as fast as possible to this trace time, then go on.
+    pub from: Option<f64>,
     pub out: PathBuf,
     pub frames_every: Option<f64>,
     pub strict: bool,
@@ -111,12 +117,27 @@ pub fn run(args: &RunArgs) -> ExitCode {
             return ExitCode::from(1);
         }
     };
+    // A backwards seek runs the visual object again from the start of the trace file.
+    let vo_again = runtime.vo().clone();
+    let mut restart = || -> Option<(Runtime, Source)> {
+        let trace = args.trace.as_ref().filter(|t| t.as_os_str() != "-")?;
+        let runtime = load_runtime(args, vo_again.clone(), Box::new(LazyRaster::new())).ok()?;
+        let source = Source::file(
+            trace,
+            ReadOptions {
+                strict: args.strict,
+            },
+        )
+        .ok()?;
+        Some((runtime, source))
+    };
     // A headless run is replayed as fast as possible; --speed only scales its sound.
     drive(
         args,
         None,
         &mut runtime,
         &mut source,
+        Some(&mut restart),
         &mut sinks,
         &mut reporter,
     )
@@ -129,6 +150,7 @@ pub fn drive(
     speed: Option<f64>,
     runtime: &mut Runtime,
     source: &mut Source,
+    restart: Option<voml_driver::Restart<'_>>,
     sinks: &mut [Box<dyn Sink>],
     reporter: &mut Terminal,
 ) -> ExitCode {
@@ -139,7 +161,17 @@ pub fn drive(
         stay_until_quit: !args.exit_when_finished,
         ..voml_driver::Options::default()
     };
-    let outcome = voml_driver::run(runtime, source, &options, sinks, reporter);
+    let mut commands = match control_commands(args, speed) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    let control = commands
+        .as_mut()
+        .map(|c| (c as &mut dyn Iterator<Item = _>, restart));
+    let outcome = voml_driver::run_controlled(runtime, source, &options, control, sinks, reporter);
     reporter.summary(&outcome, runtime, source.name());
     let failed = runtime.faults().iter().any(voml_driver::report::is_failure);
     if outcome.stopped || failed || outcome.sink_failed {
@@ -147,6 +179,32 @@ pub fn drive(
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// The replay commands of the run: `--control FILE` (or `-`), or what `--until` and `--from`
+/// stand for; `None` for a plain run.
+fn control_commands(
+    args: &RunArgs,
+    speed: Option<f64>,
+) -> Result<Option<voml_driver::control::Commands>, String> {
+    use voml_driver::control::Commands;
+    if let Some(path) = &args.control {
+        return Commands::open(path)
+            .map(Some)
+            .map_err(|e| format!("cannot read the commands `{}`: {e}", path.display()));
+    }
+    let speed = speed.map_or("max".to_string(), |s| s.to_string());
+    Ok(match (args.from, args.until) {
+        (None, None) => None,
+        (None, Some(until)) => Some(Commands::from_text("--until", &format!("until {until}"))),
+        (Some(from), until) => Some(Commands::from_text(
+            "--from",
+            &format!(
+                "speed max\nseek {from}\nspeed {speed}\n{}",
+                until.map_or("resume".to_string(), |u| format!("until {u}"))
+            ),
+        )),
+    })
 }
 
 /// Loads the visual object into a runtime drawing through `backend`.

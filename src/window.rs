@@ -47,11 +47,13 @@ fn engine(args: &RunArgs, vo: CompiledVo, backend: Box<dyn voml_llvo::Backend>) 
     // Sound plays live when the replay follows the clock (--speed) and the build has it;
     // otherwise the user hears of it once.
     sinks.push(live_sound(args).unwrap_or_else(|| Box::new(SoundNotice { told: false })));
+    // (A window's surfaces belong to this run: a seek back is refused for now.)
     crate::run::drive(
         args,
         args.speed,
         &mut runtime,
         &mut source,
+        None,
         &mut sinks,
         &mut reporter,
     )

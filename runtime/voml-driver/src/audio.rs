@@ -363,6 +363,10 @@ impl WavSink {
 }
 
 impl crate::Sink for WavSink {
+    fn can_restart(&self) -> bool {
+        false
+    }
+
     fn sounds(&mut self, runtime: &mut Runtime, sounds: &[TimedSound]) -> Result<(), String> {
         let Some(out) = self.out.as_mut() else {
             return Ok(());

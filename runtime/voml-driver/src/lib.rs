@@ -12,6 +12,7 @@
 //! the visual object keeps ticking and its pictures keep refreshing.
 
 pub mod audio;
+pub mod control;
 pub mod listen;
 mod pacer;
 pub mod report;
@@ -96,6 +97,30 @@ pub fn run(
     sinks: &mut [Box<dyn Sink>],
     reporter: &mut dyn Reporter,
 ) -> Outcome {
+    run_controlled(runtime, source, options, None, sinks, reporter)
+}
+
+/// Starts a run over again: a fresh runtime and source, for seeking backwards.
+pub type Restart<'a> = &'a mut dyn FnMut() -> Option<(Runtime, Source)>;
+
+/// Replay commands, and how to start over for a seek backwards.
+pub type Control<'a, 'b> = (
+    &'a mut dyn Iterator<Item = Result<control::Located, String>>,
+    Option<Restart<'b>>,
+);
+
+/// A run driven by replay commands ([`control`]): each command takes records (or seeks,
+/// changes the speed, takes pictures); when they run out the run ends where it stands, as at
+/// the end of its input. `restart` makes a seek backwards possible (without it, one is
+/// refused with a message). Without commands, the run takes every record.
+pub fn run_controlled(
+    runtime: &mut Runtime,
+    source: &mut Source,
+    options: &Options,
+    control: Option<Control<'_, '_>>,
+    sinks: &mut [Box<dyn Sink>],
+    reporter: &mut dyn Reporter,
+) -> Outcome {
     let mut run = Run {
         started: Instant::now(),
         pacer: Pacer::new(options.speed),
@@ -105,63 +130,33 @@ pub fn run(
         next_frame: None,
         outcome: Outcome::default(),
         share: source.share(),
+        since_look: 0,
+        held: None,
     };
-    let strict = options.strict;
-    let mut since_look = 0u32;
-    'input: loop {
-        let item = match source.next(run.idle_wait(runtime)) {
-            Next::End => break,
-            Next::Idle => {
-                if run.idle(runtime, sinks, reporter, None).is_err() {
-                    break;
-                }
-                continue;
-            }
-            Next::Item(from, item) => (from, item),
-        };
-        let (from, item) = item;
-        let record = match item {
-            Ok(record) => record,
-            Err(e) => {
-                run.outcome.bad_lines += 1;
-                reporter.bad_line(e, strict);
-                if strict {
-                    run.outcome.stopped = true;
-                    break;
-                }
-                continue;
-            }
-        };
-        let ts = record.timestamp().unwrap_or(run.outcome.last_ts);
-        // Paced: wait for the record's moment, ticking and answering the user meanwhile.
-        // (Unpaced runs read no clock per record.)
-        if run.pacer.speed().is_some() {
-            if let Some(due) = run.pacer.due(ts, Instant::now()) {
-                while Instant::now() < due {
-                    if run.idle(runtime, sinks, reporter, Some((ts, due))).is_err() {
-                        break 'input;
+    match control {
+        None => {
+            run.advance(runtime, source, sinks, reporter, &mut |_, _| Take::Yes);
+        }
+        Some((commands, mut restart)) => {
+            for command in commands {
+                let command = match command {
+                    Ok(c) => c,
+                    Err(e) => {
+                        reporter.line(&format!("error: {e}; the command is skipped"));
+                        run.outcome.sink_failed = true;
+                        continue;
                     }
+                };
+                if !run.command(
+                    command,
+                    runtime,
+                    source,
+                    restart.as_deref_mut(),
+                    sinks,
+                    reporter,
+                ) {
+                    break;
                 }
-            }
-        }
-        run.frame_before(ts, runtime, sinks, reporter);
-        run.outcome.last_ts = ts;
-        let before = runtime.faults().len();
-        let result = runtime.process(record, from);
-        for fault in &runtime.faults()[before..] {
-            reporter.fault(fault);
-        }
-        run.outcome.records += 1;
-        if result.is_err() {
-            run.outcome.stopped = true;
-            break;
-        }
-        run.deliver(runtime, sinks, reporter);
-        since_look += 1;
-        if since_look >= RECORDS_PER_LOOK {
-            since_look = 0;
-            if Instant::now() >= run.next_look && run.look(runtime, sinks, reporter).is_err() {
-                break;
             }
         }
     }
@@ -176,6 +171,27 @@ pub fn run(
     run.outcome
 }
 
+/// Whether a record is taken.
+enum Take {
+    /// Take it, and go on.
+    Yes,
+    /// Take it, then pause.
+    Last,
+    /// Leave it for later, and pause.
+    No,
+}
+
+/// How taking records ended.
+#[derive(PartialEq)]
+enum Flow {
+    /// The input ended.
+    Ended,
+    /// The taking rule paused.
+    Paused,
+    /// The run cannot go on (strict mode, the VO stopped, the user quit).
+    Halted,
+}
+
 /// The state of one run.
 struct Run {
     started: Instant,
@@ -188,12 +204,234 @@ struct Run {
     next_frame: Option<f64>,
     outcome: Outcome,
     share: Share,
+    /// Records since the last look at the clock.
+    since_look: u32,
+    /// A record read but not taken yet (a command paused before it), with where it came from.
+    held: Option<(String, voml_trace::Record)>,
 }
 
 /// Why the run cannot go on: the user quit or the visual object stopped it.
 struct Halt;
 
 impl Run {
+    /// Takes records while `take` says so.
+    fn advance(
+        &mut self,
+        runtime: &mut Runtime,
+        source: &mut Source,
+        sinks: &mut [Box<dyn Sink>],
+        reporter: &mut dyn Reporter,
+        take: &mut dyn FnMut(&voml_trace::Record, &Runtime) -> Take,
+    ) -> Flow {
+        loop {
+            if let Some((from, record)) = self.held.take() {
+                let verdict = take(&record, runtime);
+                if let Take::No = verdict {
+                    self.held = Some((from, record));
+                    return Flow::Paused;
+                }
+                if self.one(runtime, sinks, reporter, &from, &record).is_err() {
+                    return Flow::Halted;
+                }
+                if let Take::Last = verdict {
+                    return Flow::Paused;
+                }
+                continue;
+            }
+            let wait = self.idle_wait(runtime);
+            let (from, item) = match source.next(wait) {
+                Next::End => return Flow::Ended,
+                Next::Idle => {
+                    if self.idle(runtime, sinks, reporter, None).is_err() {
+                        return Flow::Halted;
+                    }
+                    continue;
+                }
+                Next::Item(from, item) => (from, item),
+            };
+            let record = match item {
+                Ok(record) => record,
+                Err(e) => {
+                    self.outcome.bad_lines += 1;
+                    reporter.bad_line(e, self.options.strict);
+                    if self.options.strict {
+                        self.outcome.stopped = true;
+                        return Flow::Halted;
+                    }
+                    continue;
+                }
+            };
+            let verdict = take(record, runtime);
+            if let Take::No = verdict {
+                self.held = Some((from.to_string(), record.clone()));
+                return Flow::Paused;
+            }
+            if self.one(runtime, sinks, reporter, from, record).is_err() {
+                return Flow::Halted;
+            }
+            if let Take::Last = verdict {
+                return Flow::Paused;
+            }
+        }
+    }
+
+    /// Takes one record: paced, framed, processed, its products delivered.
+    fn one(
+        &mut self,
+        runtime: &mut Runtime,
+        sinks: &mut [Box<dyn Sink>],
+        reporter: &mut dyn Reporter,
+        from: &str,
+        record: &voml_trace::Record,
+    ) -> Result<(), Halt> {
+        let ts = record.timestamp().unwrap_or(self.outcome.last_ts);
+        // Paced: wait for the record's moment, ticking and answering the user meanwhile.
+        // (Unpaced runs read no clock per record.)
+        if self.pacer.speed().is_some() {
+            if let Some(due) = self.pacer.due(ts, Instant::now()) {
+                while Instant::now() < due {
+                    self.idle(runtime, sinks, reporter, Some((ts, due)))?;
+                }
+            }
+        }
+        self.frame_before(ts, runtime, sinks, reporter);
+        self.outcome.last_ts = ts;
+        let before = runtime.faults().len();
+        let result = runtime.process(record, from);
+        for fault in &runtime.faults()[before..] {
+            reporter.fault(fault);
+        }
+        self.outcome.records += 1;
+        if result.is_err() {
+            self.outcome.stopped = true;
+            return Err(Halt);
+        }
+        self.deliver(runtime, sinks, reporter);
+        self.since_look += 1;
+        if self.since_look >= RECORDS_PER_LOOK {
+            self.since_look = 0;
+            if Instant::now() >= self.next_look {
+                self.look(runtime, sinks, reporter)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Carries out one replay command; false when the run cannot go on.
+    fn command(
+        &mut self,
+        located: control::Located,
+        runtime: &mut Runtime,
+        source: &mut Source,
+        restart: Option<&mut (dyn FnMut() -> Option<(Runtime, Source)> + '_)>,
+        sinks: &mut [Box<dyn Sink>],
+        reporter: &mut dyn Reporter,
+    ) -> bool {
+        use control::Command as C;
+        let at = located.at;
+        let flow = match located.command {
+            C::Pause => Flow::Paused,
+            C::Resume => self.advance(runtime, source, sinks, reporter, &mut |_, _| Take::Yes),
+            C::Step(0) => Flow::Paused,
+            C::Step(n) => {
+                let mut left = n;
+                self.advance(runtime, source, sinks, reporter, &mut |_, _| {
+                    left -= 1;
+                    if left == 0 {
+                        Take::Last
+                    } else {
+                        Take::Yes
+                    }
+                })
+            }
+            C::StepTo(name) => {
+                let Some(codes) = runtime
+                    .vo()
+                    .events
+                    .iter()
+                    .find(|e| e.name == name)
+                    .map(|e| (e.rtype, e.etype))
+                else {
+                    let names: Vec<&str> = runtime
+                        .vo()
+                        .events
+                        .iter()
+                        .map(|e| e.name.as_str())
+                        .collect();
+                    reporter.line(&format!(
+                        "error: {at}: `step-to {name}`: the visual object declares no event `{name}` (it declares: {}); the command is skipped",
+                        names.join(", ")
+                    ));
+                    self.outcome.sink_failed = true;
+                    return true;
+                };
+                self.advance(runtime, source, sinks, reporter, &mut |r, _| {
+                    if (r.rtype, r.etype) == codes {
+                        Take::Last
+                    } else {
+                        Take::Yes
+                    }
+                })
+            }
+            C::Until(t) => self.until(t, runtime, source, sinks, reporter),
+            C::Seek(t) => {
+                // Forwards, a seek is an `until`; backwards, the run starts over and goes to
+                // T again (visual objects are deterministic).
+                let behind = self.outcome.records > 0 && t < self.outcome.last_ts;
+                if behind {
+                    if sinks.iter().any(|s| !s.can_restart()) {
+                        reporter.line(&format!("error: {at}: `seek` back cannot take back what a sink wrote (sound); the command is skipped"));
+                        self.outcome.sink_failed = true;
+                        return true;
+                    }
+                    let Some((fresh, again)) = restart.and_then(|r| r()) else {
+                        reporter.line(&format!("error: {at}: `seek` back needs a trace file to read again; the command is skipped"));
+                        self.outcome.sink_failed = true;
+                        return true;
+                    };
+                    *runtime = fresh;
+                    *source = again;
+                    self.held = None;
+                    self.outcome.records = 0;
+                    self.outcome.last_ts = 0.0;
+                    self.next_frame = None;
+                    self.share = source.share();
+                }
+                self.until(t, runtime, source, sinks, reporter)
+            }
+            C::Speed(speed) => {
+                self.pacer = Pacer::new(speed);
+                Flow::Paused
+            }
+            C::Snapshot(name) => {
+                for sink in sinks.iter_mut() {
+                    if let Err(e) = sink.picture(runtime, &name) {
+                        self.sink_error(reporter, format!("{at}: {e}"));
+                    }
+                }
+                Flow::Paused
+            }
+        };
+        flow != Flow::Halted
+    }
+
+    fn until(
+        &mut self,
+        t: f64,
+        runtime: &mut Runtime,
+        source: &mut Source,
+        sinks: &mut [Box<dyn Sink>],
+        reporter: &mut dyn Reporter,
+    ) -> Flow {
+        self.advance(runtime, source, sinks, reporter, &mut |r, _| {
+            if r.timestamp().is_none_or(|ts| ts <= t) {
+                Take::Yes
+            } else {
+                Take::No
+            }
+        })
+    }
+
     /// How long to wait for the next record before doing something else: for an interactive
     /// back end, until its next look; for a paced synchronous VO, until its next tick; else
     /// as long as it takes.

@@ -31,6 +31,18 @@ pub trait Sink {
         Ok(())
     }
 
+    /// A replay command asked for the pictures under `name` (`snapshot NAME`).
+    fn picture(&mut self, runtime: &mut Runtime, name: &str) -> Result<(), String> {
+        let _ = (runtime, name);
+        Ok(())
+    }
+
+    /// Whether the run may start over (a `seek` back): a sink that cannot take back what it
+    /// wrote (sound) says no.
+    fn can_restart(&self) -> bool {
+        true
+    }
+
     /// The run goes on (a few times a second at most): a chance to catch up with it.
     fn progress(&mut self, runtime: &mut Runtime) -> Result<(), String> {
         let _ = runtime;
@@ -106,6 +118,15 @@ impl Sink for Pictures {
             self.write(&path, &png?)?;
         }
         self.frames = n;
+        Ok(())
+    }
+
+    fn picture(&mut self, runtime: &mut Runtime, name: &str) -> Result<(), String> {
+        for (view, png) in runtime.pngs() {
+            let path = self.dir.join(format!("{name}-{}.png", file_name(&view)));
+            self.write(&path, &png?)?;
+            self.snapshots.push(path);
+        }
         Ok(())
     }
 
