@@ -195,3 +195,81 @@ fn a_seek_back_needs_a_file_and_cannot_take_sound_back() {
     assert!(!ok);
     assert!(said.contains(":2: `seek` back cannot take back"), "{said}");
 }
+
+/// The records of `ring.trf` after which `long-waits.voml` must pause: the exits of blocked
+/// receives (-4 -52) that end a wait of more than 5 ms on their processor, as line numbers.
+fn long_waits(trace: &Path) -> Vec<usize> {
+    let mut since = std::collections::HashMap::new();
+    let mut lines = Vec::new();
+    for (i, line) in std::fs::read_to_string(trace).unwrap().lines().enumerate() {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        if f.len() < 4 || f[1] != "-52" {
+            continue;
+        }
+        let (ts, proc): (f64, i64) = (f[2].parse().unwrap(), f[3].parse().unwrap());
+        match f[0] {
+            "-3" => {
+                since.insert(proc, ts);
+            }
+            "-4" => {
+                if let Some(began) = since.remove(&proc) {
+                    if ts - began > 0.005 {
+                        lines.push(i + 1);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    lines
+}
+
+#[test]
+fn a_trigger_pauses_a_free_run_at_the_right_record() {
+    let spec = "examples/mpicl/long-waits.voml";
+    let trace = "examples/mpicl/ring.trf";
+    let expected = long_waits(&root().join(trace));
+    assert!(expected.len() >= 4, "{expected:?}");
+    let count = |state: &str| -> i64 {
+        let v: serde_json::Value = serde_json::from_str(state).unwrap();
+        v["infos"]["long-waits"].as_i64().unwrap()
+    };
+    let pauses = |said: &str| -> Vec<usize> {
+        said.lines()
+            .filter_map(|l| l.strip_prefix("paused by the visual object after "))
+            .map(|l| {
+                let at = l.split_whitespace().next().unwrap();
+                at.rsplit(':').next().unwrap().parse().unwrap()
+            })
+            .collect()
+    };
+
+    // A plain run stops at the first long wait and writes the state of that moment.
+    let (_, state, said, ok) = run("trigger-plain", spec, trace, &[]);
+    assert!(ok, "{said}");
+    assert_eq!(pauses(&said), expected[..1], "{said}");
+    assert!(
+        said.contains(&format!("{} records from", expected[0])),
+        "{said}"
+    );
+    assert_eq!(count(&state), 1);
+
+    // Each `resume` goes on to the next one.
+    let path = script("trigger-resume", "resume\nresume\nresume\n");
+    let (_, state, said, ok) = run(
+        "trigger-resume",
+        spec,
+        trace,
+        &["--control", path.to_str().unwrap()],
+    );
+    let _ = std::fs::remove_file(&path);
+    assert!(ok, "{said}");
+    assert_eq!(pauses(&said), expected[..3], "{said}");
+    assert_eq!(count(&state), 3);
+
+    // Commands that say where they stop go there: `until` the end passes every trigger.
+    let (_, state, said, ok) = run("trigger-until", spec, trace, &["--until", "1e9"]);
+    assert!(ok, "{said}");
+    assert!(pauses(&said).is_empty(), "{said}");
+    assert_eq!(count(&state), expected.len() as i64);
+}

@@ -261,6 +261,7 @@ pub const RESIZE: Procedure = procedure("voml-resize", &["view", "w", "h"]);
 pub const RESCALE: Procedure = procedure("voml-rescale", &["view", "x0", "x1", "y0", "y1"]);
 pub const SNAPSHOT: Procedure = procedure("voml-snapshot", &["view", "file"]);
 pub const BEEP: Procedure = procedure("beep", &[]);
+pub const PAUSE: Procedure = procedure("voml-pause", &["reason"]);
 pub const TONE: Procedure = procedure(
     "voml-tone",
     &["hz", "duration", "volume", "pan", "voice", "channel"],
@@ -295,6 +296,7 @@ pub const PROCEDURES: &[Procedure] = &[
     RESCALE,
     SNAPSHOT,
     BEEP,
+    PAUSE,
     TONE,
     NOTE_ON,
     NOTE_OFF,
@@ -794,6 +796,13 @@ pub const ELEMENTS: &[ElementSpec] = &[
         &[Arg::Attr("view"), Arg::Attr("file")],
     ),
     primitive("beep", &[], BEEP, &[]),
+    // A trigger (seed 003's pseudo-meters): the replay pauses after this record.
+    primitive(
+        "pause",
+        &[opt("reason", Kind::StrOrExpr, None)],
+        PAUSE,
+        &[Arg::Attr("reason")],
+    ),
     // Sound primitives (seeds 000 and 001). Pitch is `freq` (Hz) or `note` (MIDI number).
     primitive(
         "tone",

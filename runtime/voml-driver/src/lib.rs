@@ -78,6 +78,8 @@ pub struct Outcome {
     pub elapsed: Duration,
     /// A sink failed (it was reported).
     pub sink_failed: bool,
+    /// Times the visual object paused the run (`<pause>`).
+    pub triggers: u32,
     /// What the sinks said at the end (`wrote FILE`, warnings), for the user to read after
     /// the summary.
     pub notes: Vec<String>,
@@ -132,10 +134,17 @@ pub fn run_controlled(
         share: source.share(),
         since_look: 0,
         held: None,
+        free: false,
     };
     match control {
         None => {
-            run.advance(runtime, source, sinks, reporter, &mut |_, _| Take::Yes);
+            run.free = true;
+            let flow = run.advance(runtime, source, sinks, reporter, &mut |_, _| Take::Yes);
+            if flow == Flow::Paused && !run.interactive {
+                reporter.line(
+                    "the run ends at the pause; to go on past it, drive the replay with --control (`resume`)",
+                );
+            }
         }
         Some((commands, mut restart)) => {
             for command in commands {
@@ -208,6 +217,8 @@ struct Run {
     since_look: u32,
     /// A record read but not taken yet (a command paused before it), with where it came from.
     held: Option<(String, voml_trace::Record)>,
+    /// Whether the next `advance` is a free run, which a trigger pauses.
+    free: bool,
 }
 
 /// Why the run cannot go on: the user quit or the visual object stopped it.
@@ -223,6 +234,10 @@ impl Run {
         reporter: &mut dyn Reporter,
         take: &mut dyn FnMut(&voml_trace::Record, &Runtime) -> Take,
     ) -> Flow {
+        // Only a free run (`resume`, or no commands) stops at a trigger: the other commands
+        // say where they stop, and go there.
+        let triggers = self.free;
+        self.free = false;
         loop {
             if let Some((from, record)) = self.held.take() {
                 let verdict = take(&record, runtime);
@@ -230,8 +245,12 @@ impl Run {
                     self.held = Some((from, record));
                     return Flow::Paused;
                 }
-                if self.one(runtime, sinks, reporter, &from, &record).is_err() {
-                    return Flow::Halted;
+                match self.one(runtime, sinks, reporter, &from, &record) {
+                    Err(Halt) => return Flow::Halted,
+                    Ok(ref t) if self.triggered(t.as_ref(), triggers, &from, &record, reporter) => {
+                        return Flow::Paused
+                    }
+                    Ok(_) => {}
                 }
                 if let Take::Last = verdict {
                     return Flow::Paused;
@@ -266,8 +285,12 @@ impl Run {
                 self.held = Some((from.to_string(), record.clone()));
                 return Flow::Paused;
             }
-            if self.one(runtime, sinks, reporter, from, record).is_err() {
-                return Flow::Halted;
+            match self.one(runtime, sinks, reporter, from, record) {
+                Err(Halt) => return Flow::Halted,
+                Ok(ref t) if self.triggered(t.as_ref(), triggers, from, record, reporter) => {
+                    return Flow::Paused
+                }
+                Ok(_) => {}
             }
             if let Take::Last = verdict {
                 return Flow::Paused;
@@ -275,7 +298,36 @@ impl Run {
         }
     }
 
-    /// Takes one record: paced, framed, processed, its products delivered.
+    /// Whether a trigger the last record fired pauses the run (and says so).
+    fn triggered(
+        &mut self,
+        trigger: Option<&voml_runtime::Trigger>,
+        honoured: bool,
+        from: &str,
+        record: &voml_trace::Record,
+        reporter: &mut dyn Reporter,
+    ) -> bool {
+        let Some(trigger) = trigger else {
+            return false;
+        };
+        if !honoured {
+            return false;
+        }
+        let why = if trigger.reason.is_empty() {
+            String::new()
+        } else {
+            format!(": {}", trigger.reason)
+        };
+        reporter.line(&format!(
+            "paused by the visual object after {from}:{} (record {}, t={}){why}",
+            record.line, trigger.record, trigger.at
+        ));
+        self.outcome.triggers += 1;
+        true
+    }
+
+    /// Takes one record: paced, framed, processed, its products delivered; with the trigger
+    /// the visual object fired on it, if any.
     fn one(
         &mut self,
         runtime: &mut Runtime,
@@ -283,7 +335,7 @@ impl Run {
         reporter: &mut dyn Reporter,
         from: &str,
         record: &voml_trace::Record,
-    ) -> Result<(), Halt> {
+    ) -> Result<Option<voml_runtime::Trigger>, Halt> {
         let ts = record.timestamp().unwrap_or(self.outcome.last_ts);
         // Paced: wait for the record's moment, ticking and answering the user meanwhile.
         // (Unpaced runs read no clock per record.)
@@ -307,6 +359,7 @@ impl Run {
             return Err(Halt);
         }
         self.deliver(runtime, sinks, reporter);
+        let trigger = runtime.take_pause();
         self.since_look += 1;
         if self.since_look >= RECORDS_PER_LOOK {
             self.since_look = 0;
@@ -314,7 +367,7 @@ impl Run {
                 self.look(runtime, sinks, reporter)?;
             }
         }
-        Ok(())
+        Ok(trigger)
     }
 
     /// Carries out one replay command; false when the run cannot go on.
@@ -331,7 +384,10 @@ impl Run {
         let at = located.at;
         let flow = match located.command {
             C::Pause => Flow::Paused,
-            C::Resume => self.advance(runtime, source, sinks, reporter, &mut |_, _| Take::Yes),
+            C::Resume => {
+                self.free = true;
+                self.advance(runtime, source, sinks, reporter, &mut |_, _| Take::Yes)
+            }
             C::Step(0) => Flow::Paused,
             C::Step(n) => {
                 let mut left = n;

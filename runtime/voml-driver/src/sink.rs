@@ -155,7 +155,7 @@ impl Sink for Pictures {
         }
         if !self.snapshots.is_empty() {
             lines.push(format!(
-                "wrote {} snapshot(s) the visual object took, e.g. {}",
+                "wrote {} snapshot(s), e.g. {}",
                 self.snapshots.len(),
                 self.snapshots[0].display()
             ));

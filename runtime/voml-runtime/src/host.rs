@@ -50,6 +50,9 @@ pub struct Host {
     /// Snapshots taken and not yet handed to the driver ([`crate::Runtime::take_snapshots`]);
     /// bounded by [`MAX_PENDING_SNAPSHOTS`].
     pub snapshots: VecDeque<Snapshot>,
+    /// Why `<pause>` asked the replay to pause at the current record, if it did (the first
+    /// reason given for the record).
+    pub pause: Option<String>,
 }
 
 /// At most this many snapshots wait for the driver; older ones are dropped.
@@ -84,6 +87,7 @@ impl Host {
             sounds_dropped: 0,
             snapshots_allowed: false,
             snapshots: VecDeque::new(),
+            pause: None,
         }
     }
 
@@ -898,6 +902,22 @@ native!(current_event, "current-event", 0, |h, _a| {
     Ok(h.current_event())
 });
 
+native!(pause, "voml-pause", 1, |h, a| {
+    let reason = text_of(&a[0])
+        .or_else(|| match &a[0] {
+            SteelVal::BoolV(false) | SteelVal::Void => Some(String::new()),
+            other => Some(other.to_string()),
+        })
+        .unwrap_or_default();
+    if h.pause.is_none() {
+        h.pause = Some(reason.chars().take(MAX_PAUSE_REASON).collect());
+    }
+    Ok(SteelVal::Void)
+});
+
+/// The longest pause reason kept, in characters.
+const MAX_PAUSE_REASON: usize = 200;
+
 native!(current_time, "current-time", 0, |h, _a| {
     Ok(SteelVal::NumV(h.now))
 });
@@ -925,6 +945,7 @@ const NATIVES: &[(&str, usize, steel::rvals::FunctionSignature)] = natives![
     resize,
     rescale,
     snapshot,
+    pause,
     beep,
     tone,
     note_on,

@@ -139,6 +139,17 @@ pub struct Stats {
 #[derive(Debug)]
 pub struct Stop(pub Box<Fault>);
 
+/// A visual object's request to pause the replay (`<pause>`): seed 003's pseudo-meters.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Trigger {
+    /// The reason the VO gave (may be empty).
+    pub reason: String,
+    /// The record after which to pause (counted from 1).
+    pub record: u64,
+    /// Its trace time.
+    pub at: f64,
+}
+
 /// The visual object could not be loaded into the engine.
 #[derive(Debug)]
 pub struct LoadError {
@@ -1338,6 +1349,17 @@ impl Runtime {
     /// run stays alive after its input ends until the user quits.
     pub fn interactive(&self) -> bool {
         self.host.borrow().llvo.backend().interactive()
+    }
+
+    /// Whether the visual object asked the replay to pause (`<pause>`, a trigger) while it
+    /// processed the last record, and why; asking clears it.
+    pub fn take_pause(&mut self) -> Option<Trigger> {
+        let reason = self.host.borrow_mut().pause.take()?;
+        Some(Trigger {
+            reason,
+            record: self.stats.records,
+            at: self.host.borrow().now,
+        })
     }
 
     /// Takes the pictures `<snapshot>` asked for since the last call, oldest first.

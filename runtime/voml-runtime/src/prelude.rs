@@ -71,6 +71,7 @@ pub const SCHEME: &str = r#"
              (voml-option opts 'valign "BASELINE") (voml-style-of opts)))
 (define (draw-figure view file wx wy ww wh . opts)
   (voml-figure view file 0 0 0 0 wx wy ww wh (voml-style-of opts)))
+(define (pause-replay reason) (voml-pause reason))
 (define (play-tone hz . opts)
   (voml-tone hz (voml-option opts 'duration 0.25) (voml-option opts 'volume 0.8)
              (voml-option opts 'pan 0) (voml-option opts 'voice "sine")
