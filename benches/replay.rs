@@ -408,6 +408,30 @@ fn main() {
                 &format!("{:.1}x", skia / (1e6 / v.wall)),
             );
             row("", "peak memory", &mib(v.peak_kb), "", "");
+            // A seek back runs again from the start to the time: what it costs beyond the
+            // run to the end, against a straight replay to that time.
+            let mid = format!("{}", 0.25 + (500_000 / 3) as f64 * 0.15);
+            let script = write("seek-back.txt", &format!("until 1e12\nseek {mid}\n"));
+            let back = run(
+                Path::new("examples/paper/lineplot.voml"),
+                &lineplot,
+                &["--control", script.to_str().unwrap()],
+            );
+            let straight = run(
+                Path::new("examples/paper/lineplot.voml"),
+                &lineplot,
+                &["--until", &mid],
+            );
+            match (back, straight) {
+                (Ok(back), Ok(straight)) => row(
+                    "seek back to the middle of the line plot",
+                    "wall s",
+                    &format!("{:.2}", back.wall - v.wall),
+                    &format!("replay to it {:.2}", straight.wall),
+                    &format!("{:.1}x", (back.wall - v.wall) / straight.wall),
+                ),
+                (b, s) => println!("seek: {b:?} {s:?}"),
+            }
         }
         Err(e) => println!("lineplot: {e}"),
     }
