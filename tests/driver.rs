@@ -212,3 +212,205 @@ fn frames_snapshots_and_state_go_to_the_sinks() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A VO that keeps what the user and the clock did: the last key, the last click (world
+/// coordinates and button) and how many timer callbacks came.
+fn input_vo(timer: Option<f64>) -> voml_ir::CompiledVo {
+    let timer = timer.map_or(String::new(), |t| format!(r#" timer="{t}""#));
+    compile_text(
+        "input.voml",
+        &format!(
+            r#"<?xml version="1.0"?>
+<voml><body><visual-object name="input"{timer}>
+  <event-declarations>
+    <data-event name="e" rtype="entry" etype="1"><data-field name="ts" type="real"/></data-event>
+    <data-event name="key" rtype="callback" etype="5">
+      <data-field name="ts" type="real"/><data-field name="view" type="int"/>
+      <data-field name="key" type="string"/>
+    </data-event>
+    <data-event name="click" rtype="callback" etype="6">
+      <data-field name="ts" type="real"/><data-field name="view" type="int"/>
+      <data-field name="x" type="real"/><data-field name="y" type="real"/>
+      <data-field name="button" type="int"/>
+    </data-event>
+    <data-event name="timer" rtype="callback" etype="7">
+      <data-field name="ts" type="real"/><data-field name="wall" type="real"/>
+    </data-event>
+  </event-declarations>
+  <info-structures>
+    <variable name="key" type="any" init="&quot;none&quot;"/>
+    <variable name="click" type="any" init="'()"/>
+    <variable name="timers" type="int" init="0"/>
+  </info-structures>
+  <view-initializations><view name="v" window="100 100" world="0 10 0 10"/></view-initializations>
+  <event-processing>
+    <ep-component name="note" inputs="key.view.key click.view.x.y.button timer.wall" infos="key click timers">
+      <input name="^0">(set! $0 ^0/1)</input>
+      <input name="^1">(set! $1 (list ^1/0 ^1/1 ^1/2 ^1/3))</input>
+      <input name="^2">(set! $2 (+ $2 1))</input>
+    </ep-component>
+  </event-processing>
+</visual-object></body></voml>
+"#
+        ),
+    )
+}
+
+/// An interactive back end (drawing in memory) whose user presses `k` and clicks the right
+/// button at pixel (50, 25) of the first view, once that view exists, and quits once the
+/// replay is over.
+struct ScriptedUser {
+    inner: voml_llvo::LazyRaster,
+    view: Option<voml_llvo::ViewId>,
+    done: bool,
+    finished: bool,
+}
+
+impl voml_llvo::Backend for ScriptedUser {
+    fn create_surface(
+        &mut self,
+        view: voml_llvo::ViewId,
+        title: &str,
+        width: u32,
+        height: u32,
+        background: voml_llvo::Color,
+    ) -> Result<(), voml_llvo::LlvoError> {
+        self.view.get_or_insert(view);
+        self.inner
+            .create_surface(view, title, width, height, background)
+    }
+    fn resize_surface(
+        &mut self,
+        view: voml_llvo::ViewId,
+        width: u32,
+        height: u32,
+        background: voml_llvo::Color,
+    ) -> Result<(), voml_llvo::LlvoError> {
+        self.inner.resize_surface(view, width, height, background)
+    }
+    fn destroy_surface(&mut self, view: voml_llvo::ViewId) {
+        self.inner.destroy_surface(view)
+    }
+    fn add_image(
+        &mut self,
+        image: voml_llvo::ImageId,
+        pixels: &voml_llvo::RgbaPixels,
+    ) -> Result<(), voml_llvo::LlvoError> {
+        self.inner.add_image(image, pixels)
+    }
+    fn draw(
+        &mut self,
+        view: voml_llvo::ViewId,
+        cmd: &voml_llvo::DrawCmd,
+    ) -> Result<(), voml_llvo::LlvoError> {
+        self.inner.draw(view, cmd)
+    }
+    fn begin_buffer(&mut self, view: voml_llvo::ViewId) -> Result<(), voml_llvo::LlvoError> {
+        self.inner.begin_buffer(view)
+    }
+    fn flush(&mut self, view: voml_llvo::ViewId) -> Result<(), voml_llvo::LlvoError> {
+        self.inner.flush(view)
+    }
+    fn present(&mut self, view: voml_llvo::ViewId) -> Result<(), voml_llvo::LlvoError> {
+        self.inner.present(view)
+    }
+    fn snapshot(
+        &mut self,
+        view: voml_llvo::ViewId,
+    ) -> Result<voml_llvo::RgbaPixels, voml_llvo::LlvoError> {
+        self.inner.snapshot(view)
+    }
+    fn poll_events(&mut self) -> Vec<voml_llvo::BackendEvent> {
+        match self.view {
+            Some(view) if !self.done => {
+                self.done = true;
+                vec![
+                    voml_llvo::BackendEvent::Key {
+                        view: Some(view),
+                        key: "k".into(),
+                    },
+                    voml_llvo::BackendEvent::Click {
+                        view,
+                        x: 50.0,
+                        y: 25.0,
+                        button: 3,
+                    },
+                ]
+            }
+            // The replay is over: the user closes the window.
+            _ if self.finished => vec![voml_llvo::BackendEvent::Quit],
+            _ => Vec::new(),
+        }
+    }
+    fn status(&mut self, status: &voml_llvo::Status) {
+        self.finished |= status.finished;
+    }
+    fn interactive(&self) -> bool {
+        true
+    }
+}
+
+#[test]
+fn keys_and_clicks_reach_the_visual_object_in_world_coordinates() {
+    let backend = ScriptedUser {
+        inner: voml_llvo::LazyRaster::new(),
+        view: None,
+        done: false,
+        finished: false,
+    };
+    let mut rt = Runtime::new(input_vo(None), Box::new(backend), Config::default()).unwrap();
+    // Two records 0.3 s apart in wall time, so the driver looks at the window between them.
+    let (mut producer, reader) = std::os::unix::net::UnixStream::pair().unwrap();
+    let writer = std::thread::spawn(move || {
+        producer.write_all(b"-3 1 0.0\n").unwrap();
+        std::thread::sleep(Duration::from_millis(300));
+        producer.write_all(b"-3 1 0.3\n").unwrap();
+    });
+    let mut source = Source::reader("live".into(), reader, ReadOptions::default());
+    let outcome = voml_driver::run(
+        &mut rt,
+        &mut source,
+        &Options::default(),
+        &mut [],
+        &mut Collect::default(),
+    );
+    writer.join().unwrap();
+    assert_eq!(outcome.records, 2);
+    assert!(rt.faults().is_empty(), "{:?}", rt.faults());
+    assert_eq!(rt.variable("key").as_deref(), Some("\"k\""));
+    // Pixel (50, 25) of a 100 x 100 window on the world [0, 10] x [0, 10]: x 5, y 7.5 (y up).
+    assert_eq!(rt.variable("click").as_deref(), Some("(0 5.0 7.5 3)"));
+    // No `timer` attribute: no timer callbacks.
+    assert_eq!(int(&rt, "timers"), 0);
+}
+
+#[test]
+fn a_run_that_keeps_time_calls_the_timer_on_the_wall_clock() {
+    // Half a second of trace replayed at speed 1 with a 0.1 s timer: about five callbacks.
+    let trace = "-3 1 0.0\n-3 1 0.5\n";
+    let replay = |speed: Option<f64>| {
+        let mut rt = Runtime::headless(input_vo(Some(0.1)), Config::default()).unwrap();
+        let mut source = Source::reader(
+            "timer.trf".into(),
+            std::io::Cursor::new(trace),
+            ReadOptions::default(),
+        );
+        let options = Options {
+            speed,
+            ..Options::default()
+        };
+        voml_driver::run(
+            &mut rt,
+            &mut source,
+            &options,
+            &mut [],
+            &mut Collect::default(),
+        );
+        assert!(rt.faults().is_empty(), "{:?}", rt.faults());
+        int(&rt, "timers")
+    };
+    let paced = replay(Some(1.0));
+    assert!((3..=6).contains(&paced), "{paced} timer callbacks in 0.5 s");
+    // As fast as possible there is no wall clock to keep: no timer callbacks.
+    assert_eq!(replay(None), 0);
+}

@@ -48,7 +48,14 @@ fn the_bandwidth_view_is_on_screen_in_a_window() {
         capture = capture.display(),
     );
     let status = Command::new("xvfb-run")
-        .args(["-a", "-s", "-screen 0 1280x800x24", "sh", "-c", &script])
+        .args([
+            "-a",
+            "-s",
+            "-screen 0 1280x800x24 -noreset",
+            "sh",
+            "-c",
+            &script,
+        ])
         .current_dir(root())
         .env("STEEL_HOME", std::env::temp_dir().join("voml-steel-home"))
         .status()

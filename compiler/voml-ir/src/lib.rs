@@ -25,7 +25,9 @@ use serde::{Deserialize, Serialize};
 mod condition;
 mod validate;
 pub use condition::{CompareOp, Decision, Element, Operand, Test};
-pub use validate::{IrError, MAX_FIELD_POSITION, MAX_QUALITY, MAX_WINDOW, MIN_QUALITY, MIN_TICK};
+pub use validate::{
+    IrError, MAX_FIELD_POSITION, MAX_QUALITY, MAX_WINDOW, MIN_QUALITY, MIN_TICK, MIN_TIMER,
+};
 /// The language's vocabulary (the language table, colour names, record and event types,
 /// limits), shared by every part.
 pub use voml_vocab as vocabulary;
@@ -56,6 +58,9 @@ pub struct CompiledVo {
     pub description: Option<String>,
     /// How rendering is driven.
     pub mode: RenderMode,
+    /// Wall seconds between timer callbacks (`timer`), when the VO asks for them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timer: Option<f64>,
     pub events: Vec<EventDecl>,
     pub infos: Vec<Variable>,
     pub controls: Vec<Variable>,

@@ -9,7 +9,9 @@ use crate::{
 
 // The ranges the compiler allows, from the vocabulary's limits: what the compiler writes the
 // validator accepts.
-pub use voml_vocab::limits::{MAX_FIELD_POSITION, MAX_QUALITY, MAX_WINDOW, MIN_QUALITY, MIN_TICK};
+pub use voml_vocab::limits::{
+    MAX_FIELD_POSITION, MAX_QUALITY, MAX_WINDOW, MIN_QUALITY, MIN_TICK, MIN_TIMER,
+};
 
 /// Something a compiled visual object holds that the compiler would never have written.
 #[derive(Clone, Debug, PartialEq)]
@@ -158,6 +160,15 @@ impl Checker<'_> {
                 self.fail(
                     "mode.tick".into(),
                     format!("{tick} is not a positive number of seconds"),
+                    vo.span,
+                );
+            }
+        }
+        if let Some(timer) = vo.timer {
+            if !(timer.is_finite() && timer >= MIN_TIMER) {
+                self.fail(
+                    "timer".into(),
+                    format!("{timer} is not at least {MIN_TIMER} seconds"),
                     vo.span,
                 );
             }

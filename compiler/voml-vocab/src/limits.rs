@@ -11,6 +11,8 @@ pub const MIN_QUALITY: u32 = 2;
 pub const MAX_QUALITY: u32 = 1 << 20;
 /// The smallest synchronous clock tick, in trace seconds.
 pub const MIN_TICK: f64 = 1e-9;
+/// The shortest wall-clock `timer` of a visual object, in seconds.
+pub const MIN_TIMER: f64 = 0.01;
 /// The last record position a `<data-field index>` may name.
 pub const MAX_FIELD_POSITION: u32 = 999_999;
 /// The deepest nesting of parentheses in Scheme code: readers recurse per level and would
@@ -70,6 +72,11 @@ pub const TABLE: &[Limit] = &[
         "MIN_TICK",
         MIN_TICK,
         "smallest synchronous `tick`, trace seconds",
+    ),
+    limit(
+        "MIN_TIMER",
+        MIN_TIMER,
+        "shortest wall-clock `timer`, seconds",
     ),
     limit(
         "MAX_FIELD_POSITION",

@@ -395,6 +395,14 @@ pub const ELEMENTS: &[ElementSpec] = &[
                 },
                 Some("0.1"),
             ),
+            opt(
+                "timer",
+                Kind::Numbers {
+                    count: 1,
+                    integer: false,
+                },
+                None,
+            ),
         ],
     ),
     structural(

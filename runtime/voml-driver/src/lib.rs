@@ -135,7 +135,15 @@ pub fn run_controlled(
         since_look: 0,
         held: None,
         free: false,
+        timer: None,
     };
+    // Timer callbacks belong to runs that keep time: a window, a paced replay, live input.
+    // A replay as fast as possible has no wall clock to speak of.
+    if run.interactive || options.speed.is_some() || source.is_live() {
+        run.timer = runtime
+            .timer_interval()
+            .map(|every| (Instant::now() + every, every));
+    }
     match control {
         None => {
             run.free = true;
@@ -219,6 +227,8 @@ struct Run {
     held: Option<(String, voml_trace::Record)>,
     /// Whether the next `advance` is a free run, which a trigger pauses.
     free: bool,
+    /// The next wall-clock timer callback and the interval, in runs that keep time.
+    timer: Option<(Instant, Duration)>,
 }
 
 /// Why the run cannot go on: the user quit or the visual object stopped it.
@@ -493,7 +503,7 @@ impl Run {
     /// as long as it takes.
     fn idle_wait(&self, runtime: &Runtime) -> Option<Duration> {
         let paced_ticks = runtime.is_synchronous() && self.pacer.speed().is_some();
-        if !self.interactive && !paced_ticks {
+        if !self.interactive && !paced_ticks && self.timer.is_none() {
             // Nothing to do meanwhile: no clock to read.
             return None;
         }
@@ -501,6 +511,10 @@ impl Run {
         let now = Instant::now();
         if self.interactive {
             wait = Some(self.next_look.saturating_duration_since(now));
+        }
+        if let Some((next, _)) = self.timer {
+            let timer = next.saturating_duration_since(now);
+            wait = Some(wait.map_or(timer, |w| w.min(timer)));
         }
         if runtime.is_synchronous() {
             if let Some(at) = runtime.next_tick().and_then(|t| self.pacer.wall_time(t)) {
@@ -541,10 +555,14 @@ impl Run {
         if now >= self.next_look {
             self.look(runtime, sinks, reporter)?;
         }
+        self.timers(runtime, sinks, reporter)?;
         if let Some((_, due)) = next {
             let mut until = due;
             if self.interactive {
                 until = until.min(self.next_look);
+            }
+            if let Some((timer, _)) = self.timer {
+                until = until.min(timer);
             }
             if let Some(tick) = runtime.next_tick().and_then(|t| self.pacer.wall_time(t)) {
                 until = until.min(tick.max(now + Duration::from_micros(100)));
@@ -647,7 +665,7 @@ impl Run {
             }
         }
         if !self.interactive {
-            return Ok(());
+            return self.timers(runtime, sinks, reporter);
         }
         runtime.present();
         runtime.show_status(&self.status(runtime, false));
@@ -656,17 +674,76 @@ impl Run {
         for fault in &runtime.faults()[before..] {
             reporter.fault(fault);
         }
-        match events {
-            Ok(events) if events.contains(&BackendEvent::Quit) => {
-                self.outcome.quit = true;
-                Err(Halt)
-            }
-            Ok(_) => Ok(()),
+        let events = match events {
+            Ok(events) => events,
             Err(Stop(_)) => {
                 self.outcome.stopped = true;
-                Err(Halt)
+                return Err(Halt);
+            }
+        };
+        for event in events {
+            match event {
+                BackendEvent::Quit => {
+                    self.outcome.quit = true;
+                    return Err(Halt);
+                }
+                BackendEvent::Key { view, key } => {
+                    let before = runtime.faults().len();
+                    let result = runtime.key(view, &key);
+                    self.after_callback(result, before, runtime, sinks, reporter)?;
+                }
+                _ => {}
             }
         }
+        // What the user's zooms, pans and clicks made the VO do.
+        self.deliver(runtime, sinks, reporter);
+        self.timers(runtime, sinks, reporter)
+    }
+
+    /// Runs the wall-clock timer callbacks that are due (`timer`), in runs that keep time.
+    fn timers(
+        &mut self,
+        runtime: &mut Runtime,
+        sinks: &mut [Box<dyn Sink>],
+        reporter: &mut dyn Reporter,
+    ) -> Result<(), Halt> {
+        let Some((next, every)) = self.timer else {
+            return Ok(());
+        };
+        let now = Instant::now();
+        if now < next {
+            return Ok(());
+        }
+        // Late (a long step of the VO): one callback, and the next on the beat.
+        let mut following = next + every;
+        while following <= now {
+            following += every;
+        }
+        self.timer = Some((following, every));
+        let before = runtime.faults().len();
+        let result = runtime.timer(self.started.elapsed().as_secs_f64());
+        self.after_callback(result, before, runtime, sinks, reporter)
+    }
+
+    /// After a callback the user or the clock caused: its faults reported, its products
+    /// delivered.
+    fn after_callback(
+        &mut self,
+        result: Result<(), Stop>,
+        before: usize,
+        runtime: &mut Runtime,
+        sinks: &mut [Box<dyn Sink>],
+        reporter: &mut dyn Reporter,
+    ) -> Result<(), Halt> {
+        for fault in &runtime.faults()[before..] {
+            reporter.fault(fault);
+        }
+        if result.is_err() {
+            self.outcome.stopped = true;
+            return Err(Halt);
+        }
+        self.deliver(runtime, sinks, reporter);
+        Ok(())
     }
 
     fn status(&self, runtime: &Runtime, finished: bool) -> Status {

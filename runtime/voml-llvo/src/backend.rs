@@ -497,6 +497,18 @@ pub enum BackendEvent {
         /// Vertical distance.
         dy: f64,
     },
+    /// The user clicked in the view (pressed and released a button without
+    /// dragging) at pixel (`x`, `y`) of its picture.
+    Click {
+        /// The view.
+        view: ViewId,
+        /// The pixel from the left.
+        x: f64,
+        /// The pixel from the top.
+        y: f64,
+        /// 1 left, 2 middle, 3 right (other buttons: 4 and up).
+        button: u8,
+    },
     /// A key the device does not use itself: its character (`"a"`) or W3C
     /// key name (`"ArrowLeft"`), with `Ctrl+`, `Alt+`, `Super+` prefixes.
     Key {

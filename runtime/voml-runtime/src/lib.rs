@@ -55,6 +55,12 @@ pub mod callback {
     pub const TICK: i64 = 3;
     /// A view was resized: `ts view width height`.
     pub const RESIZE: i64 = 4;
+    /// A key was pressed: `ts view key` (view -1 when unknown; the key as a string).
+    pub const KEY: i64 = 5;
+    /// A click in a view: `ts view x y button` (world coordinates; 1 left, 2 middle, 3 right).
+    pub const CLICK: i64 = 6;
+    /// The wall-clock timer (`timer`): `ts wall-seconds` (trace time now; since the start).
+    pub const TIMER: i64 = 7;
 }
 
 /// How to run.
@@ -1313,6 +1319,12 @@ impl Runtime {
                     Some(v) => self.user_pan(v, *dx, *dy),
                     None => Ok(()),
                 },
+                BackendEvent::Click { view, x, y, button } => match view_index(view) {
+                    Some(v) => self.click(v, *x, *y, *button),
+                    None => Ok(()),
+                },
+                // Keys may be the driver's (replay control): it passes the others on
+                // ([`Runtime::key`]).
                 BackendEvent::Closed { .. } | BackendEvent::Key { .. } | BackendEvent::Quit => {
                     Ok(())
                 }
@@ -1322,6 +1334,65 @@ impl Runtime {
             }
         }
         result.map(|()| events)
+    }
+
+    /// A key the user pressed, for the VO: the key callback (`ts view key`), at the current
+    /// trace time.
+    pub fn key(&mut self, view: Option<voml_llvo::ViewId>, key: &str) -> Result<(), Stop> {
+        let view = view
+            .and_then(|id| self.host.borrow().views.iter().position(|v| *v == id))
+            .map_or(-1, |v| v as i64);
+        self.input_callback(
+            callback::KEY,
+            &[Value::Int(view), Value::Str(key.to_string())],
+        )
+    }
+
+    /// A click at pixel (`px`, `py`) of view `view`: the click callback in world coordinates.
+    fn click(&mut self, view: usize, px: f64, py: f64, button: u8) -> Result<(), Stop> {
+        let world = {
+            let host = self.host.borrow();
+            host.views
+                .get(view)
+                .and_then(|id| host.llvo.mapping(*id).ok())
+                .map(|map| map.to_world(px, py))
+        };
+        let Some(w) = world else {
+            return Ok(());
+        };
+        self.input_callback(
+            callback::CLICK,
+            &[
+                Value::Int(view as i64),
+                Value::Real(w.x),
+                Value::Real(w.y),
+                Value::Int(i64::from(button)),
+            ],
+        )
+    }
+
+    /// The wall-clock timer (`timer`): the timer callback, with the wall seconds since the
+    /// start of the run.
+    pub fn timer(&mut self, wall: f64) -> Result<(), Stop> {
+        self.input_callback(callback::TIMER, &[Value::Real(wall)])
+    }
+
+    /// Wall time between timer callbacks, when the VO asks for them.
+    pub fn timer_interval(&self) -> Option<Duration> {
+        self.vo
+            .timer
+            .filter(|t| t.is_finite() && *t > 0.0)
+            .map(Duration::from_secs_f64)
+    }
+
+    /// A callback the user or the clock caused, at the current trace time (the run starts
+    /// first if no record has come yet).
+    fn input_callback(&mut self, etype: i64, extra: &[Value]) -> Result<(), Stop> {
+        let now = self.host.borrow().now;
+        if !self.started {
+            self.start(now)?;
+        }
+        self.callback(etype, now, extra)
     }
 
     fn redraw_after_input(&mut self) -> Result<(), Stop> {

@@ -19,7 +19,9 @@ use winit::keyboard::ModifiersState;
 use winit::window::{Window, WindowId};
 
 use crate::backend::{ToUi, Wake};
-use crate::input::{classify_key, push_coalesced, wheel_factor, Debounce, KeyAction};
+use crate::input::{
+    button_number, classify_key, is_click, push_coalesced, wheel_factor, Debounce, KeyAction,
+};
 use crate::present::{present, window_to_frame, Frame};
 use crate::{WindowError, WindowOptions};
 
@@ -47,6 +49,8 @@ struct ViewWindow {
     cursor: Option<(f64, f64)>,
     /// Where the pointer was at the last drag step, while a button is down.
     drag: Option<(f64, f64)>,
+    /// Where a button went down, while it is down: released nearby, it is a click.
+    press: Option<(MouseButton, (f64, f64))>,
     title: String,
 }
 
@@ -237,6 +241,7 @@ impl App {
                 debounce,
                 cursor: None,
                 drag: None,
+                press: None,
             },
         );
         Ok(())
@@ -473,8 +478,28 @@ impl ApplicationHandler<Wake> for App {
                         ElementState::Released => None,
                     };
                 }
+                match (state, v.cursor) {
+                    (ElementState::Pressed, Some(at)) => v.press = Some((button, at)),
+                    (ElementState::Released, Some(at)) => {
+                        if let Some((pressed, from)) = v.press.take() {
+                            if pressed == button && is_click(from, at) {
+                                let (x, y) = v.to_frame(at.0, at.1);
+                                self.queue.push(BackendEvent::Click {
+                                    view,
+                                    x,
+                                    y,
+                                    button: button_number(button),
+                                });
+                            }
+                        }
+                    }
+                    _ => v.press = None,
+                }
             }
-            WindowEvent::Focused(false) => v.drag = None,
+            WindowEvent::Focused(false) => {
+                v.drag = None;
+                v.press = None;
+            }
             WindowEvent::MouseWheel { delta, .. } => {
                 let (w, h) = v.size();
                 let (cx, cy) = v.cursor.unwrap_or((f64::from(w) / 2.0, f64::from(h) / 2.0));

@@ -5,10 +5,31 @@
 
 use std::time::{Duration, Instant};
 
-use winit::event::MouseScrollDelta;
+use winit::event::{MouseButton, MouseScrollDelta};
 use winit::keyboard::{Key, ModifiersState, NamedKey};
 
 use voml_llvo::BackendEvent;
+
+/// How far (window pixels) the pointer may move between press and release for a click;
+/// further, it was a drag.
+const CLICK_SLOP: f64 = 4.0;
+
+/// A press at `from` and a release at `to` make a click, not a drag.
+pub(crate) fn is_click(from: (f64, f64), to: (f64, f64)) -> bool {
+    (to.0 - from.0).hypot(to.1 - from.1) <= CLICK_SLOP
+}
+
+/// The button's number in the click callback: 1 left, 2 middle, 3 right, then the others.
+pub(crate) fn button_number(button: MouseButton) -> u8 {
+    match button {
+        MouseButton::Left => 1,
+        MouseButton::Middle => 2,
+        MouseButton::Right => 3,
+        MouseButton::Back => 4,
+        MouseButton::Forward => 5,
+        MouseButton::Other(n) => u8::try_from(n).unwrap_or(u8::MAX).saturating_add(6),
+    }
+}
 
 /// Zoom per wheel notch: small enough to aim, large enough that a few
 /// notches cross an order of magnitude.
@@ -180,6 +201,17 @@ mod tests {
             0.0, 40.0,
         )));
         assert!((touch - ZOOM_STEP).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_small_move_is_a_click_and_a_longer_one_a_drag() {
+        assert!(is_click((10.0, 10.0), (10.0, 10.0)));
+        assert!(is_click((10.0, 10.0), (13.0, 12.0)));
+        assert!(!is_click((10.0, 10.0), (15.0, 10.0)));
+        assert_eq!(button_number(MouseButton::Left), 1);
+        assert_eq!(button_number(MouseButton::Middle), 2);
+        assert_eq!(button_number(MouseButton::Right), 3);
+        assert_eq!(button_number(MouseButton::Other(1000)), u8::MAX);
     }
 
     #[test]

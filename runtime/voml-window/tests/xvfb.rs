@@ -99,7 +99,9 @@ wait $pid"#,
         .args([
             "-a",
             "-s",
-            "-screen 0 1024x768x24",
+            // Without -noreset the server resets whenever its last client leaves (a capture
+            // ending), and a client connecting at that moment is dropped mid-handshake.
+            "-screen 0 1024x768x24 -noreset",
             "sh",
             "-c",
             &script,

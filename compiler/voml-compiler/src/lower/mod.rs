@@ -166,6 +166,24 @@ impl<'a> Lowering<'a> {
             },
             _ => ir::RenderMode::Asynchronous,
         };
+        let mut timer = None;
+        if let Some(attr) = vo.attr("timer") {
+            if let Ok(v) = parse_numbers(&attr.value.text, 1, false) {
+                // The validator refuses a timer below MIN_TIMER: so must the compiler.
+                if v[0] < ir::MIN_TIMER {
+                    self.err(
+                        Diagnostic::new(
+                            Code::BadNumber,
+                            attr.value_span,
+                            format!("`timer` must be at least {} seconds", ir::MIN_TIMER),
+                        )
+                        .label("wall-clock seconds between timer callbacks"),
+                    );
+                } else {
+                    timer = Some(v[0]);
+                }
+            }
+        }
         if let Some(tick) = vo.attr("tick") {
             if let Ok(v) = parse_numbers(&tick.value.text, 1, false) {
                 // The validator refuses a tick below MIN_TICK: so must the compiler.
@@ -226,6 +244,7 @@ impl<'a> Lowering<'a> {
             name,
             description,
             mode,
+            timer,
             events: self.events,
             infos: self.infos,
             controls: self.controls,
