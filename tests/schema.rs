@@ -67,6 +67,7 @@ fn the_schema_accepts_every_example() {
         "examples/paper",
         "examples/mpicl",
         "examples/auralization",
+        "examples/interactive",
         "stdlib-components",
         "tests/compile",
     ]);

@@ -1,8 +1,10 @@
 //! `voml run` in a native window: under Xvfb the paper's bandwidth example opens its view,
 //! and a capture of the screen shows its content (the red connections, blue bars and
-//! globes), while the engine replays on its own thread.
+//! globes), while the engine replays on its own thread; and a user (xdotool) clicks, types
+//! and drives the replay with its keys.
 //!
-//! Needs `xvfb-run` (Debian: xvfb) and `import` (imagemagick); `scripts/test` installs them.
+//! Needs `xvfb-run` (Debian: xvfb), `import` (imagemagick) and `xdotool`; `scripts/test`
+//! installs them.
 //! Without them the test is skipped with a note, unless `VOML_REQUIRE_TOOLS` is set (CI).
 
 mod support;
@@ -10,6 +12,10 @@ mod support;
 use std::process::Command;
 
 use support::{decode_png, root};
+
+/// One X server at a time: `xvfb-run -a` picks a free display number, and two started at
+/// once can pick the same one.
+static ONE_SERVER: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 fn tools_available() -> bool {
     let have = |tool: &str| {
@@ -19,13 +25,13 @@ fn tools_available() -> bool {
             .output()
             .is_ok_and(|o| o.status.success())
     };
-    let found = have("xvfb-run") && have("import");
+    let found = have("xvfb-run") && have("import") && have("xdotool");
     if !found {
         assert!(
             std::env::var_os("VOML_REQUIRE_TOOLS").is_none(),
-            "xvfb-run or import missing; install xvfb and imagemagick (scripts/test does)"
+            "xvfb-run, import or xdotool missing; install xvfb, imagemagick and xdotool (scripts/test does)"
         );
-        eprintln!("note: xvfb-run or import not found; window test skipped");
+        eprintln!("note: xvfb-run, import or xdotool not found; window test skipped");
     }
     found
 }
@@ -35,6 +41,7 @@ fn the_bandwidth_view_is_on_screen_in_a_window() {
     if !tools_available() {
         return;
     }
+    let _server = ONE_SERVER.lock().unwrap_or_else(|e| e.into_inner());
     let dir = std::env::temp_dir().join(format!("voml-window-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let capture = dir.join("screen.png");
@@ -85,6 +92,128 @@ fn the_bandwidth_view_is_on_screen_in_a_window() {
     assert!(
         blue > 500,
         "no blue utilisation bars on screen ({blue} pixels); voml said:\n{log}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Runs `script` (sh, in the repository, `$VOML` the binary, `$OUT` a fresh directory) on its
+/// own Xvfb server; returns the directory.
+fn on_x_server(name: &str, script: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("voml-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let status = Command::new("timeout")
+        .args([
+            "120",
+            "xvfb-run",
+            "-a",
+            "-s",
+            "-screen 0 1280x800x24 -noreset",
+        ])
+        .args(["sh", "-c", script])
+        .current_dir(root())
+        .env("VOML", env!("CARGO_BIN_EXE_voml"))
+        .env("OUT", &dir)
+        .env("STEEL_HOME", std::env::temp_dir().join("voml-steel-home"))
+        .status()
+        .expect("xvfb-run runs");
+    assert!(status.success(), "xvfb-run failed: {status}");
+    dir
+}
+
+/// The pixels of a region of a capture, to compare two captures there.
+fn region(png: &std::path::Path, x0: u32, y0: u32, w: u32, h: u32) -> Vec<[u8; 4]> {
+    let bytes = std::fs::read(png).unwrap_or_else(|e| panic!("{}: {e}", png.display()));
+    let p = decode_png(&bytes).unwrap();
+    (y0..y0 + h)
+        .flat_map(|y| (x0..x0 + w).map(move |x| (x, y)))
+        .map(|(x, y)| p.pixel(x, y).unwrap_or([0; 4]))
+        .collect()
+}
+
+#[test]
+fn a_user_clicks_types_and_drives_the_replay_with_keys() {
+    if !tools_available() {
+        return;
+    }
+    let _server = ONE_SERVER.lock().unwrap_or_else(|e| e.into_inner());
+    // The ring trace (0.1 s) at 0.01: ten seconds of replay unless paused. The user clicks
+    // twice (left, right), types `a`, pauses with space, waits, steps with the right arrow
+    // and asks for help; the window alone is captured along the way (400 x 300 picture and
+    // the status strip below it), and the run is stopped with SIGTERM after twelve seconds,
+    // when it would have finished without the pause.
+    let dir = on_x_server(
+        "window-input",
+        r#"
+"$VOML" run examples/interactive/clicks.voml --trace examples/mpicl/ring.trf --speed 0.01 \
+    --dump-state "$OUT/state.json" > "$OUT/voml.log" 2>&1 &
+pid=$!
+wid=$(timeout 30 xdotool search --sync --name "Click, press keys" | head -n 1)
+[ -n "$wid" ] || { kill $pid; exit 1; }
+sleep 1
+xdotool windowfocus --sync "$wid"
+xdotool mousemove --window "$wid" 200 150 click 1
+sleep 0.2
+xdotool mousemove --window "$wid" 100 75 click 3
+sleep 0.2
+xdotool key a
+sleep 0.3
+xdotool key space
+sleep 0.5
+import -window "$wid" "$OUT/paused-1.png"
+sleep 1
+import -window "$wid" "$OUT/paused-2.png"
+xdotool key Right
+sleep 0.5
+import -window "$wid" "$OUT/stepped.png"
+xdotool key h
+sleep 0.3
+import -window "$wid" "$OUT/help.png"
+sleep 7
+kill $pid
+wait $pid
+"#,
+    );
+    let log = std::fs::read_to_string(dir.join("voml.log")).unwrap_or_default();
+    let state = std::fs::read_to_string(dir.join("state.json"))
+        .unwrap_or_else(|e| panic!("no dumped state ({e}); voml said:\n{log}"));
+    let state: serde_json::Value = serde_json::from_str(&state).unwrap();
+    let infos = &state["infos"];
+    // The key and the clicks reached the VO, the clicks in world coordinates: pixel (200,
+    // 150) of the 400 x 300 view on the world [0, 100] x [0, 100] is (50, 50), y up.
+    assert_eq!(infos["lastkey"], "a", "{state}\n{log}");
+    assert_eq!(
+        infos["dots"],
+        serde_json::json!([[25.0, 75.0, 3], [50.0, 50.0, 1]]),
+        "{state}\n{log}"
+    );
+    // The timer beat on the wall clock (4 per second) through the pause.
+    let beats = infos["beats"].as_i64().unwrap();
+    assert!(beats >= 20, "{beats} timer beats in 12 s; {log}");
+    // The pause held the replay: ten seconds of trace were not all replayed in twelve.
+    let records = infos["records"].as_i64().unwrap();
+    assert!(
+        records < 1360,
+        "{records} records: the pause did not hold; {log}"
+    );
+    // Paused, the count (top left) stays; a step moves it on.
+    let count = |name: &str| region(&dir.join(name), 0, 0, 200, 60);
+    assert_eq!(count("paused-1.png"), count("paused-2.png"), "{log}");
+    assert_ne!(count("paused-2.png"), count("stepped.png"), "{log}");
+    // The status strip sits below the picture: a dark band with light text on it.
+    for shot in ["paused-2.png", "help.png"] {
+        let band = region(&dir.join(shot), 0, 302, 400, 14);
+        let dark = band.iter().filter(|p| p[..3] == [24, 24, 32]).count();
+        let light = band.iter().filter(|p| p[0] > 150 && p[1] > 150).count();
+        assert!(
+            dark > 2000 && light > 100,
+            "{shot}: {dark} dark, {light} light; {log}"
+        );
+    }
+    // The help replaced the status with a longer text.
+    assert_ne!(
+        region(&dir.join("paused-2.png"), 0, 302, 400, 14),
+        region(&dir.join("help.png"), 0, 302, 400, 14)
     );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -1,5 +1,6 @@
 //! Replay control: the commands that drive a run record by record, whatever drives it (a
-//! script read from `--control FILE` or standard input; the window's keys next).
+//! script read from `--control FILE` or standard input, or the keys of a window
+//! ([`key_command`]).
 //!
 //! ```text
 //! pause             stop taking records (in a script: nothing; a script pauses between commands)
@@ -187,9 +188,66 @@ impl Iterator for Commands {
     }
 }
 
+/// The window's replay keys, for its help line.
+pub const KEYS_HELP: &str =
+    "space pause/resume · → step (shift: 100) · + faster · - slower · 1 real time · 0 max speed";
+
+/// The replay command of a key pressed in a window (as [`voml_llvo::BackendEvent::Key`] names
+/// it), given whether the replay is paused and its speed; `None` for a key that is the visual
+/// object's.
+pub fn key_command(key: &str, paused: bool, speed: Option<f64>) -> Option<Command> {
+    Some(match key {
+        " " | "Space" if paused => Command::Resume,
+        " " | "Space" => Command::Pause,
+        "ArrowRight" => Command::Step(1),
+        "Shift+ArrowRight" => Command::Step(100),
+        // As fast as possible is as fast as it gets.
+        "+" | "=" => Command::Speed(speed.map(|s| (s * 2.0).min(MAX_KEY_SPEED))),
+        // Slowing down from as fast as possible starts at real time.
+        "-" => Command::Speed(Some(speed.map_or(1.0, |s| (s / 2.0).max(MIN_KEY_SPEED)))),
+        "1" => Command::Speed(Some(1.0)),
+        "0" => Command::Speed(None),
+        _ => return None,
+    })
+}
+
+/// The speeds the keys stay between (trace seconds per wall second).
+const MIN_KEY_SPEED: f64 = 1.0 / 1024.0;
+const MAX_KEY_SPEED: f64 = 1_048_576.0;
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn window_keys_are_replay_commands() {
+        assert_eq!(key_command("Space", false, None), Some(Command::Pause));
+        assert_eq!(key_command("Space", true, None), Some(Command::Resume));
+        assert_eq!(
+            key_command("ArrowRight", false, None),
+            Some(Command::Step(1))
+        );
+        assert_eq!(
+            key_command("+", false, Some(2.0)),
+            Some(Command::Speed(Some(4.0)))
+        );
+        assert_eq!(key_command("+", false, None), Some(Command::Speed(None)));
+        assert_eq!(
+            key_command("-", false, None),
+            Some(Command::Speed(Some(1.0)))
+        );
+        assert_eq!(
+            key_command("-", false, Some(MIN_KEY_SPEED)),
+            Some(Command::Speed(Some(MIN_KEY_SPEED)))
+        );
+        assert_eq!(
+            key_command("0", true, Some(3.0)),
+            Some(Command::Speed(None))
+        );
+        // The visual object's keys.
+        assert_eq!(key_command("a", false, None), None);
+        assert_eq!(key_command("Ctrl+Space", false, None), None);
+    }
 
     #[test]
     fn commands_read_as_written() {

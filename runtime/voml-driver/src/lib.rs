@@ -136,6 +136,9 @@ pub fn run_controlled(
         held: None,
         free: false,
         timer: None,
+        keys: runtime.interactive() && control.is_none(),
+        keyed: std::collections::VecDeque::new(),
+        paused: false,
     };
     // Timer callbacks belong to runs that keep time: a window, a paced replay, live input.
     // A replay as fast as possible has no wall clock to speak of.
@@ -145,6 +148,7 @@ pub fn run_controlled(
             .map(|every| (Instant::now() + every, every));
     }
     match control {
+        None if run.keys => run.play(runtime, source, sinks, reporter),
         None => {
             run.free = true;
             let flow = run.advance(runtime, source, sinks, reporter, &mut |_, _| Take::Yes);
@@ -164,14 +168,15 @@ pub fn run_controlled(
                         continue;
                     }
                 };
-                if !run.command(
+                let flow = run.command(
                     command,
                     runtime,
                     source,
                     restart.as_deref_mut(),
                     sinks,
                     reporter,
-                ) {
+                );
+                if flow == Flow::Halted {
                     break;
                 }
             }
@@ -182,6 +187,8 @@ pub fn run_controlled(
     // (An interrupt or termination ends this too.)
     if run.interactive && options.stay_until_quit && !run.outcome.quit {
         while !stop_requested() && run.look(runtime, sinks, reporter).is_ok() {
+            // The replay is over: its keys have nothing left to do.
+            run.keyed.clear();
             std::thread::sleep(options.frame_interval);
         }
     }
@@ -229,6 +236,12 @@ struct Run {
     free: bool,
     /// The next wall-clock timer callback and the interval, in runs that keep time.
     timer: Option<(Instant, Duration)>,
+    /// The user drives the replay with the window's keys ([`control::key_command`]).
+    keys: bool,
+    /// Replay commands from keys, not carried out yet.
+    keyed: std::collections::VecDeque<control::Command>,
+    /// The replay waits for the user (keys).
+    paused: bool,
 }
 
 /// Why the run cannot go on: the user quit or the visual object stopped it.
@@ -249,6 +262,10 @@ impl Run {
         let triggers = self.free;
         self.free = false;
         loop {
+            // The user pressed a replay key: it is carried out before the next record.
+            if !self.keyed.is_empty() {
+                return Flow::Paused;
+            }
             if let Some((from, record)) = self.held.take() {
                 let verdict = take(&record, runtime);
                 if let Take::No = verdict {
@@ -304,6 +321,84 @@ impl Run {
             }
             if let Take::Last = verdict {
                 return Flow::Paused;
+            }
+        }
+    }
+
+    /// A replay the user drives with the window's keys: it plays until a key or a trigger
+    /// pauses it, then waits for the next key, until the input ends or the user quits.
+    fn play(
+        &mut self,
+        runtime: &mut Runtime,
+        source: &mut Source,
+        sinks: &mut [Box<dyn Sink>],
+        reporter: &mut dyn Reporter,
+    ) {
+        use control::Command as C;
+        let mut playing = true;
+        loop {
+            if playing {
+                self.paused = false;
+                self.free = true;
+                match self.advance(runtime, source, sinks, reporter, &mut |_, _| Take::Yes) {
+                    Flow::Ended | Flow::Halted => return,
+                    Flow::Paused => {}
+                }
+            }
+            let command = match self.keyed.pop_front() {
+                Some(command) => command,
+                None => {
+                    // Paused (a key or a trigger): the pictures stay live until the next key.
+                    self.paused = true;
+                    playing = false;
+                    loop {
+                        if stop_requested() || self.look(runtime, sinks, reporter).is_err() {
+                            return;
+                        }
+                        if let Some(command) = self.keyed.pop_front() {
+                            break command;
+                        }
+                        std::thread::sleep(self.options.frame_interval);
+                    }
+                }
+            };
+            let now = Instant::now();
+            let at = (self.outcome.records > 0).then(|| runtime.trace_time());
+            match command {
+                C::Pause => playing = false,
+                C::Resume => {
+                    self.pacer.resume(self.pacer.speed(), at, now);
+                    playing = true;
+                }
+                C::Speed(speed) => {
+                    self.pacer.resume(speed, at, now);
+                    reporter.line(&match speed {
+                        Some(s) => format!("speed ×{s}"),
+                        None => "speed: as fast as possible".to_string(),
+                    });
+                }
+                other => {
+                    // A step is taken at once, not at its moment: the user asked for it.
+                    let speed = self.pacer.speed();
+                    self.pacer = Pacer::new(None);
+                    let flow = self.command(
+                        control::Located {
+                            at: "window key".into(),
+                            command: other,
+                        },
+                        runtime,
+                        source,
+                        None,
+                        sinks,
+                        reporter,
+                    );
+                    let at = (self.outcome.records > 0).then(|| runtime.trace_time());
+                    self.pacer.resume(speed, at, Instant::now());
+                    if flow != Flow::Paused {
+                        return;
+                    }
+                    playing = false;
+                }
             }
         }
     }
@@ -380,7 +475,8 @@ impl Run {
         Ok(trigger)
     }
 
-    /// Carries out one replay command; false when the run cannot go on.
+    /// Carries out one replay command: how taking records ended (`Halted`: the run cannot go
+    /// on; a command that takes none, or is refused, counts as `Paused`).
     fn command(
         &mut self,
         located: control::Located,
@@ -389,7 +485,7 @@ impl Run {
         restart: Option<&mut (dyn FnMut() -> Option<(Runtime, Source)> + '_)>,
         sinks: &mut [Box<dyn Sink>],
         reporter: &mut dyn Reporter,
-    ) -> bool {
+    ) -> Flow {
         use control::Command as C;
         let at = located.at;
         let flow = match located.command {
@@ -429,7 +525,7 @@ impl Run {
                         names.join(", ")
                     ));
                     self.outcome.sink_failed = true;
-                    return true;
+                    return Flow::Paused;
                 };
                 self.advance(runtime, source, sinks, reporter, &mut |r, _| {
                     if (r.rtype, r.etype) == codes {
@@ -448,12 +544,12 @@ impl Run {
                     if sinks.iter().any(|s| !s.can_restart()) {
                         reporter.line(&format!("error: {at}: `seek` back cannot take back what a sink wrote (sound); the command is skipped"));
                         self.outcome.sink_failed = true;
-                        return true;
+                        return Flow::Paused;
                     }
                     let Some((fresh, again)) = restart.and_then(|r| r()) else {
                         reporter.line(&format!("error: {at}: `seek` back needs a trace file to read again; the command is skipped"));
                         self.outcome.sink_failed = true;
-                        return true;
+                        return Flow::Paused;
                     };
                     *runtime = fresh;
                     *source = again;
@@ -478,7 +574,7 @@ impl Run {
                 Flow::Paused
             }
         };
-        flow != Flow::Halted
+        flow
     }
 
     fn until(
@@ -688,6 +784,18 @@ impl Run {
                     return Err(Halt);
                 }
                 BackendEvent::Key { view, key } => {
+                    if self.keys {
+                        if let Some(command) =
+                            control::key_command(&key, self.paused, self.pacer.speed())
+                        {
+                            // Pause and resume flip at once, so that a second press flips back.
+                            if let control::Command::Pause | control::Command::Resume = command {
+                                self.paused = command == control::Command::Pause;
+                            }
+                            self.keyed.push_back(command);
+                            continue;
+                        }
+                    }
                     let before = runtime.faults().len();
                     let result = runtime.key(view, &key);
                     self.after_callback(result, before, runtime, sinks, reporter)?;
@@ -750,7 +858,11 @@ impl Run {
         let records = self.outcome.records;
         let trace_time = (records > 0).then(|| runtime.trace_time());
         let elapsed = self.started.elapsed().as_secs_f64();
-        let mut text = format!("{records} records");
+        let mut text = String::new();
+        if self.paused && !finished {
+            text.push_str("paused — ");
+        }
+        text.push_str(&format!("{records} records"));
         if let Some(t) = trace_time {
             text.push_str(&format!(" — trace time {}", report::trace_time(t)));
         }
@@ -759,7 +871,7 @@ impl Run {
         }
         if finished {
             text.push_str(&format!(" in {elapsed:.1} s — done"));
-        } else if elapsed > 0.0 {
+        } else if elapsed > 0.0 && !self.paused {
             text.push_str(&format!(" — {:.0}/s", records as f64 / elapsed));
         }
         Status {
@@ -767,7 +879,13 @@ impl Run {
             trace_time,
             speed: self.pacer.speed(),
             finished,
+            paused: self.paused && !finished,
             text,
+            keys: if self.keys && !finished {
+                control::KEYS_HELP.to_string()
+            } else {
+                String::new()
+            },
         }
     }
 

@@ -23,6 +23,16 @@ impl Pacer {
         }
     }
 
+    /// Goes on from trace time `ts` at wall time `now`, at `speed`: after a pause or a change
+    /// of speed, the records to come keep their spacing from where the replay stands. Before
+    /// any record (`ts` unknown), the next record sets the origin, as for a new pacer.
+    pub fn resume(&mut self, speed: Option<f64>, ts: Option<f64>, now: Instant) {
+        *self = Pacer::new(speed);
+        if self.speed.is_some() {
+            self.origin = ts.filter(|t| t.is_finite()).map(|t| (t, now));
+        }
+    }
+
     /// The speed, when paced.
     pub fn speed(&self) -> Option<f64> {
         self.speed
@@ -65,6 +75,24 @@ impl Pacer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_resumed_replay_keeps_the_spacing_from_where_it_stands() {
+        let start = Instant::now();
+        let mut pacer = Pacer::new(Some(1.0));
+        assert_eq!(pacer.due(10.0, start), Some(start));
+        // Paused at 10 s for a while, then resumed twice as fast: 11 s is half a second on.
+        let later = start + Duration::from_secs(30);
+        pacer.resume(Some(2.0), Some(10.0), later);
+        assert_eq!(
+            pacer.due(11.0, later),
+            Some(later + Duration::from_millis(500))
+        );
+        assert_eq!(pacer.trace_time(later + Duration::from_secs(1)), Some(12.0));
+        // As fast as possible: nothing is held.
+        pacer.resume(None, Some(11.0), later);
+        assert_eq!(pacer.due(100.0, later), None);
+    }
 
     #[test]
     fn records_are_due_at_their_trace_time_over_the_speed() {

@@ -546,8 +546,14 @@ pub struct Status {
     pub speed: Option<f64>,
     /// The input has ended (the pictures are final).
     pub finished: bool,
+    /// The replay is paused (it waits for the user).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub paused: bool,
     /// The same as one line for people.
     pub text: String,
+    /// The replay keys the device may offer (for its help), when the user drives the replay.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub keys: String,
 }
 
 /// A device the LLVO core draws through: one surface per view.

@@ -22,11 +22,12 @@ use crate::backend::{ToUi, Wake};
 use crate::input::{
     button_number, classify_key, is_click, push_coalesced, wheel_factor, Debounce, KeyAction,
 };
+use crate::overlay::{status_strip, STRIP_HEIGHT};
 use crate::present::{present, window_to_frame, Frame};
 use crate::{WindowError, WindowOptions};
 
 const HELP: &str =
-    "keys: q/Esc quit · h/? help · wheel zoom · drag pan · other keys go to the program";
+    "q/Esc quit · h/? help · wheel zoom · drag pan · clicks and other keys go to the program";
 
 /// How long the help line stays in the titles: long enough to read, short
 /// enough that the status line comes back by itself.
@@ -55,9 +56,10 @@ struct ViewWindow {
 }
 
 impl ViewWindow {
+    /// The size of the picture: the window less the status strip.
     fn size(&self) -> (u32, u32) {
         let s = self.window.inner_size();
-        (s.width, s.height)
+        picture_size(s)
     }
 
     fn to_frame(&self, x: f64, y: f64) -> (f64, f64) {
@@ -65,23 +67,44 @@ impl ViewWindow {
         window_to_frame(x, y, self.size(), frame)
     }
 
-    fn redraw(&mut self, raster: &mut LazyRaster, background: [u8; 3]) -> Result<(), String> {
+    fn redraw(
+        &mut self,
+        raster: &mut LazyRaster,
+        background: [u8; 3],
+        strip: Option<&str>,
+    ) -> Result<(), String> {
         if self.stale {
             self.stale = false;
             if let Ok(p) = raster.snapshot(self.view) {
                 self.frame = Frame::new(p.width, p.height, p.data);
             }
         }
-        let (w, h) = self.size();
+        let full = self.window.inner_size();
+        let (w, h) = (full.width, full.height);
         let (Some(nw), Some(nh)) = (NonZeroU32::new(w), NonZeroU32::new(h)) else {
             return Ok(());
         };
         self.surface.resize(nw, nh).map_err(|e| e.to_string())?;
         let mut buffer = self.surface.buffer_mut().map_err(|e| e.to_string())?;
-        present(self.frame.as_ref(), &mut buffer, w, h, background);
+        let (_, ph) = picture_size(full);
+        let (picture, band) = buffer.split_at_mut(w as usize * ph as usize);
+        present(self.frame.as_ref(), picture, w, ph, background);
+        status_strip(band, w, h - ph, strip.unwrap_or(""));
         self.window.pre_present_notify();
         buffer.present().map_err(|e| e.to_string())
     }
+}
+
+/// The part of a window the picture has: all but the status strip at the bottom.
+fn picture_size(window: PhysicalSize<u32>) -> (u32, u32) {
+    (
+        window.width,
+        window
+            .height
+            .saturating_sub(STRIP_HEIGHT)
+            .max(1)
+            .min(window.height),
+    )
 }
 
 /// Where the next window opens: side by side, then in rows. Without a
@@ -110,6 +133,8 @@ pub(crate) struct App {
     wake_pending: Arc<AtomicBool>,
     options: WindowOptions,
     status: Option<Status>,
+    /// The text of the status strip at the bottom of each window.
+    strip: Option<String>,
     help_until: Option<Instant>,
     modifiers: ModifiersState,
     queue: Vec<BackendEvent>,
@@ -144,6 +169,7 @@ impl App {
             wake_pending,
             options,
             status: None,
+            strip: None,
             help_until: None,
             modifiers: ModifiersState::empty(),
             queue: Vec::new(),
@@ -205,7 +231,7 @@ impl App {
         }
         let attributes = Window::default_attributes()
             .with_title(title)
-            .with_inner_size(LogicalSize::new(width.max(1), height.max(1)))
+            .with_inner_size(LogicalSize::new(width.max(1), height.max(1) + STRIP_HEIGHT))
             .with_position(PhysicalPosition::new(p.x, p.y));
         p.x += pw + gap;
         p.row_height = p.row_height.max(ph);
@@ -224,8 +250,7 @@ impl App {
         let mut debounce = Debounce::new(self.options.resize_debounce, (width, height));
         // A high-DPI screen (or a window manager that tiles) gives the window another size
         // than the view's; the engine learns it like any resize.
-        let size = window.inner_size();
-        debounce.resized((size.width, size.height), Instant::now());
+        debounce.resized(picture_size(window.inner_size()), Instant::now());
         window.request_redraw();
         self.windows.insert(view, window.id());
         self.views.insert(
@@ -297,7 +322,7 @@ impl App {
                     if v.size() != (*width, *height) {
                         let _ = v
                             .window
-                            .request_inner_size(PhysicalSize::new(*width, *height));
+                            .request_inner_size(PhysicalSize::new(*width, *height + STRIP_HEIGHT));
                     }
                     v.stale = true;
                 }
@@ -361,22 +386,40 @@ impl App {
         }
     }
 
-    fn title_for(&self, base: &str) -> String {
+    /// The status for the title and the strip: the help while it is shown, else where the
+    /// replay stands.
+    fn status_line(&self) -> Option<String> {
         if self.help_until.is_some() {
-            return format!("{base} — {HELP}");
+            let keys = self.status.as_ref().map_or("", |s| s.keys.as_str());
+            return Some(if keys.is_empty() {
+                HELP.to_string()
+            } else {
+                format!("{keys} · {HELP}")
+            });
         }
-        let mut t = base.to_string();
-        if let Some(s) = self.status.as_ref().filter(|s| !s.text.is_empty()) {
-            t.push_str(" — ");
-            t.push_str(&s.text);
-            if s.finished {
-                t.push_str(", q quits");
-            }
+        let s = self.status.as_ref().filter(|s| !s.text.is_empty())?;
+        Some(if s.finished {
+            format!("{}, q quits", s.text)
+        } else {
+            s.text.clone()
+        })
+    }
+
+    fn title_for(&self, base: &str) -> String {
+        match self.status_line() {
+            Some(line) => format!("{base} — {line}"),
+            None => base.to_string(),
         }
-        t
     }
 
     fn update_titles(&mut self) {
+        let strip = self.status_line();
+        if strip != self.strip {
+            self.strip = strip;
+            for v in self.views.values() {
+                v.window.request_redraw();
+            }
+        }
         let titles: Vec<(WindowId, String)> = self
             .views
             .iter()
@@ -395,8 +438,10 @@ impl App {
     }
 
     fn show_help(&mut self) {
-        eprintln!("voml-window {HELP}");
         self.help_until = Some(Instant::now() + Duration::from_secs(HELP_SECONDS));
+        if let Some(line) = self.status_line() {
+            eprintln!("keys: {line}");
+        }
         self.update_titles();
     }
 }
@@ -439,12 +484,12 @@ impl ApplicationHandler<Wake> for App {
                 }
             }
             WindowEvent::Resized(size) => {
-                v.debounce
-                    .resized((size.width, size.height), Instant::now());
+                v.debounce.resized(picture_size(size), Instant::now());
                 v.window.request_redraw();
             }
             WindowEvent::RedrawRequested => {
-                if let Err(message) = v.redraw(&mut self.raster, background) {
+                if let Err(message) = v.redraw(&mut self.raster, background, self.strip.as_deref())
+                {
                     self.fail(
                         event_loop,
                         WindowError::Present {
@@ -547,7 +592,7 @@ impl ApplicationHandler<Wake> for App {
         if self.engine_gone {
             let background = self.options.background;
             for v in self.views.values_mut().filter(|v| v.stale) {
-                let _ = v.redraw(&mut self.raster, background);
+                let _ = v.redraw(&mut self.raster, background, self.strip.as_deref());
             }
             event_loop.exit();
             return;

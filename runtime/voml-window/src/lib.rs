@@ -39,6 +39,7 @@ mod app;
 mod backend;
 mod display;
 mod input;
+mod overlay;
 mod present;
 
 use std::fmt;
