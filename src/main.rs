@@ -11,6 +11,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 mod paths;
 mod run;
 mod send;
+mod several;
 mod window;
 use voml_compiler::{diag, Code, Options, RealFs};
 
@@ -168,7 +169,7 @@ fn main() -> ExitCode {
         }
         Command::Run(run_cli) => {
             let RunCli {
-                spec,
+                specs,
                 trace,
                 listen,
                 producers,
@@ -215,7 +216,11 @@ fn main() -> ExitCode {
                 };
                 eprintln!(
                     "error: there is no display here (DISPLAY is unset or unreachable); run headless instead: voml run {} {input} --headless --out DIR",
-                    spec.display(),
+                    specs
+                        .iter()
+                        .map(|s| s.display().to_string())
+                        .collect::<Vec<_>>()
+                        .join(" "),
                 );
                 return ExitCode::from(2);
             }
@@ -240,13 +245,14 @@ fn main() -> ExitCode {
                 eprintln!("\nstopping: finishing what was read and writing the outputs (again to quit at once)");
                 voml_driver::request_stop();
             });
-            run::run(&run::RunArgs {
-                spec,
+            let args = run::RunArgs {
+                spec: specs[0].clone(),
                 trace,
                 listen,
                 producers,
                 reorder_window: std::time::Duration::from_millis(reorder_window_ms),
                 control,
+                control_text: None,
                 until,
                 from,
                 out,
@@ -261,7 +267,12 @@ fn main() -> ExitCode {
                 audio,
                 max_audio_s: max_audio_seconds,
                 dump_state,
-            })
+            };
+            if specs.len() > 1 {
+                several::run(&args, &specs)
+            } else {
+                run::run(&args)
+            }
         }
     }
 }
@@ -427,8 +438,10 @@ fn explain(code: Option<&str>, all: bool) -> ExitCode {
 /// The arguments of `voml run`.
 #[derive(clap::Args)]
 struct RunCli {
-    /// The spec (.voml, compiled on the fly) or a compiled visual object (.vo).
-    spec: PathBuf,
+    /// The spec (.voml, compiled on the fly) or a compiled visual object (.vo); several
+    /// run side by side on the same records (headless; outputs under --out/NAME/).
+    #[arg(required = true, num_args = 1.., value_name = "SPEC")]
+    specs: Vec<PathBuf>,
     /// The PICL trace to replay (`-` for standard input).
     #[arg(long, short = 't', required_unless_present = "listen")]
     trace: Option<PathBuf>,

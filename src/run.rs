@@ -26,6 +26,8 @@ pub struct RunArgs {
     pub reorder_window: Duration,
     /// Replay commands from this file (`-`: standard input).
     pub control: Option<PathBuf>,
+    /// The commands of `control`, read already (several visual objects follow one script).
+    pub control_text: Option<String>,
     /// Shortcut: run to this trace time, then end.
     pub until: Option<f64>,
     /// Shortcut: go as fast as possible to this trace time, then go on.
@@ -71,6 +73,22 @@ pub fn run(args: &RunArgs) -> ExitCode {
     if args.window {
         return crate::window::run(args, vo);
     }
+    let Some(source) = open_source(args) else {
+        return ExitCode::from(1);
+    };
+    let reporter = Terminal::new(&vo, args.color);
+    headless(args, vo, inputs, db, source, reporter)
+}
+
+/// A headless run of one visual object over `source`: pictures to `--out`, sound, state.
+pub(crate) fn headless(
+    args: &RunArgs,
+    vo: CompiledVo,
+    inputs: crate::paths::Inputs,
+    db: Option<voml_compiler::SourceDb>,
+    mut source: Source,
+    mut reporter: Terminal,
+) -> ExitCode {
     if let Err(e) = std::fs::create_dir_all(&args.out) {
         eprintln!(
             "error: cannot create the output directory `{}`: {e}",
@@ -78,9 +96,6 @@ pub fn run(args: &RunArgs) -> ExitCode {
         );
         return ExitCode::from(1);
     }
-    let Some(mut source) = open_source(args) else {
-        return ExitCode::from(1);
-    };
     let mut sinks: Vec<Box<dyn Sink>> = Vec::new();
     let guard = move |path: &Path| inputs.check_output(path, "the snapshot");
     sinks.push(Box::new(
@@ -98,7 +113,6 @@ pub fn run(args: &RunArgs) -> ExitCode {
     if let Some(path) = &args.dump_state {
         sinks.push(Box::new(StateDump::new(path)));
     }
-    let mut reporter = Terminal::new(&vo, args.color);
     let vo_for_refusal = db.as_ref().map(|_| vo.clone());
     let mut runtime = match load_runtime(args, vo, Box::new(LazyRaster::new())) {
         Ok(rt) => rt,
@@ -188,6 +202,9 @@ fn control_commands(
     speed: Option<f64>,
 ) -> Result<Option<voml_driver::control::Commands>, String> {
     use voml_driver::control::Commands;
+    if let (Some(path), Some(text)) = (&args.control, &args.control_text) {
+        return Ok(Some(Commands::from_text(&path.display().to_string(), text)));
+    }
     if let Some(path) = &args.control {
         return Commands::open(path)
             .map(Some)
@@ -267,7 +284,7 @@ pub fn open_source(args: &RunArgs) -> Option<Source> {
 
 /// The trace must be standard input or something that can be read as a stream: not a
 /// directory, not a missing file.
-fn trace_is_readable(trace: &Path) -> Result<(), String> {
+pub(crate) fn trace_is_readable(trace: &Path) -> Result<(), String> {
     if trace.as_os_str() == "-" {
         return Ok(());
     }
@@ -282,7 +299,7 @@ fn trace_is_readable(trace: &Path) -> Result<(), String> {
 }
 
 /// Refuses a run whose outputs (pictures, sound) would overwrite one of its inputs.
-fn outputs_are_not_inputs(
+pub(crate) fn outputs_are_not_inputs(
     args: &RunArgs,
     vo: &CompiledVo,
     inputs: &crate::paths::Inputs,
@@ -308,7 +325,7 @@ fn outputs_are_not_inputs(
 /// files read for it.
 /// With `check`, the program is also loaded into an engine now (as `voml check` does); else
 /// the sources are returned, for reporting the engine's refusal later.
-fn load(
+pub(crate) fn load(
     args: &RunArgs,
     check: bool,
 ) -> Option<(

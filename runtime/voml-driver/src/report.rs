@@ -65,6 +65,10 @@ pub struct Terminal {
     progress: bool,
     last_progress: Option<Instant>,
     progress_on_screen: bool,
+    /// With several visual objects on one input: the name its lines start with.
+    label: String,
+    /// Whether the input's bad lines are this reporter's to tell (one of several is enough).
+    bad_lines: bool,
 }
 
 impl Terminal {
@@ -78,7 +82,19 @@ impl Terminal {
             progress: std::io::stderr().is_terminal(),
             last_progress: None,
             progress_on_screen: false,
+            label: String::new(),
+            bad_lines: true,
         }
+    }
+
+    /// One of several visual objects on one input: its lines start with `label: `, it shows
+    /// no progress line (several would overwrite each other), and only the first tells the
+    /// input's bad lines, which all of them see.
+    pub fn one_of_several(mut self, label: &str, first: bool) -> Terminal {
+        self.label = format!("{label}: ");
+        self.progress = false;
+        self.bad_lines = first;
+        self
     }
 
     fn clear_progress(&mut self) {
@@ -95,7 +111,8 @@ impl Terminal {
         let stats = runtime.stats();
         let elapsed = outcome.elapsed.as_secs_f64();
         eprintln!(
-            "{} records from {} in {:.2} s ({:.0} records/s){}{}",
+            "{}{} records from {} in {:.2} s ({:.0} records/s){}{}",
+            self.label,
             stats.records,
             source,
             elapsed,
@@ -133,10 +150,14 @@ impl Terminal {
         }
         let disabled = runtime.disabled_components();
         if !disabled.is_empty() {
-            eprintln!("disabled after errors: {}", disabled.join(", "));
+            eprintln!(
+                "{}disabled after errors: {}",
+                self.label,
+                disabled.join(", ")
+            );
         }
         for note in &outcome.notes {
-            eprintln!("{note}");
+            eprintln!("{}{note}", self.label);
         }
     }
 }
@@ -151,6 +172,9 @@ impl Reporter for Terminal {
     }
 
     fn bad_line(&mut self, error: &TraceError, strict: bool) {
+        if !self.bad_lines {
+            return;
+        }
         if self.lines_shown < SHOWN {
             self.clear_progress();
             eprintln!("warning: {error}\n  | {}", error.text);
@@ -179,7 +203,7 @@ impl Reporter for Terminal {
 
     fn line(&mut self, text: &str) {
         self.clear_progress();
-        eprintln!("{text}");
+        eprintln!("{}{text}", self.label);
     }
 }
 

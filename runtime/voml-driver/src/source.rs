@@ -175,6 +175,31 @@ impl Source {
         self.live
     }
 
+    /// The same records for `n` visual objects: the input is read once, on its own thread,
+    /// and every record (and bad line) goes to each of the `n` sources, in the same order.
+    /// The slowest reader sets the pace (the channels are bounded); a source dropped early
+    /// (its run ended) is left out from then on.
+    pub fn fan_out(self, n: usize) -> Vec<Source> {
+        let name = self.name.clone();
+        let share = self.share.clone();
+        let live = self.live;
+        let mut senders = Vec::with_capacity(n);
+        let mut sources = Vec::with_capacity(n);
+        for _ in 0..n {
+            let (tx, rx) = mpsc::sync_channel(AHEAD);
+            // Batches come back only to be dropped: each copy is made anew.
+            let (back, _back_rx) = mpsc::sync_channel(1);
+            senders.push(tx);
+            let mut source = Source::from_channel(name.clone(), rx, back, share.clone());
+            source.live = live;
+            sources.push(source);
+        }
+        let _ = std::thread::Builder::new()
+            .name("voml-fan-out".into())
+            .spawn(move || fan_out(self, senders));
+        sources
+    }
+
     /// The next record or bad line. With `wait`, gives [`Next::Idle`] when nothing arrives
     /// within it; without, waits as long as it takes.
     pub fn next(&mut self, wait: Option<Duration>) -> Next<'_> {
@@ -223,6 +248,54 @@ impl Source {
         let name = self.names.get(*from as usize).map_or("", String::as_str);
         Next::Item(name, item.as_ref())
     }
+}
+
+/// The fan-out thread: copies what `source` gives to every sender still listening. A batch
+/// goes out when it is full or when the input pauses, as the reader's do.
+fn fan_out(mut source: Source, mut senders: Vec<SyncSender<Batch>>) {
+    // Producer names, numbered as the copies know them.
+    let mut ids: Vec<String> = Vec::new();
+    let mut batch = Batch::with_capacity(BATCH);
+    let send = |batch: &mut Batch, senders: &mut Vec<SyncSender<Batch>>| {
+        if batch.is_empty() {
+            return;
+        }
+        senders.retain(|tx| {
+            let copy = Batch {
+                items: batch.items.clone(),
+                names: batch.names.clone(),
+            };
+            tx.send(copy).is_ok()
+        });
+        batch.items.clear();
+        batch.names.clear();
+    };
+    loop {
+        if senders.is_empty() {
+            return;
+        }
+        match source.next(Some(Duration::from_millis(20))) {
+            Next::End => break,
+            Next::Idle => send(&mut batch, &mut senders),
+            Next::Item(from, item) => {
+                let id = match ids.iter().position(|n| n == from) {
+                    Some(id) => id,
+                    None => {
+                        ids.push(from.to_string());
+                        batch.names.push((ids.len() as u32 - 1, from.to_string()));
+                        ids.len() - 1
+                    }
+                };
+                batch
+                    .items
+                    .push((id as u32, item.cloned().map_err(Clone::clone)));
+                if batch.items.len() >= BATCH {
+                    send(&mut batch, &mut senders);
+                }
+            }
+        }
+    }
+    send(&mut batch, &mut senders);
 }
 
 /// The reader thread: parses lines and sends them in batches. A batch goes out when it is

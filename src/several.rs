@@ -1,0 +1,166 @@
+//! `voml run A.voml B.voml ...`: several visual objects on one input. The input is read once
+//! and every record goes to each visual object, which runs on its own thread with its own
+//! outputs: pictures in `--out/NAME/`, and `--dump-state` and `--audio` files named with
+//! `-NAME` before their extension, NAME being the spec's file name without extension.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use voml_driver::Terminal;
+
+use crate::run::{headless, load, open_source, outputs_are_not_inputs, trace_is_readable, RunArgs};
+
+pub fn run(args: &RunArgs, specs: &[PathBuf]) -> ExitCode {
+    if args.window {
+        eprintln!(
+            "error: several visual objects run headless for now; add --headless (each writes its pictures to --out/NAME/)"
+        );
+        return ExitCode::from(2);
+    }
+    // Every spec is compiled first, and every problem shown, before anything runs.
+    let mut loaded = Vec::new();
+    let mut failed = false;
+    for spec in specs {
+        let one = RunArgs {
+            spec: spec.clone(),
+            ..args.clone()
+        };
+        match load(&one, false) {
+            Some(l) => loaded.push(l),
+            None => failed = true,
+        }
+    }
+    if failed {
+        return ExitCode::from(1);
+    }
+    if let Some(trace) = &args.trace {
+        if let Err(e) = trace_is_readable(trace) {
+            eprintln!("error: {e}");
+            return ExitCode::from(1);
+        }
+    }
+    let labels = labels(specs);
+    let mut runs = Vec::new();
+    for ((spec, (vo, mut inputs, db)), label) in specs.iter().zip(loaded).zip(&labels) {
+        if let Some(trace) = &args.trace {
+            inputs.add(trace);
+        }
+        let one = RunArgs {
+            spec: spec.clone(),
+            out: args.out.join(label),
+            dump_state: args.dump_state.as_deref().map(|p| suffixed(p, label)),
+            audio: args.audio.as_deref().map(|p| suffixed(p, label)),
+            ..args.clone()
+        };
+        if let Err(e) = outputs_are_not_inputs(&one, &vo, &inputs) {
+            eprintln!("error: {e}");
+            return ExitCode::from(1);
+        }
+        runs.push((one, vo, inputs, db));
+    }
+    // One script for all: read once (standard input cannot be read by each).
+    let control_text = match &args.control {
+        None => None,
+        Some(path) => match read_script(path) {
+            Ok(text) => Some(text),
+            Err(e) => {
+                eprintln!("error: cannot read the commands `{}`: {e}", path.display());
+                return ExitCode::from(1);
+            }
+        },
+    };
+    let Some(source) = open_source(args) else {
+        return ExitCode::from(1);
+    };
+    let sources = source.fan_out(runs.len());
+    let codes: Vec<ExitCode> = std::thread::scope(|scope| {
+        let handles: Vec<_> = runs
+            .into_iter()
+            .zip(sources)
+            .zip(&labels)
+            .enumerate()
+            .map(|(i, (((mut one, vo, inputs, db), source), label))| {
+                one.control_text = control_text.clone();
+                std::thread::Builder::new()
+                    .name(format!("voml-{label}"))
+                    .spawn_scoped(scope, move || {
+                        let reporter = Terminal::new(&vo, one.color).one_of_several(label, i == 0);
+                        headless(&one, vo, inputs, db, source, reporter)
+                    })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| match h {
+                Ok(h) => h.join().unwrap_or(ExitCode::from(1)),
+                Err(e) => {
+                    eprintln!("error: cannot start a thread for a visual object: {e}");
+                    ExitCode::from(1)
+                }
+            })
+            .collect()
+    });
+    if codes.iter().all(|c| *c == ExitCode::SUCCESS) {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
+
+/// Each spec's name for its outputs: its file name without extension, numbered when two
+/// specs share one (`count`, `count-2`).
+fn labels(specs: &[PathBuf]) -> Vec<String> {
+    let mut labels: Vec<String> = Vec::new();
+    for spec in specs {
+        let stem = spec
+            .file_stem()
+            .map_or("vo".to_string(), |s| s.to_string_lossy().into_owned());
+        let mut label = stem.clone();
+        let mut n = 1;
+        while labels.contains(&label) {
+            n += 1;
+            label = format!("{stem}-{n}");
+        }
+        labels.push(label);
+    }
+    labels
+}
+
+/// `state.json` for the visual object `count`: `state-count.json`.
+fn suffixed(path: &Path, label: &str) -> PathBuf {
+    let stem = path
+        .file_stem()
+        .map_or(String::new(), |s| s.to_string_lossy().into_owned());
+    let name = match path.extension() {
+        Some(ext) => format!("{stem}-{label}.{}", ext.to_string_lossy()),
+        None => format!("{stem}-{label}"),
+    };
+    path.with_file_name(name)
+}
+
+fn read_script(path: &Path) -> std::io::Result<String> {
+    if path.as_os_str() == "-" {
+        std::io::read_to_string(std::io::stdin())
+    } else {
+        std::fs::read_to_string(path)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn outputs_are_named_after_their_specs() {
+        let specs: Vec<PathBuf> = ["a/count.voml", "b/count.voml", "plot.vo"]
+            .iter()
+            .map(PathBuf::from)
+            .collect();
+        assert_eq!(labels(&specs), ["count", "count-2", "plot"]);
+        assert_eq!(
+            suffixed(Path::new("out/state.json"), "plot"),
+            PathBuf::from("out/state-plot.json")
+        );
+        assert_eq!(suffixed(Path::new("state"), "a"), PathBuf::from("state-a"));
+    }
+}

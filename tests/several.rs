@@ -1,0 +1,259 @@
+//! `voml run A.voml B.voml ...`: several visual objects on one input, read once. Each ends
+//! exactly as it would alone (pictures and dumped state byte for byte), live input included;
+//! one broken spec stops all of them before anything runs.
+
+mod support;
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use support::root;
+
+fn voml(args: &[&str], _dir: &Path) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_voml"));
+    cmd.args(args)
+        .current_dir(root())
+        .env("NO_COLOR", "1")
+        .env("STEEL_HOME", std::env::temp_dir().join("voml-steel-home"));
+    cmd
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("voml-several-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn ok(out: Output) -> String {
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{stderr}");
+    stderr
+}
+
+fn read(path: PathBuf) -> Vec<u8> {
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+const SPECS: [(&str, &str); 2] = [
+    ("examples/mpicl/count-events.voml", "bars"),
+    ("examples/mpicl/sends-and-receives.voml", "spacetime"),
+];
+
+#[test]
+fn each_visual_object_ends_as_it_would_alone() {
+    let dir = scratch("file");
+    let out = dir.join("together");
+    let state = dir.join("state.json");
+    let stderr = ok(voml(
+        &[
+            "run",
+            SPECS[0].0,
+            SPECS[1].0,
+            SPECS[0].0,
+            "--trace",
+            "examples/mpicl/ring.trf",
+            "--headless",
+            "--out",
+            out.to_str().unwrap(),
+            "--dump-state",
+            state.to_str().unwrap(),
+        ],
+        &dir,
+    )
+    .output()
+    .unwrap());
+    // Every line says which visual object it is about; the same spec twice is numbered.
+    for label in ["count-events", "sends-and-receives", "count-events-2"] {
+        assert!(
+            stderr.contains(&format!(
+                "{label}: 1360 records from examples/mpicl/ring.trf"
+            )),
+            "{stderr}"
+        );
+    }
+    for (i, (spec, view)) in SPECS.iter().enumerate() {
+        let alone = dir.join(format!("alone-{i}"));
+        ok(voml(
+            &[
+                "run",
+                spec,
+                "--trace",
+                "examples/mpicl/ring.trf",
+                "--headless",
+                "--out",
+                alone.to_str().unwrap(),
+                "--dump-state",
+                alone.join("state.json").to_str().unwrap(),
+            ],
+            &dir,
+        )
+        .output()
+        .unwrap());
+        let label = Path::new(spec).file_stem().unwrap().to_str().unwrap();
+        assert_eq!(
+            read(alone.join(format!("{view}.png"))),
+            read(out.join(label).join(format!("{view}.png"))),
+            "{label}'s picture"
+        );
+        assert_eq!(
+            read(alone.join("state.json")),
+            read(dir.join(format!("state-{label}.json"))),
+            "{label}'s state"
+        );
+    }
+    assert_eq!(
+        read(out.join("count-events/bars.png")),
+        read(out.join("count-events-2/bars.png"))
+    );
+}
+
+#[test]
+fn one_script_drives_them_all() {
+    let dir = scratch("until");
+    ok(voml(
+        &[
+            "run",
+            SPECS[0].0,
+            SPECS[1].0,
+            "--trace",
+            "examples/mpicl/ring.trf",
+            "--headless",
+            "--until",
+            "0.05",
+            "--out",
+            dir.join("out").to_str().unwrap(),
+            "--dump-state",
+            dir.join("s.json").to_str().unwrap(),
+        ],
+        &dir,
+    )
+    .output()
+    .unwrap());
+    ok(voml(
+        &[
+            "run",
+            SPECS[0].0,
+            "--trace",
+            "examples/mpicl/ring.trf",
+            "--headless",
+            "--until",
+            "0.05",
+            "--out",
+            dir.join("alone").to_str().unwrap(),
+            "--dump-state",
+            dir.join("alone.json").to_str().unwrap(),
+        ],
+        &dir,
+    )
+    .output()
+    .unwrap());
+    assert_eq!(
+        read(dir.join("alone.json")),
+        read(dir.join("s-count-events.json"))
+    );
+}
+
+#[test]
+fn live_records_reach_every_visual_object() {
+    let dir = scratch("live");
+    let mut child = voml(
+        &[
+            "run",
+            SPECS[0].0,
+            SPECS[0].0,
+            "--listen",
+            ":0",
+            "--producers",
+            "8",
+            "--headless",
+            "--out",
+            dir.join("out").to_str().unwrap(),
+            "--dump-state",
+            dir.join("live.json").to_str().unwrap(),
+        ],
+        &dir,
+    )
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    stderr.read_line(&mut line).unwrap();
+    let addr = line.split_whitespace().nth(2).unwrap().to_string();
+    ok(voml(
+        &[
+            "send",
+            "examples/mpicl/ring.trf",
+            "--to",
+            &addr,
+            "--split-by-processor",
+        ],
+        &dir,
+    )
+    .output()
+    .unwrap());
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut stderr, &mut rest).unwrap();
+    assert!(child.wait().unwrap().success(), "{rest}");
+    ok(voml(
+        &[
+            "run",
+            SPECS[0].0,
+            "--trace",
+            "examples/mpicl/ring.trf",
+            "--headless",
+            "--out",
+            dir.join("file").to_str().unwrap(),
+            "--dump-state",
+            dir.join("file.json").to_str().unwrap(),
+        ],
+        &dir,
+    )
+    .output()
+    .unwrap());
+    let counts = |f: &str| -> serde_json::Value {
+        let v: serde_json::Value =
+            serde_json::from_str(&String::from_utf8(read(dir.join(f))).unwrap()).unwrap();
+        let mut c: Vec<(i64, i64)> = v["infos"]["counts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| (p[0].as_i64().unwrap(), p[1].as_i64().unwrap()))
+            .collect();
+        c.sort();
+        serde_json::json!(c)
+    };
+    let file = counts("file.json");
+    assert_eq!(counts("live-count-events.json"), file, "{rest}");
+    assert_eq!(counts("live-count-events-2.json"), file, "{rest}");
+}
+
+#[test]
+fn a_broken_spec_stops_them_all_before_anything_runs() {
+    let dir = scratch("broken");
+    let out = voml(
+        &[
+            "run",
+            SPECS[0].0,
+            "tests/check/bad-timer.voml",
+            "--trace",
+            "examples/mpicl/ring.trf",
+            "--headless",
+            "--out",
+            dir.join("out").to_str().unwrap(),
+        ],
+        &dir,
+    )
+    .output()
+    .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("tests/check/bad-timer.voml:5:40"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("records from"), "{stderr}");
+    assert!(!dir.join("out").exists());
+}
