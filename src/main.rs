@@ -12,6 +12,7 @@ mod paths;
 mod run;
 mod send;
 mod several;
+mod watch;
 mod window;
 use voml_compiler::{diag, Code, Options, RealFs};
 
@@ -180,6 +181,8 @@ fn main() -> ExitCode {
                 headless,
                 speed,
                 exit_when_finished,
+                watch,
+                no_watch,
                 audio,
                 dump_state,
                 max_audio_seconds,
@@ -267,6 +270,7 @@ fn main() -> ExitCode {
                 audio,
                 max_audio_s: max_audio_seconds,
                 dump_state,
+                watch: if headless { watch } else { !no_watch },
             };
             if specs.len() > 1 {
                 several::run(&args, &specs)
@@ -477,6 +481,15 @@ struct RunCli {
     /// Close the windows when the trace ends.
     #[arg(long)]
     exit_when_finished: bool,
+    /// When the spec or a file it includes changes, compile it again and let the new
+    /// visual object take over without stopping the input; structures declared as before
+    /// keep their values, and an edit with errors leaves the running one as it was. The
+    /// default in a window.
+    #[arg(long, conflicts_with = "no_watch")]
+    watch: bool,
+    /// In a window: do not watch the spec for changes.
+    #[arg(long)]
+    no_watch: bool,
     /// Write the visual object's sound to a WAV file (headless), in step with trace time
     /// divided by --speed (default 1).
     #[arg(long, value_name = "FILE.wav")]

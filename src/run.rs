@@ -51,6 +51,8 @@ pub struct RunArgs {
     pub max_audio_s: f64,
     /// Write the info and control structures' values here at the end.
     pub dump_state: Option<PathBuf>,
+    /// Recompile and swap in the spec when it or a file it includes changes.
+    pub watch: bool,
 }
 
 pub fn run(args: &RunArgs) -> ExitCode {
@@ -70,8 +72,9 @@ pub fn run(args: &RunArgs) -> ExitCode {
         eprintln!("error: {e}");
         return ExitCode::from(1);
     }
+    let sources = db.as_ref().map(crate::watch::sources).unwrap_or_default();
     if args.window {
-        return crate::window::run(args, vo);
+        return crate::window::run(args, vo, sources);
     }
     let Some(source) = open_source(args) else {
         return ExitCode::from(1);
@@ -114,6 +117,10 @@ pub(crate) fn headless(
         sinks.push(Box::new(StateDump::new(path)));
     }
     let vo_for_refusal = db.as_ref().map(|_| vo.clone());
+    let reload: Option<Box<dyn voml_driver::Reload>> = args.watch.then(|| {
+        let sources = db.as_ref().map(crate::watch::sources).unwrap_or_default();
+        Box::new(crate::watch::Watch::new(args, sources)) as Box<dyn voml_driver::Reload>
+    });
     let mut runtime = match load_runtime(args, vo, Box::new(LazyRaster::new())) {
         Ok(rt) => rt,
         Err(e) => {
@@ -151,10 +158,19 @@ pub(crate) fn headless(
         None,
         &mut runtime,
         &mut source,
-        Some(&mut restart),
+        Hooks {
+            restart: Some(&mut restart),
+            reload,
+        },
         &mut sinks,
         &mut reporter,
     )
+}
+
+/// How a run can start over (a seek back) and take a changed spec (`--watch`).
+pub struct Hooks<'a> {
+    pub restart: Option<voml_driver::Restart<'a>>,
+    pub reload: Option<Box<dyn voml_driver::Reload>>,
 }
 
 /// Runs the driver, paced at `speed`, and sums the run up; the exit status is 1 when the
@@ -164,10 +180,11 @@ pub fn drive(
     speed: Option<f64>,
     runtime: &mut Runtime,
     source: &mut Source,
-    restart: Option<voml_driver::Restart<'_>>,
+    hooks: Hooks<'_>,
     sinks: &mut [Box<dyn Sink>],
     reporter: &mut Terminal,
 ) -> ExitCode {
+    let Hooks { restart, reload } = hooks;
     let options = voml_driver::Options {
         speed,
         frames_every: args.frames_every,
@@ -185,7 +202,8 @@ pub fn drive(
     let control = commands
         .as_mut()
         .map(|c| (c as &mut dyn Iterator<Item = _>, restart));
-    let outcome = voml_driver::run_controlled(runtime, source, &options, control, sinks, reporter);
+    let outcome =
+        voml_driver::run_controlled(runtime, source, &options, control, reload, sinks, reporter);
     reporter.summary(&outcome, runtime, source.name());
     let failed = runtime.faults().iter().any(voml_driver::report::is_failure);
     if outcome.stopped || failed || outcome.sink_failed {
@@ -370,6 +388,5 @@ pub(crate) fn load(
         );
     }
     inputs.add_sources(&out.db);
-    let db = (!check).then_some(out.db);
-    out.vo.map(|vo| (vo, inputs, db))
+    out.vo.map(|vo| (vo, inputs, Some(out.db)))
 }

@@ -9,14 +9,14 @@ use voml_ir::CompiledVo;
 
 use crate::run::RunArgs;
 
-pub fn run(args: &RunArgs, vo: CompiledVo) -> ExitCode {
+pub fn run(args: &RunArgs, vo: CompiledVo, sources: Vec<std::path::PathBuf>) -> ExitCode {
     if vo.views.is_empty() {
         eprintln!("error: the visual object has no views to show; run it with --headless");
         return ExitCode::from(1);
     }
     let args = args.clone();
     let shown = voml_window::run(voml_window::WindowOptions::default(), move |backend| {
-        engine(&args, vo, Box::new(backend))
+        engine(&args, vo, sources, Box::new(backend))
     });
     match shown {
         Ok(code) => code,
@@ -28,7 +28,12 @@ pub fn run(args: &RunArgs, vo: CompiledVo) -> ExitCode {
 }
 
 /// The engine's side: the same driver as a headless run, paced by `--speed`.
-fn engine(args: &RunArgs, vo: CompiledVo, backend: Box<dyn voml_llvo::Backend>) -> ExitCode {
+fn engine(
+    args: &RunArgs,
+    vo: CompiledVo,
+    sources: Vec<std::path::PathBuf>,
+    backend: Box<dyn voml_llvo::Backend>,
+) -> ExitCode {
     let mut reporter = Terminal::new(&vo, args.color);
     let mut runtime = match crate::run::load_runtime(args, vo, backend) {
         Ok(rt) => rt,
@@ -48,12 +53,18 @@ fn engine(args: &RunArgs, vo: CompiledVo, backend: Box<dyn voml_llvo::Backend>) 
     // otherwise the user hears of it once.
     sinks.push(live_sound(args).unwrap_or_else(|| Box::new(SoundNotice { told: false })));
     // (A window's surfaces belong to this run: a seek back is refused for now.)
+    let reload: Option<Box<dyn voml_driver::Reload>> = args
+        .watch
+        .then(|| Box::new(crate::watch::Watch::new(args, sources)) as Box<dyn voml_driver::Reload>);
     crate::run::drive(
         args,
         args.speed,
         &mut runtime,
         &mut source,
-        None,
+        crate::run::Hooks {
+            restart: None,
+            reload,
+        },
         &mut sinks,
         &mut reporter,
     )

@@ -132,7 +132,7 @@ fn region(png: &std::path::Path, x0: u32, y0: u32, w: u32, h: u32) -> Vec<[u8; 4
 }
 
 #[test]
-fn a_user_clicks_types_and_drives_the_replay_with_keys() {
+fn a_user_clicks_types_drives_the_replay_and_edits_the_spec() {
     if !tools_available() {
         return;
     }
@@ -140,12 +140,14 @@ fn a_user_clicks_types_and_drives_the_replay_with_keys() {
     // The ring trace (0.1 s) at 0.01: ten seconds of replay unless paused. The user clicks
     // twice (left, right), types `a`, pauses with space, waits, steps with the right arrow
     // and asks for help; the window alone is captured along the way (400 x 300 picture and
-    // the status strip below it), and the run is stopped with SIGTERM after twelve seconds,
-    // when it would have finished without the pause.
+    // the status strip below it). Then the spec is edited (the clock hand turns orange) and
+    // the window shows the new visual object with the old one's state. The run is stopped
+    // with SIGTERM after twelve seconds, when it would have finished without the pause.
     let dir = on_x_server(
         "window-input",
         r#"
-"$VOML" run examples/interactive/clicks.voml --trace examples/mpicl/ring.trf --speed 0.01 \
+cp examples/interactive/clicks.voml "$OUT/clicks.voml"
+"$VOML" run "$OUT/clicks.voml" --trace examples/mpicl/ring.trf --speed 0.01 \
     --dump-state "$OUT/state.json" > "$OUT/voml.log" 2>&1 &
 pid=$!
 wid=$(timeout 30 xdotool search --sync --name "Click, press keys" | head -n 1)
@@ -169,7 +171,10 @@ import -window "$wid" "$OUT/stepped.png"
 xdotool key h
 sleep 0.3
 import -window "$wid" "$OUT/help.png"
-sleep 7
+sed -i 's/color="purple" thick="4"/color="orange" thick="8"/' "$OUT/clicks.voml"
+sleep 1.5
+import -window root "$OUT/reloaded.png"
+sleep 5.5
 kill $pid
 wait $pid
 "#,
@@ -215,5 +220,11 @@ wait $pid
         region(&dir.join("paused-2.png"), 0, 302, 400, 14),
         region(&dir.join("help.png"), 0, 302, 400, 14)
     );
+    // The edit took over (a window runs with --watch by default), and the state carried
+    // over: the dots above were dumped at the end, after the reload.
+    assert!(log.contains("reloaded `clicks`"), "{log}");
+    let reloaded = region(&dir.join("reloaded.png"), 0, 0, 1280, 800);
+    let orange = reloaded.iter().filter(|p| p[..3] == [255, 165, 0]).count();
+    assert!(orange > 50, "{orange} orange pixels after the edit; {log}");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -99,7 +99,7 @@ pub fn run(
     sinks: &mut [Box<dyn Sink>],
     reporter: &mut dyn Reporter,
 ) -> Outcome {
-    run_controlled(runtime, source, options, None, sinks, reporter)
+    run_controlled(runtime, source, options, None, None, sinks, reporter)
 }
 
 /// Starts a run over again: a fresh runtime and source, for seeking backwards.
@@ -111,15 +111,27 @@ pub type Control<'a, 'b> = (
     Option<Restart<'b>>,
 );
 
+/// A newer visual object to swap in while the run goes on (`--watch`).
+pub trait Reload {
+    /// Asked between records, every frame interval or so: a fresh runtime to take over from
+    /// `current` (the driver makes it [`Runtime::adopt`] the state), when the spec changed and
+    /// compiled. Problems go to `reporter`; `current` may hand over its back end
+    /// ([`Runtime::take_backend`]) to the new one.
+    fn poll(&mut self, current: &mut Runtime, reporter: &mut dyn Reporter) -> Option<Runtime>;
+}
+
 /// A run driven by replay commands ([`control`]): each command takes records (or seeks,
 /// changes the speed, takes pictures); when they run out the run ends where it stands, as at
 /// the end of its input. `restart` makes a seek backwards possible (without it, one is
 /// refused with a message). Without commands, the run takes every record.
+///
+/// With `reload`, a changed spec takes over between records ([`Reload`]).
 pub fn run_controlled(
     runtime: &mut Runtime,
     source: &mut Source,
     options: &Options,
     control: Option<Control<'_, '_>>,
+    reload: Option<Box<dyn Reload>>,
     sinks: &mut [Box<dyn Sink>],
     reporter: &mut dyn Reporter,
 ) -> Outcome {
@@ -139,10 +151,14 @@ pub fn run_controlled(
         keys: runtime.interactive() && control.is_none(),
         keyed: std::collections::VecDeque::new(),
         paused: false,
+        reload,
+        next_reload: Instant::now(),
+        keeps_time: false,
     };
     // Timer callbacks belong to runs that keep time: a window, a paced replay, live input.
     // A replay as fast as possible has no wall clock to speak of.
-    if run.interactive || options.speed.is_some() || source.is_live() {
+    run.keeps_time = run.interactive || options.speed.is_some() || source.is_live();
+    if run.keeps_time {
         run.timer = runtime
             .timer_interval()
             .map(|every| (Instant::now() + every, every));
@@ -242,6 +258,11 @@ struct Run {
     keyed: std::collections::VecDeque<control::Command>,
     /// The replay waits for the user (keys).
     paused: bool,
+    /// Where a changed spec comes from (`--watch`), and when to ask next.
+    reload: Option<Box<dyn Reload>>,
+    next_reload: Instant,
+    /// The run keeps time (a window, a paced replay, live input): timer callbacks come.
+    keeps_time: bool,
 }
 
 /// Why the run cannot go on: the user quit or the visual object stopped it.
@@ -599,12 +620,15 @@ impl Run {
     /// as long as it takes.
     fn idle_wait(&self, runtime: &Runtime) -> Option<Duration> {
         let paced_ticks = runtime.is_synchronous() && self.pacer.speed().is_some();
-        if !self.interactive && !paced_ticks && self.timer.is_none() {
+        if !self.interactive && !paced_ticks && self.timer.is_none() && self.reload.is_none() {
             // Nothing to do meanwhile: no clock to read.
             return None;
         }
         let mut wait: Option<Duration> = None;
         let now = Instant::now();
+        if self.reload.is_some() {
+            wait = Some(self.next_reload.saturating_duration_since(now));
+        }
         if self.interactive {
             wait = Some(self.next_look.saturating_duration_since(now));
         }
@@ -652,6 +676,7 @@ impl Run {
             self.look(runtime, sinks, reporter)?;
         }
         self.timers(runtime, sinks, reporter)?;
+        self.reload(runtime, sinks, reporter)?;
         if let Some((_, due)) = next {
             let mut until = due;
             if self.interactive {
@@ -760,6 +785,7 @@ impl Run {
                 self.sink_error(reporter, e);
             }
         }
+        self.reload(runtime, sinks, reporter)?;
         if !self.interactive {
             return self.timers(runtime, sinks, reporter);
         }
@@ -806,6 +832,61 @@ impl Run {
         // What the user's zooms, pans and clicks made the VO do.
         self.deliver(runtime, sinks, reporter);
         self.timers(runtime, sinks, reporter)
+    }
+
+    /// Swaps in a changed visual object, when one is ready ([`Reload`]).
+    fn reload(
+        &mut self,
+        runtime: &mut Runtime,
+        sinks: &mut [Box<dyn Sink>],
+        reporter: &mut dyn Reporter,
+    ) -> Result<(), Halt> {
+        let now = Instant::now();
+        if now < self.next_reload {
+            return Ok(());
+        }
+        self.next_reload = now + self.options.frame_interval;
+        let Some(reload) = self.reload.as_mut() else {
+            return Ok(());
+        };
+        let Some(mut fresh) = reload.poll(runtime, reporter) else {
+            return Ok(());
+        };
+        // What the old one made is delivered first.
+        self.deliver(runtime, sinks, reporter);
+        let adopted = fresh.adopt(runtime);
+        for fault in fresh.faults() {
+            reporter.fault(fault);
+        }
+        let adopted = match adopted {
+            Ok(a) => a,
+            Err(Stop(_)) => {
+                self.outcome.stopped = true;
+                return Err(Halt);
+            }
+        };
+        *runtime = fresh;
+        let list = |names: &[String]| {
+            if names.is_empty() {
+                "none".to_string()
+            } else {
+                names.join(", ")
+            }
+        };
+        reporter.line(&format!(
+            "reloaded `{}` after record {}: kept {}; started afresh: {}",
+            runtime.vo().name,
+            self.outcome.records,
+            list(&adopted.kept),
+            list(&adopted.reset)
+        ));
+        if self.keeps_time {
+            self.timer = runtime
+                .timer_interval()
+                .map(|every| (Instant::now() + every, every));
+        }
+        self.deliver(runtime, sinks, reporter);
+        Ok(())
     }
 
     /// Runs the wall-clock timer callbacks that are due (`timer`), in runs that keep time.

@@ -18,6 +18,7 @@ pub mod fault;
 pub mod host;
 pub mod memory;
 pub mod prelude;
+mod reload;
 pub mod sandbox;
 pub mod state;
 mod watchdog;
@@ -41,6 +42,7 @@ use voml_trace::{Record, Value};
 pub use fault::{Action, EventRef, Fault, FaultKind};
 use host::Host;
 pub use host::{Snapshot, SoundCommand, TimedSound};
+pub use reload::Adopted;
 
 /// Record type of the runtime's callback events (start and end of input, clock ticks,
 /// view resizes), so that EP components can take them like data events.
@@ -627,6 +629,12 @@ impl Runtime {
             return Ok(());
         }
         self.started = true;
+        self.init_views()?;
+        self.callback(callback::START, ts, &[])
+    }
+
+    /// Runs the views' initialisation code.
+    fn init_views(&mut self) -> Result<(), Stop> {
         let inits: Vec<(String, voml_ir::EntryPoint)> = self
             .vo
             .views
@@ -650,7 +658,7 @@ impl Runtime {
             self.watchdog.disarm();
             r?;
         }
-        self.callback(callback::START, ts, &[])
+        Ok(())
     }
 
     /// Delivers a callback event (start/end of input, tick, resize) to the EP components

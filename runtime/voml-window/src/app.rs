@@ -124,6 +124,8 @@ pub(crate) struct App {
     windows: HashMap<ViewId, WindowId>,
     context: Option<Context<OwnedDisplayHandle>>,
     placement: Placement,
+    /// Where each view's window was first placed.
+    placed: HashMap<ViewId, (f64, f64)>,
     /// Commands that came before the event loop could open windows.
     early: Vec<ToUi>,
     resumed: bool,
@@ -161,6 +163,7 @@ impl App {
                 y: 0.0,
                 row_height: 0.0,
             },
+            placed: HashMap::new(),
             early: Vec::new(),
             resumed: false,
             rx,
@@ -229,12 +232,18 @@ impl App {
             p.y += p.row_height + gap;
             p.row_height = 0.0;
         }
+        // A view opened again (a reloaded visual object) comes back where it was.
+        let again = self.placed.get(&view).copied();
+        let (x, y) = again.unwrap_or((p.x, p.y));
+        if again.is_none() {
+            self.placed.insert(view, (p.x, p.y));
+            p.x += pw + gap;
+            p.row_height = p.row_height.max(ph);
+        }
         let attributes = Window::default_attributes()
             .with_title(title)
             .with_inner_size(LogicalSize::new(width.max(1), height.max(1) + STRIP_HEIGHT))
-            .with_position(PhysicalPosition::new(p.x, p.y));
-        p.x += pw + gap;
-        p.row_height = p.row_height.max(ph);
+            .with_position(PhysicalPosition::new(x, y));
         let window = event_loop
             .create_window(attributes)
             .map(Rc::new)

@@ -1,0 +1,126 @@
+//! Re-initialisation while running (`--watch`): the spec is edited twice while records
+//! stream in from a live producer. Every record is counted exactly once across the reloads
+//! (the count, declared the same way, keeps its value), the new rendering shows, a structure
+//! declared anew starts afresh, and a broken edit in between is reported while the running
+//! visual object goes on.
+
+mod support;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use support::decode_png;
+
+fn spec(color: &str, extra: &str) -> String {
+    format!(
+        r#"<?xml version="1.0"?>
+<voml><body><visual-object name="count">
+  <event-declarations>
+    <data-event name="e" rtype="entry" etype="1"><data-field name="ts" type="real"/></data-event>
+  </event-declarations>
+  <info-structures>
+    <variable name="n" type="int" init="0"/>
+    {extra}
+  </info-structures>
+  <view-initializations><view name="v" window="40 20" world="0 1 0 1"/></view-initializations>
+  <event-processing>
+    <ep-component name="count" inputs="e.ts" infos="n">
+      <input name="^0">(set! $0 (+ $0 1))</input>
+    </ep-component>
+  </event-processing>
+  <info-rendition>
+    <ir-component name="show" views="v" infos="n" refresh="update">
+      <rectangle view="^0" from="0 0" to="1 1" fill="{color}"/>
+    </ir-component>
+  </info-rendition>
+</visual-object></body></voml>
+"#
+    )
+}
+
+/// Replaces the spec's text the way an editor saving it does.
+fn edit(path: &Path, text: &str) {
+    let tmp = path.with_extension("tmp");
+    std::fs::write(&tmp, text).unwrap();
+    std::fs::rename(&tmp, path).unwrap();
+}
+
+#[test]
+fn a_spec_edited_under_live_load_takes_over_without_losing_a_record() {
+    let dir = std::env::temp_dir().join(format!("voml-reload-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("count.voml");
+    std::fs::write(&path, spec("red", "")).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_voml"))
+        .arg("run")
+        .arg(&path)
+        .args([
+            "--listen",
+            ":0",
+            "--producers",
+            "1",
+            "--headless",
+            "--watch",
+        ])
+        .arg("--out")
+        .arg(dir.join("out"))
+        .arg("--dump-state")
+        .arg(dir.join("state.json"))
+        .env("NO_COLOR", "1")
+        .env("STEEL_HOME", std::env::temp_dir().join("voml-steel-home"))
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    stderr.read_line(&mut line).unwrap();
+    let addr = line.split_whitespace().nth(2).unwrap().to_string();
+    let port = addr.rsplit(':').next().unwrap().parse::<u16>().unwrap();
+
+    // 4000 records over about four seconds; the spec changes after one, two and three.
+    const RECORDS: usize = 4000;
+    let mut producer = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    for i in 0..RECORDS {
+        writeln!(producer, "-3 1 {}", i as f64 * 0.001).unwrap();
+        if i % 50 == 49 {
+            producer.flush().unwrap();
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        match i {
+            1000 => edit(&path, &spec("blue", "")),
+            // Broken: a primitive with no `to`.
+            2000 => edit(&path, &spec("red", "").replace(r#" to="1 1""#, "")),
+            3000 => edit(
+                &path,
+                &spec("green", r#"<variable name="seen" type="int" init="7"/>"#),
+            ),
+            _ => {}
+        }
+    }
+    drop(producer);
+    let mut rest = String::new();
+    stderr.read_to_string(&mut rest).unwrap();
+    assert!(child.wait().unwrap().success(), "{rest}");
+
+    let state: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("state.json")).unwrap()).unwrap();
+    assert_eq!(state["infos"]["n"], RECORDS, "{rest}");
+    assert_eq!(state["infos"]["seen"], 7, "{rest}");
+    assert_eq!(rest.matches("reloaded `count`").count(), 2, "{rest}");
+    assert!(rest.contains("kept n; started afresh: none"), "{rest}");
+    assert!(rest.contains("kept n; started afresh: seen"), "{rest}");
+    assert!(
+        rest.contains("the edit has errors; the visual object runs on as it was"),
+        "{rest}"
+    );
+    assert!(rest.contains("count.voml:"), "the error is located: {rest}");
+    assert!(rest.contains(&format!("{RECORDS} records from")), "{rest}");
+    // The last rendering is the last edit's.
+    let png = decode_png(&std::fs::read(dir.join("out/v.png")).unwrap()).unwrap();
+    let p = png.pixel(20, 10).unwrap();
+    assert_eq!(&p[..3], &[0, 128, 0], "{rest}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
