@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use voml_driver::audio::WavSink;
 use voml_driver::sink::file_name;
-use voml_driver::{Pictures, Sink, Source, StateDump, Terminal};
+use voml_driver::{Hooks, Pictures, Sink, Source, StateDump, Terminal};
 use voml_ir::CompiledVo;
 use voml_llvo::{Backend, LazyRaster};
 use voml_runtime::{Config, Runtime};
@@ -140,17 +140,9 @@ pub(crate) fn headless(
     };
     // A backwards seek runs the visual object again from the start of the trace file.
     let vo_again = runtime.vo().clone();
-    let mut restart = || -> Option<(Runtime, Source)> {
-        let trace = args.trace.as_ref().filter(|t| t.as_os_str() != "-")?;
+    let mut restart = |_: &mut Runtime| -> Option<(Runtime, Source)> {
         let runtime = load_runtime(args, vo_again.clone(), Box::new(LazyRaster::new())).ok()?;
-        let source = Source::file(
-            trace,
-            ReadOptions {
-                strict: args.strict,
-            },
-        )
-        .ok()?;
-        Some((runtime, source))
+        Some((runtime, reopen(args)?))
     };
     // A headless run is replayed as fast as possible; --speed only scales its sound.
     drive(
@@ -167,10 +159,17 @@ pub(crate) fn headless(
     )
 }
 
-/// How a run can start over (a seek back) and take a changed spec (`--watch`).
-pub struct Hooks<'a> {
-    pub restart: Option<voml_driver::Restart<'a>>,
-    pub reload: Option<Box<dyn voml_driver::Reload>>,
+/// The trace file opened again, for a run that starts over; `None` for standard input and
+/// live producers, which cannot be read twice.
+pub fn reopen(args: &RunArgs) -> Option<Source> {
+    let trace = args.trace.as_ref().filter(|t| t.as_os_str() != "-")?;
+    Source::file(
+        trace,
+        ReadOptions {
+            strict: args.strict,
+        },
+    )
+    .ok()
 }
 
 /// Runs the driver, paced at `speed`, and sums the run up; the exit status is 1 when the
@@ -184,7 +183,6 @@ pub fn drive(
     sinks: &mut [Box<dyn Sink>],
     reporter: &mut Terminal,
 ) -> ExitCode {
-    let Hooks { restart, reload } = hooks;
     let options = voml_driver::Options {
         speed,
         frames_every: args.frames_every,
@@ -199,11 +197,9 @@ pub fn drive(
             return ExitCode::from(1);
         }
     };
-    let control = commands
-        .as_mut()
-        .map(|c| (c as &mut dyn Iterator<Item = _>, restart));
+    let control = commands.as_mut().map(|c| c as &mut dyn Iterator<Item = _>);
     let outcome =
-        voml_driver::run_controlled(runtime, source, &options, control, reload, sinks, reporter);
+        voml_driver::run_controlled(runtime, source, &options, control, hooks, sinks, reporter);
     reporter.summary(&outcome, runtime, source.name());
     let failed = runtime.faults().iter().any(voml_driver::report::is_failure);
     if outcome.stopped || failed || outcome.sink_failed {

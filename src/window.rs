@@ -52,17 +52,24 @@ fn engine(
     // Sound plays live when the replay follows the clock (--speed) and the build has it;
     // otherwise the user hears of it once.
     sinks.push(live_sound(args).unwrap_or_else(|| Box::new(SoundNotice { told: false })));
-    // (A window's surfaces belong to this run: a seek back is refused for now.)
     let reload: Option<Box<dyn voml_driver::Reload>> = args
         .watch
         .then(|| Box::new(crate::watch::Watch::new(args, sources)) as Box<dyn voml_driver::Reload>);
+    // A seek back (← or Home) runs the visual object again from the start of the trace
+    // file, in the same windows.
+    let mut restart = |old: &mut voml_runtime::Runtime| {
+        let source = crate::run::reopen(args)?;
+        let vo = old.vo().clone();
+        let runtime = crate::run::load_runtime(args, vo, old.take_backend()).ok()?;
+        Some((runtime, source))
+    };
     crate::run::drive(
         args,
         args.speed,
         &mut runtime,
         &mut source,
-        crate::run::Hooks {
-            restart: None,
+        voml_driver::Hooks {
+            restart: Some(&mut restart),
             reload,
         },
         &mut sinks,

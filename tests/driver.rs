@@ -414,3 +414,158 @@ fn a_run_that_keeps_time_calls_the_timer_on_the_wall_clock() {
     // As fast as possible there is no wall clock to keep: no timer callbacks.
     assert_eq!(replay(None), 0);
 }
+
+/// An interactive back end whose user presses `keys`, one per look once the view exists,
+/// and quits when the replay is over; it notes the record count each time the replay shows
+/// as paused at a new place.
+struct KeyPresser {
+    inner: voml_llvo::LazyRaster,
+    view: Option<voml_llvo::ViewId>,
+    keys: std::collections::VecDeque<&'static str>,
+    finished: bool,
+    paused_at: std::rc::Rc<std::cell::RefCell<Vec<u64>>>,
+    last: Option<(bool, u64)>,
+}
+
+impl voml_llvo::Backend for KeyPresser {
+    fn create_surface(
+        &mut self,
+        view: voml_llvo::ViewId,
+        title: &str,
+        width: u32,
+        height: u32,
+        background: voml_llvo::Color,
+    ) -> Result<(), voml_llvo::LlvoError> {
+        self.view.get_or_insert(view);
+        self.inner
+            .create_surface(view, title, width, height, background)
+    }
+    fn resize_surface(
+        &mut self,
+        view: voml_llvo::ViewId,
+        width: u32,
+        height: u32,
+        background: voml_llvo::Color,
+    ) -> Result<(), voml_llvo::LlvoError> {
+        self.inner.resize_surface(view, width, height, background)
+    }
+    fn destroy_surface(&mut self, view: voml_llvo::ViewId) {
+        self.inner.destroy_surface(view)
+    }
+    fn add_image(
+        &mut self,
+        image: voml_llvo::ImageId,
+        pixels: &voml_llvo::RgbaPixels,
+    ) -> Result<(), voml_llvo::LlvoError> {
+        self.inner.add_image(image, pixels)
+    }
+    fn draw(
+        &mut self,
+        view: voml_llvo::ViewId,
+        cmd: &voml_llvo::DrawCmd,
+    ) -> Result<(), voml_llvo::LlvoError> {
+        self.inner.draw(view, cmd)
+    }
+    fn begin_buffer(&mut self, view: voml_llvo::ViewId) -> Result<(), voml_llvo::LlvoError> {
+        self.inner.begin_buffer(view)
+    }
+    fn flush(&mut self, view: voml_llvo::ViewId) -> Result<(), voml_llvo::LlvoError> {
+        self.inner.flush(view)
+    }
+    fn present(&mut self, view: voml_llvo::ViewId) -> Result<(), voml_llvo::LlvoError> {
+        self.inner.present(view)
+    }
+    fn snapshot(
+        &mut self,
+        view: voml_llvo::ViewId,
+    ) -> Result<voml_llvo::RgbaPixels, voml_llvo::LlvoError> {
+        self.inner.snapshot(view)
+    }
+    fn poll_events(&mut self) -> Vec<voml_llvo::BackendEvent> {
+        if self.finished {
+            return vec![voml_llvo::BackendEvent::Quit];
+        }
+        match (self.view, self.keys.pop_front()) {
+            (Some(view), Some(key)) => vec![voml_llvo::BackendEvent::Key {
+                view: Some(view),
+                key: key.into(),
+            }],
+            _ => Vec::new(),
+        }
+    }
+    fn status(&mut self, status: &voml_llvo::Status) {
+        self.finished |= status.finished;
+        let now = (status.paused, status.records);
+        if status.paused && self.last != Some(now) {
+            self.paused_at.borrow_mut().push(status.records);
+        }
+        self.last = Some(now);
+    }
+    fn interactive(&self) -> bool {
+        true
+    }
+}
+
+#[test]
+fn window_keys_pause_step_and_seek_back() {
+    support::quiet_steel();
+    let spec = support::root().join("examples/mpicl/count-events.voml");
+    let vo = support::compile_spec(&spec);
+    let trace = support::root().join("examples/mpicl/ring.trf");
+    let paused_at = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+    let backend = KeyPresser {
+        inner: voml_llvo::LazyRaster::new(),
+        view: None,
+        // Pause (at the first look), step, back to the start, three
+        // steps, back one moment (the first eight records share their time: to the start),
+        // then play to the end.
+        keys: [
+            "Space",
+            "ArrowRight",
+            "Home",
+            "ArrowRight",
+            "ArrowRight",
+            "ArrowRight",
+            "ArrowLeft",
+            "Space",
+        ]
+        .into(),
+        finished: false,
+        paused_at: paused_at.clone(),
+        last: None,
+    };
+    let mut rt = Runtime::new(vo.clone(), Box::new(backend), Config::default()).unwrap();
+    let mut source = Source::file(&trace, ReadOptions::default()).unwrap();
+    let mut restart = |old: &mut Runtime| {
+        let fresh = Runtime::new(vo.clone(), old.take_backend(), Config::default()).ok()?;
+        Some((fresh, Source::file(&trace, ReadOptions::default()).ok()?))
+    };
+    let outcome = voml_driver::run_controlled(
+        &mut rt,
+        &mut source,
+        &Options::default(),
+        None,
+        voml_driver::Hooks {
+            restart: Some(&mut restart),
+            reload: None,
+        },
+        &mut [],
+        &mut Collect::default(),
+    );
+    // The first pause comes at the first look, wherever the reader has got to.
+    let paused_at = paused_at.borrow().clone();
+    let p = paused_at[0];
+    assert_eq!(paused_at, [p, p + 1, 0, 1, 2, 3, 0]);
+    assert_eq!(outcome.records, 1360);
+    assert!(rt.faults().is_empty(), "{:?}", rt.faults());
+    // After starting over, the counts are those of one straight replay.
+    let mut alone = Runtime::headless(support::compile_spec(&spec), Config::default()).unwrap();
+    voml_driver::run(
+        &mut alone,
+        &mut Source::file(&trace, ReadOptions::default()).unwrap(),
+        &Options::default(),
+        &mut [],
+        &mut Collect::default(),
+    );
+    assert_eq!(rt.variable("counts"), alone.variable("counts"));
+}

@@ -93,6 +93,11 @@ fn seeking_is_exact_straight_back_and_forth_or_by_steps() {
         // A time in the middle, and how many records come up to it.
         let t = ts[ts.len() / 2];
         let steps = ts.iter().filter(|&&x| x <= t).count();
+        let next = ts
+            .iter()
+            .copied()
+            .filter(|&x| x > t)
+            .fold(f64::MAX, f64::min);
         let tag = Path::new(spec)
             .file_stem()
             .unwrap()
@@ -114,6 +119,8 @@ fn seeking_is_exact_straight_back_and_forth_or_by_steps() {
                 format!("step {}\nstep {}\n", steps / 2, steps - steps / 2),
             ),
             ("seek", format!("seek {t}\n")),
+            // To the next moment, then one moment back.
+            ("one-back", format!("seek {next}\nback\n")),
         ];
         // `--from` hurries to a time, then goes on: nothing is skipped on the way.
         let from = run(

@@ -10,6 +10,7 @@
 //! until T           take every record with a timestamp of at most T
 //! seek T            leave the visual object exactly as after every record with a timestamp of
 //!                   at most T, going back if need be (by running again from the start)
+//! back              go back one moment: as after every record stamped before the last one
 //! speed F           from now on, F trace seconds per wall second (0 or `max`: as fast as possible)
 //! snapshot NAME     write each view's picture as NAME-VIEW.png
 //! ```
@@ -34,6 +35,8 @@ pub enum Command {
     Until(f64),
     /// Be exactly as after every record stamped at most this.
     Seek(f64),
+    /// Go back one moment: be as after every record stamped before the last one's time.
+    Back,
     /// Trace seconds per wall second; `None`: as fast as possible.
     Speed(Option<f64>),
     /// Write every view's picture under this name.
@@ -83,6 +86,7 @@ impl Command {
                 .ok_or_else(|| "`step-to` needs the name of a declared event".to_string()),
             "until" => time("a trace time").map(|t| Some(Command::Until(t))),
             "seek" => time("a trace time").map(|t| Some(Command::Seek(t))),
+            "back" => none(Command::Back),
             "speed" => match arg {
                 Some("max") => Ok(Some(Command::Speed(None))),
                 _ => {
@@ -107,7 +111,7 @@ impl Command {
                 Ok(Some(Command::Snapshot(name.to_string())))
             }
             other => Err(format!(
-                "unknown command `{other}` (commands: pause, resume, step [N], step-to EVENT, until T, seek T, speed F, snapshot NAME)"
+                "unknown command `{other}` (commands: pause, resume, step [N], step-to EVENT, until T, seek T, back, speed F, snapshot NAME)"
             )),
         }
     }
@@ -189,8 +193,7 @@ impl Iterator for Commands {
 }
 
 /// The window's replay keys, for its help line.
-pub const KEYS_HELP: &str =
-    "space pause/resume · → step (shift: 100) · + faster · - slower · 1 real time · 0 max speed";
+pub const KEYS_HELP: &str = "space pause/resume · → step (shift: 100) · ← back · Home start · + faster · - slower · 1 real time · 0 max speed";
 
 /// The replay command of a key pressed in a window (as [`voml_llvo::BackendEvent::Key`] names
 /// it), given whether the replay is paused and its speed; `None` for a key that is the visual
@@ -200,6 +203,9 @@ pub fn key_command(key: &str, paused: bool, speed: Option<f64>) -> Option<Comman
         " " | "Space" if paused => Command::Resume,
         " " | "Space" => Command::Pause,
         "ArrowRight" => Command::Step(1),
+        "ArrowLeft" => Command::Back,
+        // Back to before the first record.
+        "Home" => Command::Seek(f64::NEG_INFINITY),
         "Shift+ArrowRight" => Command::Step(100),
         // As fast as possible is as fast as it gets.
         "+" | "=" => Command::Speed(speed.map(|s| (s * 2.0).min(MAX_KEY_SPEED))),

@@ -99,17 +99,36 @@ pub fn run(
     sinks: &mut [Box<dyn Sink>],
     reporter: &mut dyn Reporter,
 ) -> Outcome {
-    run_controlled(runtime, source, options, None, None, sinks, reporter)
+    run_controlled(
+        runtime,
+        source,
+        options,
+        None,
+        Hooks::default(),
+        sinks,
+        reporter,
+    )
 }
 
-/// Starts a run over again: a fresh runtime and source, for seeking backwards.
-pub type Restart<'a> = &'a mut dyn FnMut() -> Option<(Runtime, Source)>;
+/// Starts a run over again, for seeking backwards: a fresh runtime and source, given the
+/// current runtime (which may hand its back end over, [`Runtime::take_backend`]).
+pub type Restart<'a> = &'a mut RestartFn<'a>;
 
-/// Replay commands, and how to start over for a seek backwards.
-pub type Control<'a, 'b> = (
-    &'a mut dyn Iterator<Item = Result<control::Located, String>>,
-    Option<Restart<'b>>,
-);
+/// What a [`Restart`] calls.
+pub type RestartFn<'a> = dyn FnMut(&mut Runtime) -> Option<(Runtime, Source)> + 'a;
+
+/// Replay commands ([`control`]), each with where it was written.
+pub type Commands<'a> = &'a mut dyn Iterator<Item = Result<control::Located, String>>;
+
+/// What a run may do besides taking records: start over (a seek backwards) and take a
+/// changed spec (`--watch`).
+#[derive(Default)]
+pub struct Hooks<'a> {
+    /// How to start over; without it a seek backwards is refused with a message.
+    pub restart: Option<Restart<'a>>,
+    /// Where a changed spec comes from.
+    pub reload: Option<Box<dyn Reload>>,
+}
 
 /// A newer visual object to swap in while the run goes on (`--watch`).
 pub trait Reload {
@@ -122,19 +141,22 @@ pub trait Reload {
 
 /// A run driven by replay commands ([`control`]): each command takes records (or seeks,
 /// changes the speed, takes pictures); when they run out the run ends where it stands, as at
-/// the end of its input. `restart` makes a seek backwards possible (without it, one is
-/// refused with a message). Without commands, the run takes every record.
-///
-/// With `reload`, a changed spec takes over between records ([`Reload`]).
+/// the end of its input. Without commands, the run takes every record, or, with an
+/// interactive back end, plays under the user's keys. `hooks` make seeking backwards and
+/// taking a changed spec possible.
 pub fn run_controlled(
     runtime: &mut Runtime,
     source: &mut Source,
     options: &Options,
-    control: Option<Control<'_, '_>>,
-    reload: Option<Box<dyn Reload>>,
+    control: Option<Commands<'_>>,
+    hooks: Hooks<'_>,
     sinks: &mut [Box<dyn Sink>],
     reporter: &mut dyn Reporter,
 ) -> Outcome {
+    let Hooks {
+        mut restart,
+        reload,
+    } = hooks;
     let mut run = Run {
         started: Instant::now(),
         pacer: Pacer::new(options.speed),
@@ -154,6 +176,7 @@ pub fn run_controlled(
         reload,
         next_reload: Instant::now(),
         keeps_time: false,
+        earlier: None,
     };
     // Timer callbacks belong to runs that keep time: a window, a paced replay, live input.
     // A replay as fast as possible has no wall clock to speak of.
@@ -164,7 +187,7 @@ pub fn run_controlled(
             .map(|every| (Instant::now() + every, every));
     }
     match control {
-        None if run.keys => run.play(runtime, source, sinks, reporter),
+        None if run.keys => run.play(runtime, source, restart, sinks, reporter),
         None => {
             run.free = true;
             let flow = run.advance(runtime, source, sinks, reporter, &mut |_, _| Take::Yes);
@@ -174,7 +197,7 @@ pub fn run_controlled(
                 );
             }
         }
-        Some((commands, mut restart)) => {
+        Some(commands) => {
             for command in commands {
                 let command = match command {
                     Ok(c) => c,
@@ -263,6 +286,8 @@ struct Run {
     next_reload: Instant,
     /// The run keeps time (a window, a paced replay, live input): timer callbacks come.
     keeps_time: bool,
+    /// The timestamp of the moment before the last record's (for `back`).
+    earlier: Option<f64>,
 }
 
 /// Why the run cannot go on: the user quit or the visual object stopped it.
@@ -352,6 +377,7 @@ impl Run {
         &mut self,
         runtime: &mut Runtime,
         source: &mut Source,
+        mut restart: Option<Restart<'_>>,
         sinks: &mut [Box<dyn Sink>],
         reporter: &mut dyn Reporter,
     ) {
@@ -409,7 +435,7 @@ impl Run {
                         },
                         runtime,
                         source,
-                        None,
+                        restart.as_deref_mut(),
                         sinks,
                         reporter,
                     );
@@ -473,6 +499,9 @@ impl Run {
             }
         }
         self.frame_before(ts, runtime, sinks, reporter);
+        if self.outcome.records > 0 && ts > self.outcome.last_ts {
+            self.earlier = Some(self.outcome.last_ts);
+        }
         self.outcome.last_ts = ts;
         let before = runtime.faults().len();
         let result = runtime.process(record, from);
@@ -503,7 +532,7 @@ impl Run {
         located: control::Located,
         runtime: &mut Runtime,
         source: &mut Source,
-        restart: Option<&mut (dyn FnMut() -> Option<(Runtime, Source)> + '_)>,
+        restart: Option<&mut RestartFn<'_>>,
         sinks: &mut [Box<dyn Sink>],
         reporter: &mut dyn Reporter,
     ) -> Flow {
@@ -557,30 +586,13 @@ impl Run {
                 })
             }
             C::Until(t) => self.until(t, runtime, source, sinks, reporter),
-            C::Seek(t) => {
-                // Forwards, a seek is an `until`; backwards, the run starts over and goes to
-                // T again (visual objects are deterministic).
-                let behind = self.outcome.records > 0 && t < self.outcome.last_ts;
-                if behind {
-                    if sinks.iter().any(|s| !s.can_restart()) {
-                        reporter.line(&format!("error: {at}: `seek` back cannot take back what a sink wrote (sound); the command is skipped"));
-                        self.outcome.sink_failed = true;
-                        return Flow::Paused;
-                    }
-                    let Some((fresh, again)) = restart.and_then(|r| r()) else {
-                        reporter.line(&format!("error: {at}: `seek` back needs a trace file to read again; the command is skipped"));
-                        self.outcome.sink_failed = true;
-                        return Flow::Paused;
-                    };
-                    *runtime = fresh;
-                    *source = again;
-                    self.held = None;
-                    self.outcome.records = 0;
-                    self.outcome.last_ts = 0.0;
-                    self.next_frame = None;
-                    self.share = source.share();
-                }
-                self.until(t, runtime, source, sinks, reporter)
+            C::Seek(t) => self.seek(t, &at, runtime, source, restart, sinks, reporter),
+            // Back to the moment before the last record's: as after every record stamped at
+            // most then. From the first moment, back to before any record.
+            C::Back if self.outcome.records == 0 => Flow::Paused,
+            C::Back => {
+                let t = self.earlier.unwrap_or(f64::NEG_INFINITY);
+                self.seek(t, &at, runtime, source, restart, sinks, reporter)
             }
             C::Speed(speed) => {
                 self.pacer = Pacer::new(speed);
@@ -596,6 +608,45 @@ impl Run {
             }
         };
         flow
+    }
+
+    /// `seek T`: forwards, an `until`; backwards, the run starts over and goes to T again
+    /// (visual objects are deterministic).
+    #[allow(clippy::too_many_arguments)]
+    fn seek(
+        &mut self,
+        t: f64,
+        at: &str,
+        runtime: &mut Runtime,
+        source: &mut Source,
+        restart: Option<&mut RestartFn<'_>>,
+        sinks: &mut [Box<dyn Sink>],
+        reporter: &mut dyn Reporter,
+    ) -> Flow {
+        let behind = self.outcome.records > 0 && t < self.outcome.last_ts;
+        if behind {
+            if sinks.iter().any(|s| !s.can_restart()) {
+                reporter.line(&format!("error: {at}: `seek` back cannot take back what a sink wrote (sound); the command is skipped"));
+                self.outcome.sink_failed = true;
+                return Flow::Paused;
+            }
+            let Some((fresh, again)) = restart.and_then(|r| r(runtime)) else {
+                reporter.line(&format!(
+                    "error: {at}: `seek` back needs a trace file to read again; the command is skipped"
+                ));
+                self.outcome.sink_failed = true;
+                return Flow::Paused;
+            };
+            *runtime = fresh;
+            *source = again;
+            self.held = None;
+            self.outcome.records = 0;
+            self.outcome.last_ts = 0.0;
+            self.earlier = None;
+            self.next_frame = None;
+            self.share = source.share();
+        }
+        self.until(t, runtime, source, sinks, reporter)
     }
 
     fn until(
