@@ -443,7 +443,7 @@ fn explain(code: Option<&str>, all: bool) -> ExitCode {
 #[derive(clap::Args)]
 struct RunCli {
     /// The spec (.voml, compiled on the fly) or a compiled visual object (.vo); several
-    /// run side by side on the same records (headless; outputs under --out/NAME/).
+    /// run side by side on the same records (outputs under --out/NAME/).
     #[arg(required = true, num_args = 1.., value_name = "SPEC")]
     specs: Vec<PathBuf>,
     /// The PICL trace to replay (`-` for standard input).

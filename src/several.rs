@@ -1,7 +1,8 @@
 //! `voml run A.voml B.voml ...`: several visual objects on one input. The input is read once
 //! and every record goes to each visual object, which runs on its own thread with its own
 //! outputs: pictures in `--out/NAME/`, and `--dump-state` and `--audio` files named with
-//! `-NAME` before their extension, NAME being the spec's file name without extension.
+//! `-NAME` before their extension, NAME being the spec's file name without extension. In
+//! windows, theirs open side by side and the replay keys drive them all.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -11,12 +12,6 @@ use voml_driver::Terminal;
 use crate::run::{headless, load, open_source, outputs_are_not_inputs, trace_is_readable, RunArgs};
 
 pub fn run(args: &RunArgs, specs: &[PathBuf]) -> ExitCode {
-    if args.window {
-        eprintln!(
-            "error: several visual objects run headless for now; add --headless (each writes its pictures to --out/NAME/)"
-        );
-        return ExitCode::from(2);
-    }
     // Every spec is compiled first, and every problem shown, before anything runs.
     let mut loaded = Vec::new();
     let mut failed = false;
@@ -72,6 +67,23 @@ pub fn run(args: &RunArgs, specs: &[PathBuf]) -> ExitCode {
     let Some(source) = open_source(args) else {
         return ExitCode::from(1);
     };
+    if args.window {
+        // The replay keys (or one script) drive them all.
+        let runs = runs
+            .into_iter()
+            .zip(&labels)
+            .map(|((mut args, vo, _, db), label)| {
+                args.control_text = control_text.clone();
+                crate::window::One {
+                    args,
+                    vo,
+                    sources: db.as_ref().map(crate::watch::sources).unwrap_or_default(),
+                    label: label.clone(),
+                }
+            })
+            .collect();
+        return crate::window::run_several(runs, source);
+    }
     let sources = source.fan_out(runs.len());
     let codes: Vec<ExitCode> = std::thread::scope(|scope| {
         let handles: Vec<_> = runs

@@ -16,8 +16,69 @@ pub fn run(args: &RunArgs, vo: CompiledVo, sources: Vec<std::path::PathBuf>) -> 
     }
     let args = args.clone();
     let shown = voml_window::run(voml_window::WindowOptions::default(), move |backend| {
-        engine(&args, vo, sources, Box::new(backend))
+        let reporter = Terminal::new(&vo, args.color);
+        engine(&args, vo, sources, Box::new(backend), None, reporter)
     });
+    exit(shown)
+}
+
+/// One visual object of several on one input, in windows.
+pub struct One {
+    pub args: RunArgs,
+    pub vo: CompiledVo,
+    pub sources: Vec<std::path::PathBuf>,
+    pub label: String,
+}
+
+/// Several visual objects on `source`, each on its own thread, their windows side by side;
+/// the replay keys drive them all.
+pub fn run_several(runs: Vec<One>, source: voml_driver::Source) -> ExitCode {
+    if let Some(one) = runs.iter().find(|o| o.vo.views.is_empty()) {
+        eprintln!(
+            "error: `{}` has no views to show; run it with --headless",
+            one.args.spec.display()
+        );
+        return ExitCode::from(1);
+    }
+    let n = runs.len();
+    let shown = voml_window::run_many(voml_window::WindowOptions::default(), n, move |backends| {
+        let inputs = source.fan_out(n);
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = runs
+                .into_iter()
+                .zip(backends)
+                .zip(inputs)
+                .enumerate()
+                .map(|(i, ((one, backend), input))| {
+                    scope.spawn(move || {
+                        let reporter = Terminal::new(&one.vo, one.args.color)
+                            .one_of_several(&one.label, i == 0);
+                        engine(
+                            &one.args,
+                            one.vo,
+                            one.sources,
+                            Box::new(backend),
+                            Some(input),
+                            reporter,
+                        )
+                    })
+                })
+                .collect();
+            let codes: Vec<ExitCode> = handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or(ExitCode::from(1)))
+                .collect();
+            if codes.iter().all(|c| *c == ExitCode::SUCCESS) {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            }
+        })
+    });
+    exit(shown)
+}
+
+fn exit(shown: Result<ExitCode, voml_window::WindowError>) -> ExitCode {
     match shown {
         Ok(code) => code,
         Err(e) => {
@@ -27,14 +88,16 @@ pub fn run(args: &RunArgs, vo: CompiledVo, sources: Vec<std::path::PathBuf>) -> 
     }
 }
 
-/// The engine's side: the same driver as a headless run, paced by `--speed`.
+/// The engine's side: the same driver as a headless run, paced by `--speed`, over `source`
+/// (or the run's own input).
 fn engine(
     args: &RunArgs,
     vo: CompiledVo,
     sources: Vec<std::path::PathBuf>,
     backend: Box<dyn voml_llvo::Backend>,
+    source: Option<voml_driver::Source>,
+    mut reporter: Terminal,
 ) -> ExitCode {
-    let mut reporter = Terminal::new(&vo, args.color);
     let mut runtime = match crate::run::load_runtime(args, vo, backend) {
         Ok(rt) => rt,
         Err(e) => {
@@ -42,7 +105,7 @@ fn engine(
             return ExitCode::from(1);
         }
     };
-    let Some(mut source) = crate::run::open_source(args) else {
+    let Some(mut source) = source.or_else(|| crate::run::open_source(args)) else {
         return ExitCode::from(1);
     };
     let mut sinks: Vec<Box<dyn Sink>> = Vec::new();

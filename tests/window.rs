@@ -228,3 +228,73 @@ wait $pid
     assert!(orange > 50, "{orange} orange pixels after the edit; {log}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn several_visual_objects_share_the_screen_and_the_replay_keys() {
+    if !tools_available() {
+        return;
+    }
+    let _server = ONE_SERVER.lock().unwrap_or_else(|e| e.into_inner());
+    // Two visual objects on the ring trace (ten seconds at 0.01): their windows side by
+    // side; a click goes to the one whose window it is, space pauses both.
+    let dir = on_x_server(
+        "window-several",
+        r#"
+"$VOML" run examples/interactive/clicks.voml examples/mpicl/count-events.voml \
+    --trace examples/mpicl/ring.trf --speed 0.01 --dump-state "$OUT/state.json" \
+    > "$OUT/voml.log" 2>&1 &
+pid=$!
+wid=$(timeout 30 xdotool search --sync --name "Click, press keys" | head -n 1)
+[ -n "$wid" ] || { kill $pid; exit 1; }
+timeout 30 xdotool search --sync --name "Records per processor" > /dev/null
+sleep 1
+xdotool windowfocus --sync "$wid"
+xdotool mousemove --window "$wid" 200 150 click 1
+sleep 0.2
+xdotool key space
+sleep 0.5
+import -window root "$OUT/screen.png"
+sleep 10.5
+kill $pid
+wait $pid
+"#,
+    );
+    let log = std::fs::read_to_string(dir.join("voml.log")).unwrap_or_default();
+    let state = |name: &str| -> serde_json::Value {
+        let text = std::fs::read_to_string(dir.join(name))
+            .unwrap_or_else(|e| panic!("{name}: {e}; voml said:\n{log}"));
+        serde_json::from_str(&text).unwrap()
+    };
+    let clicks = state("state-clicks.json");
+    let counts = state("state-count-events.json");
+    assert_eq!(
+        clicks["infos"]["dots"],
+        serde_json::json!([[50.0, 50.0, 1]]),
+        "{log}"
+    );
+    // Both paused: neither got to the end of the trace in the ten seconds it would take.
+    let counted: i64 = counts["infos"]["counts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p[1].as_i64().unwrap())
+        .sum();
+    let records = clicks["infos"]["records"].as_i64().unwrap();
+    assert!(
+        records < 1360 && counted < 1360,
+        "{records}, {counted}; {log}"
+    );
+    assert!(
+        log.contains("clicks: ") && log.contains("count-events: "),
+        "{log}"
+    );
+    // Both windows are on screen: the bars (steel blue) and the click's red dot.
+    let screen = region(&dir.join("screen.png"), 0, 0, 1280, 800);
+    let bars = screen.iter().filter(|p| p[..3] == [70, 130, 180]).count();
+    let dot = screen.iter().filter(|p| p[..3] == [255, 0, 0]).count();
+    assert!(
+        bars > 1000 && dot > 20,
+        "{bars} bar pixels, {dot} dot pixels; {log}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -873,6 +873,10 @@ impl Run {
                             continue;
                         }
                     }
+                    // A key typed in another visual object's window (several on one input).
+                    if view.is_none() {
+                        continue;
+                    }
                     let before = runtime.faults().len();
                     let result = runtime.key(view, &key);
                     self.after_callback(result, before, runtime, sinks, reporter)?;

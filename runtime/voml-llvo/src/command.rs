@@ -161,6 +161,52 @@ impl Command {
     }
 }
 
+impl Command {
+    /// Moves every view, image and owner this command names by `by` (view `v` becomes
+    /// `v + by`, and so on): so that several visual objects, each numbering its own from 0,
+    /// can draw through one device.
+    pub fn shift_ids(&mut self, by: u32) {
+        let view = |v: &mut ViewId| v.0 = v.0.wrapping_add(by);
+        let image = |cmd: &mut DrawCmd| {
+            if let DrawCmd::Image { image, .. } = cmd {
+                image.0 = image.0.wrapping_add(by);
+            }
+        };
+        let mark = |m: &mut Mark| m.owner.0 = m.owner.0.wrapping_add(by);
+        match self {
+            Command::CreateSurface { view: v, .. }
+            | Command::ResizeSurface { view: v, .. }
+            | Command::DestroySurface { view: v }
+            | Command::RemapArea { view: v, .. }
+            | Command::BeginBuffer { view: v }
+            | Command::Flush { view: v }
+            | Command::Present { view: v } => view(v),
+            Command::AddImage { image: i, .. } => i.0 = i.0.wrapping_add(by),
+            Command::Draw { view: v, cmd } => {
+                view(v);
+                image(cmd);
+            }
+            Command::DrawOwned {
+                view: v,
+                mark: m,
+                cmd,
+            } => {
+                view(v);
+                mark(m);
+                image(cmd);
+            }
+            Command::Undraw { mark: m, erase } => {
+                mark(m);
+                for (v, cmd) in erase {
+                    view(v);
+                    image(cmd);
+                }
+            }
+            Command::Status { .. } => {}
+        }
+    }
+}
+
 /// A back end that hands every call to `inner` and a copy of it, as a [`Command`], to a
 /// listener: for recording a run's drawing, streaming it to a page, or tests.
 pub struct Recorder<B: Backend> {

@@ -20,7 +20,7 @@ use winit::window::{Window, WindowId};
 
 use crate::backend::{ToUi, Wake};
 use crate::input::{
-    button_number, classify_key, is_click, push_coalesced, wheel_factor, Debounce, KeyAction,
+    button_number, classify_key, is_click, push_coalesced, route, wheel_factor, Debounce, KeyAction,
 };
 use crate::overlay::{status_strip, STRIP_HEIGHT};
 use crate::present::{present, window_to_frame, Frame};
@@ -130,7 +130,8 @@ pub(crate) struct App {
     early: Vec<ToUi>,
     resumed: bool,
     rx: Receiver<ToUi>,
-    events: Sender<BackendEvent>,
+    /// One channel for each engine ([`crate::run_many`]).
+    events: Vec<Sender<BackendEvent>>,
     proxy: EventLoopProxy<Wake>,
     wake_pending: Arc<AtomicBool>,
     options: WindowOptions,
@@ -148,7 +149,7 @@ pub(crate) struct App {
 impl App {
     pub(crate) fn new(
         rx: Receiver<ToUi>,
-        events: Sender<BackendEvent>,
+        events: Vec<Sender<BackendEvent>>,
         proxy: EventLoopProxy<Wake>,
         wake_pending: Arc<AtomicBool>,
         options: WindowOptions,
@@ -190,13 +191,17 @@ impl App {
         self.flush_events();
         // The engine may already have stopped listening; quitting must still close the
         // windows.
-        let _ = self.events.send(BackendEvent::Quit);
+        for events in &self.events {
+            let _ = events.send(BackendEvent::Quit);
+        }
         event_loop.exit();
     }
 
     fn flush_events(&mut self) {
         for e in self.queue.drain(..) {
-            let _ = self.events.send(e);
+            for (k, e) in route(e, self.events.len()) {
+                let _ = self.events[k].send(e);
+            }
         }
     }
 

@@ -47,6 +47,11 @@ pub struct WindowBackend {
     batch: Vec<Command>,
     /// The windows are gone: drawing goes nowhere, and the user has quit.
     closed: bool,
+    /// Added to this engine's view, image and owner numbers, which the window thread shares
+    /// with other engines' ([`crate::run_many`]).
+    offset: u32,
+    /// Whether this engine's status is the one the windows show (the first engine's).
+    shows_status: bool,
 }
 
 impl WindowBackend {
@@ -63,12 +68,24 @@ impl WindowBackend {
             wake_pending,
             batch: Vec::with_capacity(BATCH),
             closed: false,
+            offset: 0,
+            shows_status: true,
         }
     }
 
-    fn push(&mut self, command: Command) {
+    /// The `k`th of several engines drawing through one window thread.
+    pub(crate) fn nth(mut self, k: u32) -> WindowBackend {
+        self.offset = k * crate::ENGINE_STRIDE;
+        self.shows_status = k == 0;
+        self
+    }
+
+    fn push(&mut self, mut command: Command) {
         if self.closed {
             return;
+        }
+        if self.offset > 0 {
+            command.shift_ids(self.offset);
         }
         self.batch.push(command);
         if self.batch.len() >= BATCH {
@@ -220,6 +237,7 @@ impl Backend for WindowBackend {
             ));
         }
         let (reply, answer) = mpsc::sync_channel(1);
+        let view = ViewId(view.0.wrapping_add(self.offset));
         self.send(ToUi::Snapshot { view, reply });
         answer
             .recv_timeout(SNAPSHOT_TIMEOUT)
@@ -246,6 +264,9 @@ impl Backend for WindowBackend {
     }
 
     fn status(&mut self, status: &Status) {
+        if !self.shows_status {
+            return;
+        }
         self.push(Command::Status {
             status: status.clone(),
         });

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use winit::event::{MouseButton, MouseScrollDelta};
 use winit::keyboard::{Key, ModifiersState, NamedKey};
 
-use voml_llvo::BackendEvent;
+use voml_llvo::{BackendEvent, ViewId};
 
 /// How far (window pixels) the pointer may move between press and release for a click;
 /// further, it was a drag.
@@ -28,6 +28,47 @@ pub(crate) fn button_number(button: MouseButton) -> u8 {
         MouseButton::Back => 4,
         MouseButton::Forward => 5,
         MouseButton::Other(n) => u8::try_from(n).unwrap_or(u8::MAX).saturating_add(6),
+    }
+}
+
+/// Which of `engines` engines ([`crate::run_many`]) hear of an event, each with the event in
+/// its own numbering: an event in a window goes to the engine that opened it; a quit goes to
+/// all, and so does a key (the replay keys drive every engine), with no view for the others.
+pub(crate) fn route(event: BackendEvent, engines: usize) -> Vec<(usize, BackendEvent)> {
+    let owner = |view: ViewId| -> (usize, ViewId) {
+        let k = (view.0 / crate::ENGINE_STRIDE) as usize;
+        (k, ViewId(view.0 % crate::ENGINE_STRIDE))
+    };
+    let mut event = event;
+    let view = match &mut event {
+        BackendEvent::Quit => return (0..engines).map(|k| (k, BackendEvent::Quit)).collect(),
+        BackendEvent::Key { view, key } => {
+            let mine = view.map(owner);
+            return (0..engines)
+                .map(|k| {
+                    let view = mine.filter(|(o, _)| *o == k).map(|(_, v)| v);
+                    (
+                        k,
+                        BackendEvent::Key {
+                            view,
+                            key: key.clone(),
+                        },
+                    )
+                })
+                .collect();
+        }
+        BackendEvent::Resized { view, .. }
+        | BackendEvent::Closed { view }
+        | BackendEvent::Zoom { view, .. }
+        | BackendEvent::Pan { view, .. }
+        | BackendEvent::Click { view, .. } => view,
+    };
+    let (k, local) = owner(*view);
+    *view = local;
+    if k < engines {
+        vec![(k, event)]
+    } else {
+        Vec::new()
     }
 }
 
@@ -190,7 +231,6 @@ impl Debounce {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use voml_llvo::ViewId;
     use winit::dpi::PhysicalPosition;
 
     #[test]
@@ -201,6 +241,22 @@ mod tests {
             0.0, 40.0,
         )));
         assert!((touch - ZOOM_STEP).abs() < 1e-9);
+    }
+
+    #[test]
+    fn events_go_to_the_engine_whose_window_it_is() {
+        let second = ViewId(crate::ENGINE_STRIDE + 2);
+        let routed = route(BackendEvent::Closed { view: second }, 3);
+        assert_eq!(routed, [(1, BackendEvent::Closed { view: ViewId(2) })]);
+        assert_eq!(route(BackendEvent::Quit, 2).len(), 2);
+        let key = |view| BackendEvent::Key {
+            view,
+            key: "a".into(),
+        };
+        assert_eq!(
+            route(key(Some(second)), 2),
+            [(0, key(None)), (1, key(Some(ViewId(2))))]
+        );
     }
 
     #[test]

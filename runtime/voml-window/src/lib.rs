@@ -141,18 +141,44 @@ pub fn run<R: Send + 'static>(
     options: WindowOptions,
     engine: impl FnOnce(WindowBackend) -> R + Send + 'static,
 ) -> Result<R, WindowError> {
+    run_many(options, 1, move |mut backends| {
+        engine(backends.pop().expect("one back end"))
+    })
+}
+
+/// View, image and owner numbers of the `k`th engine of [`run_many`] start at
+/// `k * ENGINE_STRIDE` in the window thread.
+pub(crate) const ENGINE_STRIDE: u32 = 1 << 24;
+
+/// As [`run`], for `n` engines at once (several visual objects): `engine` gets one back end
+/// for each, whose windows share the one event loop; what the user does in a window goes to
+/// the engine that opened it, a quit and keys to all.
+pub fn run_many<R: Send + 'static>(
+    options: WindowOptions,
+    n: usize,
+    engine: impl FnOnce(Vec<WindowBackend>) -> R + Send + 'static,
+) -> Result<R, WindowError> {
     display::probe().map_err(|reason| WindowError::NoDisplay { reason })?;
     let event_loop = app::event_loop()?;
     let (tx, rx) = mpsc::sync_channel(backend::IN_FLIGHT);
-    let (events_tx, events_rx) = mpsc::channel();
     let wake_pending = Arc::new(AtomicBool::new(false));
     let proxy = event_loop.create_proxy();
-    let backend = WindowBackend::new(tx, events_rx, proxy.clone(), wake_pending.clone());
+    let mut senders = Vec::with_capacity(n);
+    let mut backends = Vec::with_capacity(n);
+    for k in 0..n.max(1) {
+        let (events_tx, events_rx) = mpsc::channel();
+        senders.push(events_tx);
+        backends.push(
+            WindowBackend::new(tx.clone(), events_rx, proxy.clone(), wake_pending.clone())
+                .nth(k as u32),
+        );
+    }
+    drop(tx);
     let worker = std::thread::Builder::new()
         .name("voml-engine".into())
-        .spawn(move || engine(backend))
+        .spawn(move || engine(backends))
         .map_err(|e| WindowError::EventLoop(format!("cannot start a thread: {e}")))?;
-    let mut app = app::App::new(rx, events_tx, proxy, wake_pending, options);
+    let mut app = app::App::new(rx, senders, proxy, wake_pending, options);
     let result = event_loop.run_app(&mut app);
     let error = app.error.take();
     // The engine sees its windows gone (a quit) and returns.
