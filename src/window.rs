@@ -4,7 +4,7 @@
 
 use std::process::ExitCode;
 
-use voml_driver::{Sink, StateDump, Terminal};
+use voml_driver::{Pictures, Sink, StateDump, Terminal};
 use voml_ir::CompiledVo;
 
 use crate::run::RunArgs;
@@ -108,7 +108,8 @@ fn engine(
     let Some(mut source) = source.or_else(|| crate::run::open_source(args)) else {
         return ExitCode::from(1);
     };
-    let mut sinks: Vec<Box<dyn Sink>> = Vec::new();
+    // The `s` key (and a script's `snapshot NAME`) writes the views' pictures to --out.
+    let mut sinks: Vec<Box<dyn Sink>> = vec![Box::new(Pictures::new(&args.out).snapshots_only())];
     if let Some(path) = &args.dump_state {
         sinks.push(Box::new(StateDump::new(path)));
     }

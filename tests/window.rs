@@ -148,7 +148,7 @@ fn a_user_clicks_types_drives_the_replay_and_edits_the_spec() {
         r#"
 cp examples/interactive/clicks.voml "$OUT/clicks.voml"
 "$VOML" run "$OUT/clicks.voml" --trace examples/mpicl/ring.trf --speed 0.01 \
-    --dump-state "$OUT/state.json" > "$OUT/voml.log" 2>&1 &
+    --dump-state "$OUT/state.json" --out "$OUT/shots" > "$OUT/voml.log" 2>&1 &
 pid=$!
 wid=$(timeout 30 xdotool search --sync --name "Click, press keys" | head -n 1)
 [ -n "$wid" ] || { kill $pid; exit 1; }
@@ -171,6 +171,8 @@ import -window "$wid" "$OUT/stepped.png"
 xdotool key h
 sleep 0.3
 import -window "$wid" "$OUT/help.png"
+xdotool key s
+sleep 0.3
 sed -i 's/color="purple" thick="4"/color="orange" thick="8"/' "$OUT/clicks.voml"
 sleep 1.5
 import -window root "$OUT/reloaded.png"
@@ -219,6 +221,15 @@ wait $pid
     assert_ne!(
         region(&dir.join("paused-2.png"), 0, 302, 400, 14),
         region(&dir.join("help.png"), 0, 302, 400, 14)
+    );
+    // `s` wrote the view's picture, as shown (the paused count at the top left).
+    let shot = dir.join("shots/snapshot-1-board.png");
+    let png = decode_png(&std::fs::read(&shot).unwrap_or_else(|e| panic!("{e}; {log}"))).unwrap();
+    assert_eq!((png.width, png.height), (400, 300));
+    assert_eq!(
+        region(&shot, 0, 0, 200, 60),
+        count("stepped.png"),
+        "the snapshot is not the picture shown; {log}"
     );
     // The edit took over (a window runs with --watch by default), and the state carried
     // over: the dots above were dumped at the end, after the reload.

@@ -193,7 +193,7 @@ impl Iterator for Commands {
 }
 
 /// The window's replay keys, for its help line.
-pub const KEYS_HELP: &str = "space pause/resume · → step (shift: 100) · ← back · Home start · + faster · - slower · 1 real time · 0 max speed";
+pub const KEYS_HELP: &str = "space pause/resume · → step (shift: 100) · ← back · Home start · + faster · - slower · 1 real time · 0 max speed · s snapshot";
 
 /// The replay command of a key pressed in a window (as [`voml_llvo::BackendEvent::Key`] names
 /// it), given whether the replay is paused and its speed; `None` for a key that is the visual
@@ -211,6 +211,8 @@ pub fn key_command(key: &str, paused: bool, speed: Option<f64>) -> Option<Comman
         "+" | "=" => Command::Speed(speed.map(|s| (s * 2.0).min(MAX_KEY_SPEED))),
         // Slowing down from as fast as possible starts at real time.
         "-" => Command::Speed(Some(speed.map_or(1.0, |s| (s / 2.0).max(MIN_KEY_SPEED)))),
+        // Numbered by the driver: snapshot-1, snapshot-2, ...
+        "s" => Command::Snapshot("snapshot".into()),
         "1" => Command::Speed(Some(1.0)),
         "0" => Command::Speed(None),
         _ => return None,

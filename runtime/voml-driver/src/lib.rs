@@ -177,6 +177,7 @@ pub fn run_controlled(
         next_reload: Instant::now(),
         keeps_time: false,
         earlier: None,
+        snapshots: 0,
     };
     // Timer callbacks belong to runs that keep time: a window, a paced replay, live input.
     // A replay as fast as possible has no wall clock to speak of.
@@ -288,6 +289,8 @@ struct Run {
     keeps_time: bool,
     /// The timestamp of the moment before the last record's (for `back`).
     earlier: Option<f64>,
+    /// Snapshots taken with the window's key.
+    snapshots: u32,
 }
 
 /// Why the run cannot go on: the user quit or the visual object stopped it.
@@ -416,6 +419,26 @@ impl Run {
                 C::Resume => {
                     self.pacer.resume(self.pacer.speed(), at, now);
                     playing = true;
+                }
+                C::Snapshot(name) => {
+                    // A picture is taken where the replay stands; it goes on as it was.
+                    let flow = self.command(
+                        control::Located {
+                            at: "window key".into(),
+                            command: C::Snapshot(name.clone()),
+                        },
+                        runtime,
+                        source,
+                        None,
+                        sinks,
+                        reporter,
+                    );
+                    if flow == Flow::Halted {
+                        return;
+                    }
+                    reporter.line(&format!(
+                        "snapshot: each view's picture written as {name}-VIEW.png"
+                    ));
                 }
                 C::Speed(speed) => {
                     self.pacer.resume(speed, at, now);
@@ -868,6 +891,11 @@ impl Run {
                             // Pause and resume flip at once, so that a second press flips back.
                             if let control::Command::Pause | control::Command::Resume = command {
                                 self.paused = command == control::Command::Pause;
+                            }
+                            let mut command = command;
+                            if let control::Command::Snapshot(name) = &mut command {
+                                self.snapshots += 1;
+                                *name = format!("{name}-{}", self.snapshots);
                             }
                             self.keyed.push_back(command);
                             continue;

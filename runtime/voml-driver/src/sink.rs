@@ -68,6 +68,8 @@ pub struct Pictures {
     guard: Option<Guard>,
     frames: u32,
     snapshots: Vec<PathBuf>,
+    /// Whether the views' last pictures are written at the end.
+    finals: bool,
 }
 
 impl Pictures {
@@ -78,7 +80,15 @@ impl Pictures {
             guard: None,
             frames: 0,
             snapshots: Vec::new(),
+            finals: true,
         }
+    }
+
+    /// Writes only the pictures asked for (`snapshot NAME`, the VO's `<snapshot>`), not the
+    /// views' last pictures at the end: for windows, where the pictures are on screen.
+    pub fn snapshots_only(mut self) -> Pictures {
+        self.finals = false;
+        self
     }
 
     /// Refuses to write a file `guard` refuses.
@@ -122,6 +132,8 @@ impl Sink for Pictures {
     }
 
     fn picture(&mut self, runtime: &mut Runtime, name: &str) -> Result<(), String> {
+        std::fs::create_dir_all(&self.dir)
+            .map_err(|e| format!("cannot create `{}`: {e}", self.dir.display()))?;
         for (view, png) in runtime.pngs() {
             let path = self.dir.join(format!("{name}-{}.png", file_name(&view)));
             self.write(&path, &png?)?;
@@ -146,7 +158,12 @@ impl Sink for Pictures {
     fn end(&mut self, runtime: &mut Runtime, _outcome: &Outcome) -> Result<Vec<String>, String> {
         let mut lines = Vec::new();
         let mut failures = Vec::new();
-        for (view, png) in runtime.pngs() {
+        let finals = if self.finals {
+            runtime.pngs()
+        } else {
+            Vec::new()
+        };
+        for (view, png) in finals {
             let path = self.dir.join(format!("{}.png", file_name(&view)));
             match png.and_then(|bytes| self.write(&path, &bytes)) {
                 Ok(()) => lines.push(format!("wrote {}", path.display())),
