@@ -124,3 +124,71 @@ fn a_spec_edited_under_live_load_takes_over_without_losing_a_record() {
     assert_eq!(&p[..3], &[0, 128, 0], "{rest}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn an_edit_of_an_included_file_is_taken_too() {
+    let dir = std::env::temp_dir().join(format!("voml-reload-entity-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("count.voml");
+    let part = dir.join("show.part");
+    // The IR component's body comes from an external entity.
+    let text = spec("red", "").replace(
+        r#"<rectangle view="^0" from="0 0" to="1 1" fill="red"/>"#,
+        "&Show;",
+    );
+    let text = text.replacen(
+        "<voml>",
+        "<!DOCTYPE voml [ <!ENTITY Show SYSTEM \"show.part\"> ]>\n<voml>",
+        1,
+    );
+    std::fs::write(&path, text).unwrap();
+    std::fs::write(
+        &part,
+        r#"<rectangle view="^0" from="0 0" to="1 1" fill="red"/>"#,
+    )
+    .unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_voml"))
+        .arg("run")
+        .arg(&path)
+        .args([
+            "--listen",
+            ":0",
+            "--producers",
+            "1",
+            "--headless",
+            "--watch",
+        ])
+        .arg("--out")
+        .arg(dir.join("out"))
+        .env("NO_COLOR", "1")
+        .env("STEEL_HOME", std::env::temp_dir().join("voml-steel-home"))
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    stderr.read_line(&mut line).unwrap();
+    let addr = line.split_whitespace().nth(2).unwrap().to_string();
+    let port = addr.rsplit(':').next().unwrap().parse::<u16>().unwrap();
+    let mut producer = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    for i in 0..40 {
+        writeln!(producer, "-3 1 {}", f64::from(i) * 0.001).unwrap();
+        producer.flush().unwrap();
+        std::thread::sleep(Duration::from_millis(25));
+        if i == 10 {
+            edit(
+                &part,
+                r#"<rectangle view="^0" from="0 0" to="1 1" fill="blue"/>"#,
+            );
+        }
+    }
+    drop(producer);
+    let mut rest = String::new();
+    stderr.read_to_string(&mut rest).unwrap();
+    assert!(child.wait().unwrap().success(), "{rest}");
+    assert_eq!(rest.matches("reloaded `count`").count(), 1, "{rest}");
+    let png = decode_png(&std::fs::read(dir.join("out/v.png")).unwrap()).unwrap();
+    assert_eq!(&png.pixel(20, 10).unwrap()[..3], &[0, 0, 255], "{rest}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
