@@ -34,14 +34,23 @@ pub(crate) fn probe() -> Result<(), String> {
     }
     // The probe runs before anything is on screen; a panic inside a
     // third-party connection routine must not take the caller down with it.
-    let opened = std::panic::catch_unwind(|| {
-        x11rb::rust_connection::RustConnection::connect(Some(&display)).map(|_| ())
-    });
-    match opened {
-        Ok(Ok(())) => Ok(()),
-        Ok(Err(e)) => Err(format!("cannot open X display {display:?}: {e}")),
-        Err(_) => Err(format!("cannot open X display {display:?}")),
+    // A server that is starting, or resetting as its last client leaves, drops
+    // a connection mid-handshake: the probe tries again a few times.
+    let mut last = String::new();
+    for attempt in 0..3 {
+        if attempt > 0 {
+            std::thread::sleep(std::time::Duration::from_millis(150));
+        }
+        let opened = std::panic::catch_unwind(|| {
+            x11rb::rust_connection::RustConnection::connect(Some(&display)).map(|_| ())
+        });
+        match opened {
+            Ok(Ok(())) => return Ok(()),
+            Ok(Err(e)) => last = format!("cannot open X display {display:?}: {e}"),
+            Err(_) => last = format!("cannot open X display {display:?}"),
+        }
     }
+    Err(last)
 }
 
 /// A Wayland compositor listens on `$XDG_RUNTIME_DIR/$WAYLAND_DISPLAY`
