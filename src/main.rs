@@ -8,6 +8,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
+mod components;
 mod paths;
 mod run;
 mod send;
@@ -68,6 +69,12 @@ enum Command {
         /// processes of a real program do.
         #[arg(long)]
         split_by_processor: bool,
+    },
+    /// List the standard component library (`voml:NAME` imports), or show one component's
+    /// interface.
+    Components {
+        /// A component's name: show its interface and description.
+        name: Option<String>,
     },
     /// Explain a diagnostic code (e.g. `voml explain E0021`), or print the whole catalogue.
     Explain {
@@ -144,6 +151,7 @@ fn main() -> ExitCode {
             common,
         } => compile(&file, output, emit, &common),
         Command::Explain { code, all } => explain(code.as_deref(), all),
+        Command::Components { name } => components::show(name.as_deref()),
         Command::Send {
             trace,
             to,

@@ -238,3 +238,35 @@ fn explain_rejects_an_unknown_code() {
     assert!(text(&out.stdout).is_empty());
     assert!(text(&out.stderr).contains("nonsense"));
 }
+
+#[test]
+fn components_lists_the_library_and_shows_an_interface() {
+    let out = run(&mut voml(&["components"]));
+    assert_eq!(status(&out), 0);
+    let listing = text(&out.stdout);
+    assert!(listing.contains("voml:auralization.voml"), "{listing}");
+    for name in ["send-receive", "idle-busy", "tr-sendnum"] {
+        assert!(
+            listing.contains(&format!("  {name} ")),
+            "{name} missing:\n{listing}"
+        );
+    }
+    let out = run(&mut voml(&["components", "idle-busy"]));
+    assert_eq!(status(&out), 0);
+    let shown = text(&out.stdout);
+    assert!(
+        shown.contains("inputs    idle.ts.proc busy.ts.proc"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("<import href=\"voml:auralization.voml\"/>"),
+        "{shown}"
+    );
+    let out = run(&mut voml(&["components", "send"]));
+    assert_eq!(status(&out), 1);
+    let said = text(&out.stderr);
+    assert!(
+        said.contains("no component `send`") && said.contains("send-receive"),
+        "{said}"
+    );
+}
