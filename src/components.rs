@@ -60,7 +60,7 @@ fn list(entries: &[Entry]) {
     out.push('\n');
     line(
         &mut out,
-        format!("`voml components NAME` shows a component's interface."),
+        "`voml components NAME` shows a component's interface.".to_string(),
     );
     print(&out);
 }
@@ -86,7 +86,7 @@ fn interface(e: &Entry) {
         line(&mut out, format!("  {text}"));
     }
     out.push('\n');
-    line(&mut out, format!("Use it in a spec:"));
+    line(&mut out, "Use it in a spec:".to_string());
     line(&mut out, format!("  <import href=\"voml:{}\"/>", e.library));
     let mut attrs = format!("name=\"my-{}\" use=\"{}\"", e.name, e.name);
     for (what, value) in [
