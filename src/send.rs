@@ -48,6 +48,7 @@ pub fn send(args: &SendArgs) -> ExitCode {
             }
         }
     };
+    let live = args.trace.as_os_str() == "-";
     let speed = args.speed.filter(|s| s.is_finite() && *s > 0.0);
     let started = Instant::now();
     let mut origin: Option<f64> = None;
@@ -96,7 +97,13 @@ pub fn send(args: &SendArgs) -> ExitCode {
             }
         }
         let conn = conns.get_mut(&key).expect("connected above");
-        if let Err(e) = conn.write_all(&line).and_then(|()| conn.write_all(b"\n")) {
+        // From standard input a producer may be writing as it goes: each line goes on at
+        // once rather than waiting in the buffer for more.
+        let written = conn
+            .write_all(&line)
+            .and_then(|()| conn.write_all(b"\n"))
+            .and_then(|()| if live { conn.flush() } else { Ok(()) });
+        if let Err(e) = written {
             eprintln!(
                 "error: {} stopped taking records at line {} of `{}`: {e}",
                 args.to,

@@ -350,3 +350,34 @@ fn voml_send_replays_a_trace_as_producers_paced_or_not() {
     assert!(took >= Duration::from_millis(450), "not paced: {took:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn voml_send_from_standard_input_sends_each_line_as_it_comes() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let (got, lines) = std::sync::mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        let (s, _) = listener.accept().unwrap();
+        for line in BufReader::new(s).lines() {
+            let _ = got.send(line.unwrap());
+        }
+    });
+    let mut child = Command::new(env!("CARGO_BIN_EXE_voml"))
+        .args(["send", "-", "--to", &format!("127.0.0.1:{port}")])
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    // The producer writes one record and waits: it must arrive while standard input is
+    // still open.
+    stdin.write_all(b"-3 1 0.5 0\n").unwrap();
+    stdin.flush().unwrap();
+    let first = lines.recv_timeout(Duration::from_secs(10));
+    assert_eq!(first.as_deref(), Ok("-3 1 0.5 0"));
+    stdin.write_all(b"-3 1 0.6 0\n").unwrap();
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+    reader.join().unwrap();
+    assert_eq!(lines.recv().as_deref(), Ok("-3 1 0.6 0"));
+}
