@@ -140,3 +140,44 @@ fn deeply_quoted_code_in_a_compiled_vo_is_refused_not_overflowed() {
         );
     }
 }
+
+/// What the runtime keeps for a visual object (drawing, sounds) is not the VO's heap: a long
+/// run that redraws and sounds on every record stays far below a small ceiling.
+#[test]
+fn a_long_run_of_drawing_and_sound_is_not_charged_as_the_vos_memory() {
+    quiet_steel();
+    let vo = compile_text(
+        "busy.voml",
+        r#"<?xml version="1.0"?>
+<voml><body><visual-object name="busy">
+  <event-declarations>
+    <data-event name="e" rtype="entry" etype="1"><data-field name="ts" type="real"/></data-event>
+  </event-declarations>
+  <info-structures><variable name="n" type="int" init="0"/></info-structures>
+  <view-initializations><view name="v" window="200 100" world="0 10 0 1"/></view-initializations>
+  <event-processing>
+    <ep-component name="count" inputs="e.ts" infos="n">
+      <input name="^0">(set! $0 (+ $0 1)) <tone freq="440" duration="0.001"/></input>
+    </ep-component>
+  </event-processing>
+  <info-rendition>
+    <ir-component name="show" views="v" infos="n" refresh="update">
+      (let loop ((i 0))
+        (if (lt i 10)
+            (begin
+              <text view="^0" coords="i 0.5" content="(number->string (+ $0 i))"/>
+              (loop (+ i 1)))))
+    </ir-component>
+  </info-rendition>
+</visual-object></body></voml>"#,
+    );
+    let config = Config {
+        memory_limit: 2 << 20,
+        ..Config::default()
+    };
+    let mut rt = Runtime::headless(vo, config).unwrap();
+    let trace: String = (0..5000).map(|i| format!("-3 1 {}.5 0\n", i)).collect();
+    replay_bytes(&mut rt, trace.as_bytes(), "busy.trf", false);
+    assert!(rt.faults().is_empty(), "{:?}", rt.faults());
+    assert_eq!(rt.variable("n").as_deref(), Some("5000"));
+}

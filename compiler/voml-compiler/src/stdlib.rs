@@ -3,10 +3,16 @@
 //! is and whatever the search path, without reading any file.
 
 /// The library's files, by name.
-pub const FILES: &[(&str, &str)] = &[(
-    "auralization.voml",
-    include_str!("../../../stdlib-components/auralization.voml"),
-)];
+pub const FILES: &[(&str, &str)] = &[
+    (
+        "auralization.voml",
+        include_str!("../../../stdlib-components/auralization.voml"),
+    ),
+    (
+        "displays.voml",
+        include_str!("../../../stdlib-components/displays.voml"),
+    ),
+];
 
 /// The scheme of references to the standard library.
 pub const SCHEME: &str = "voml:";

@@ -231,8 +231,12 @@ fn with_host<T>(
 ) -> Result<T, SteelErr> {
     let host = CURRENT.with(|c| c.borrow().clone());
     match host {
+        // What the host keeps (drawing commands, sounds, snapshots) is the runtime's, and is
+        // released outside the VO's calls (the next frame's undraw, the driver taking the
+        // sounds): charged to the VO, it would count against it for ever, until a long run
+        // hit the ceiling with little held.
         Some(h) => match h.try_borrow_mut() {
-            Ok(mut host) => f(&mut host),
+            Ok(mut host) => crate::memory::uncharged(|| f(&mut host)),
             Err(_) => Err(fail(name, "called re-entrantly".into())),
         },
         None => Err(fail(
