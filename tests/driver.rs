@@ -256,17 +256,33 @@ fn input_vo(timer: Option<f64>) -> voml_ir::CompiledVo {
     )
 }
 
-/// An interactive back end (drawing in memory) whose user presses `k` and clicks the right
-/// button at pixel (50, 25) of the first view, once that view exists, and quits once the
-/// replay is over.
-struct ScriptedUser {
+/// An interactive back end drawing in memory, whose user is `script`: given the first view
+/// (once it exists), the events of one look; once the replay is over, the user quits.
+/// `on_status` hears every status the driver shows.
+struct FakeUser {
     inner: voml_llvo::LazyRaster,
     view: Option<voml_llvo::ViewId>,
-    done: bool,
     finished: bool,
+    script: Box<dyn FnMut(voml_llvo::ViewId) -> Vec<voml_llvo::BackendEvent>>,
+    on_status: Box<dyn FnMut(&voml_llvo::Status)>,
 }
 
-impl voml_llvo::Backend for ScriptedUser {
+impl FakeUser {
+    fn new(
+        script: impl FnMut(voml_llvo::ViewId) -> Vec<voml_llvo::BackendEvent> + 'static,
+        on_status: impl FnMut(&voml_llvo::Status) + 'static,
+    ) -> FakeUser {
+        FakeUser {
+            inner: voml_llvo::LazyRaster::new(),
+            view: None,
+            finished: false,
+            script: Box::new(script),
+            on_status: Box::new(on_status),
+        }
+    }
+}
+
+impl voml_llvo::Backend for FakeUser {
     fn create_surface(
         &mut self,
         view: voml_llvo::ViewId,
@@ -322,28 +338,14 @@ impl voml_llvo::Backend for ScriptedUser {
     }
     fn poll_events(&mut self) -> Vec<voml_llvo::BackendEvent> {
         match self.view {
-            Some(view) if !self.done => {
-                self.done = true;
-                vec![
-                    voml_llvo::BackendEvent::Key {
-                        view: Some(view),
-                        key: "k".into(),
-                    },
-                    voml_llvo::BackendEvent::Click {
-                        view,
-                        x: 50.0,
-                        y: 25.0,
-                        button: 3,
-                    },
-                ]
-            }
-            // The replay is over: the user closes the window.
             _ if self.finished => vec![voml_llvo::BackendEvent::Quit],
-            _ => Vec::new(),
+            Some(view) => (self.script)(view),
+            None => Vec::new(),
         }
     }
     fn status(&mut self, status: &voml_llvo::Status) {
         self.finished |= status.finished;
+        (self.on_status)(status);
     }
     fn interactive(&self) -> bool {
         true
@@ -352,12 +354,28 @@ impl voml_llvo::Backend for ScriptedUser {
 
 #[test]
 fn keys_and_clicks_reach_the_visual_object_in_world_coordinates() {
-    let backend = ScriptedUser {
-        inner: voml_llvo::LazyRaster::new(),
-        view: None,
-        done: false,
-        finished: false,
-    };
+    // The user presses `k` and clicks the right button at pixel (50, 25), once.
+    let mut done = false;
+    let backend = FakeUser::new(
+        move |view| {
+            if std::mem::replace(&mut done, true) {
+                return Vec::new();
+            }
+            vec![
+                voml_llvo::BackendEvent::Key {
+                    view: Some(view),
+                    key: "k".into(),
+                },
+                voml_llvo::BackendEvent::Click {
+                    view,
+                    x: 50.0,
+                    y: 25.0,
+                    button: 3,
+                },
+            ]
+        },
+        |_| {},
+    );
     let mut rt = Runtime::new(input_vo(None), Box::new(backend), Config::default()).unwrap();
     // Two records 0.3 s apart in wall time, so the driver looks at the window between them.
     let (mut producer, reader) = std::os::unix::net::UnixStream::pair().unwrap();
@@ -415,97 +433,6 @@ fn a_run_that_keeps_time_calls_the_timer_on_the_wall_clock() {
     assert_eq!(replay(None), 0);
 }
 
-/// An interactive back end whose user presses `keys`, one per look once the view exists,
-/// and quits when the replay is over; it notes the record count each time the replay shows
-/// as paused at a new place.
-struct KeyPresser {
-    inner: voml_llvo::LazyRaster,
-    view: Option<voml_llvo::ViewId>,
-    keys: std::collections::VecDeque<&'static str>,
-    finished: bool,
-    paused_at: std::rc::Rc<std::cell::RefCell<Vec<u64>>>,
-    last: Option<(bool, u64)>,
-}
-
-impl voml_llvo::Backend for KeyPresser {
-    fn create_surface(
-        &mut self,
-        view: voml_llvo::ViewId,
-        title: &str,
-        width: u32,
-        height: u32,
-        background: voml_llvo::Color,
-    ) -> Result<(), voml_llvo::LlvoError> {
-        self.view.get_or_insert(view);
-        self.inner
-            .create_surface(view, title, width, height, background)
-    }
-    fn resize_surface(
-        &mut self,
-        view: voml_llvo::ViewId,
-        width: u32,
-        height: u32,
-        background: voml_llvo::Color,
-    ) -> Result<(), voml_llvo::LlvoError> {
-        self.inner.resize_surface(view, width, height, background)
-    }
-    fn destroy_surface(&mut self, view: voml_llvo::ViewId) {
-        self.inner.destroy_surface(view)
-    }
-    fn add_image(
-        &mut self,
-        image: voml_llvo::ImageId,
-        pixels: &voml_llvo::RgbaPixels,
-    ) -> Result<(), voml_llvo::LlvoError> {
-        self.inner.add_image(image, pixels)
-    }
-    fn draw(
-        &mut self,
-        view: voml_llvo::ViewId,
-        cmd: &voml_llvo::DrawCmd,
-    ) -> Result<(), voml_llvo::LlvoError> {
-        self.inner.draw(view, cmd)
-    }
-    fn begin_buffer(&mut self, view: voml_llvo::ViewId) -> Result<(), voml_llvo::LlvoError> {
-        self.inner.begin_buffer(view)
-    }
-    fn flush(&mut self, view: voml_llvo::ViewId) -> Result<(), voml_llvo::LlvoError> {
-        self.inner.flush(view)
-    }
-    fn present(&mut self, view: voml_llvo::ViewId) -> Result<(), voml_llvo::LlvoError> {
-        self.inner.present(view)
-    }
-    fn snapshot(
-        &mut self,
-        view: voml_llvo::ViewId,
-    ) -> Result<voml_llvo::RgbaPixels, voml_llvo::LlvoError> {
-        self.inner.snapshot(view)
-    }
-    fn poll_events(&mut self) -> Vec<voml_llvo::BackendEvent> {
-        if self.finished {
-            return vec![voml_llvo::BackendEvent::Quit];
-        }
-        match (self.view, self.keys.pop_front()) {
-            (Some(view), Some(key)) => vec![voml_llvo::BackendEvent::Key {
-                view: Some(view),
-                key: key.into(),
-            }],
-            _ => Vec::new(),
-        }
-    }
-    fn status(&mut self, status: &voml_llvo::Status) {
-        self.finished |= status.finished;
-        let now = (status.paused, status.records);
-        if status.paused && self.last != Some(now) {
-            self.paused_at.borrow_mut().push(status.records);
-        }
-        self.last = Some(now);
-    }
-    fn interactive(&self) -> bool {
-        true
-    }
-}
-
 #[test]
 fn window_keys_pause_step_and_seek_back() {
     support::quiet_steel();
@@ -513,27 +440,40 @@ fn window_keys_pause_step_and_seek_back() {
     let vo = support::compile_spec(&spec);
     let trace = support::root().join("examples/mpicl/ring.trf");
     let paused_at = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
-    let backend = KeyPresser {
-        inner: voml_llvo::LazyRaster::new(),
-        view: None,
-        // Pause (at the first look), step, back to the start, three
-        // steps, back one moment (the first eight records share their time: to the start),
-        // then play to the end.
-        keys: [
-            "Space",
-            "ArrowRight",
-            "Home",
-            "ArrowRight",
-            "ArrowRight",
-            "ArrowRight",
-            "ArrowLeft",
-            "Space",
-        ]
-        .into(),
-        finished: false,
-        paused_at: paused_at.clone(),
-        last: None,
-    };
+    // Pause (at the first look), step, back to the start, three steps, back one moment
+    // (the first eight records share their time: to the start), then play to the end; one
+    // key a look. The record count is noted each time the replay shows as paused anew.
+    let mut keys: std::collections::VecDeque<&str> = [
+        "Space",
+        "ArrowRight",
+        "Home",
+        "ArrowRight",
+        "ArrowRight",
+        "ArrowRight",
+        "ArrowLeft",
+        "Space",
+    ]
+    .into();
+    let noted = paused_at.clone();
+    let mut last = None;
+    let backend = FakeUser::new(
+        move |view| {
+            keys.pop_front()
+                .map(|key| voml_llvo::BackendEvent::Key {
+                    view: Some(view),
+                    key: key.into(),
+                })
+                .into_iter()
+                .collect()
+        },
+        move |status| {
+            let now = (status.paused, status.records);
+            if status.paused && last != Some(now) {
+                noted.borrow_mut().push(status.records);
+            }
+            last = Some(now);
+        },
+    );
     let mut rt = Runtime::new(vo.clone(), Box::new(backend), Config::default()).unwrap();
     let mut source = Source::file(&trace, ReadOptions::default()).unwrap();
     let mut restart = |old: &mut Runtime| {

@@ -45,36 +45,22 @@ fn listen(name: &str, extra: &[&str]) -> Listening {
     std::fs::create_dir_all(&dir).unwrap();
     let spec = dir.join("count.voml");
     std::fs::write(&spec, COUNT).unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_voml"))
-        .args([
-            "run",
-            spec.to_str().unwrap(),
-            "--listen",
-            "tcp://127.0.0.1:0",
-            "--headless",
-        ])
-        .arg("--out")
-        .arg(dir.join("out"))
-        .arg("--dump-state")
-        .arg(dir.join("state.json"))
-        .args(extra)
-        .env("STEEL_HOME", std::env::temp_dir().join("voml-steel-home"))
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("voml runs");
-    let mut stderr = BufReader::new(child.stderr.take().unwrap());
-    let mut line = String::new();
-    let deadline = Instant::now() + Duration::from_secs(60);
-    let addr = loop {
-        line.clear();
-        assert!(
-            stderr.read_line(&mut line).unwrap() > 0 && Instant::now() < deadline,
-            "voml did not say where it listens"
-        );
-        if let Some(rest) = line.trim().strip_prefix("listening on tcp://") {
-            break rest.split_whitespace().next().unwrap().to_string();
-        }
-    };
+    let (child, stderr, addr) = support::listening(
+        Command::new(env!("CARGO_BIN_EXE_voml"))
+            .args([
+                "run",
+                spec.to_str().unwrap(),
+                "--listen",
+                "tcp://127.0.0.1:0",
+                "--headless",
+            ])
+            .arg("--out")
+            .arg(dir.join("out"))
+            .arg("--dump-state")
+            .arg(dir.join("state.json"))
+            .args(extra)
+            .env("STEEL_HOME", std::env::temp_dir().join("voml-steel-home")),
+    );
     Listening {
         child,
         addr,
@@ -251,28 +237,23 @@ fn voml_send_replays_a_trace_as_producers_paced_or_not() {
     std::fs::create_dir_all(&dir).unwrap();
     let spec = root().join("examples/mpicl/count-events.voml");
     let trace = root().join("examples/mpicl/ring.trf");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_voml"))
-        .args([
-            "run",
-            spec.to_str().unwrap(),
-            "--listen",
-            ":0",
-            "--producers",
-            "8",
-            "--headless",
-        ])
-        .arg("--out")
-        .arg(dir.join("out"))
-        .arg("--dump-state")
-        .arg(dir.join("live.json"))
-        .env("STEEL_HOME", std::env::temp_dir().join("voml-steel-home"))
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stderr = BufReader::new(child.stderr.take().unwrap());
-    let mut line = String::new();
-    stderr.read_line(&mut line).unwrap();
-    let addr = line.split_whitespace().nth(2).unwrap().to_string();
+    let (mut child, _stderr, addr) = support::listening(
+        Command::new(env!("CARGO_BIN_EXE_voml"))
+            .args([
+                "run",
+                spec.to_str().unwrap(),
+                "--listen",
+                ":0",
+                "--producers",
+                "8",
+                "--headless",
+            ])
+            .arg("--out")
+            .arg(dir.join("out"))
+            .arg("--dump-state")
+            .arg(dir.join("live.json"))
+            .env("STEEL_HOME", std::env::temp_dir().join("voml-steel-home")),
+    );
     let sent = Command::new(env!("CARGO_BIN_EXE_voml"))
         .args([
             "send",

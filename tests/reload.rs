@@ -6,9 +6,9 @@
 
 mod support;
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
 use support::decode_png;
@@ -41,6 +41,39 @@ fn spec(color: &str, extra: &str) -> String {
 }
 
 /// Replaces the spec's text the way an editor saving it does.
+/// `voml run SPEC --listen :0 --producers 1 --headless --watch --out DIR/out` with `extra`:
+/// the child, what it says, and the port it listens on.
+fn watch_live(
+    spec: &Path,
+    dir: &Path,
+    extra: &[&str],
+) -> (
+    std::process::Child,
+    std::io::BufReader<std::process::ChildStderr>,
+    u16,
+) {
+    let (child, stderr, addr) = support::listening(
+        Command::new(env!("CARGO_BIN_EXE_voml"))
+            .arg("run")
+            .arg(spec)
+            .args([
+                "--listen",
+                ":0",
+                "--producers",
+                "1",
+                "--headless",
+                "--watch",
+            ])
+            .arg("--out")
+            .arg(dir.join("out"))
+            .args(extra)
+            .env("NO_COLOR", "1")
+            .env("STEEL_HOME", std::env::temp_dir().join("voml-steel-home")),
+    );
+    let port = addr.rsplit(':').next().unwrap().parse::<u16>().unwrap();
+    (child, stderr, port)
+}
+
 fn edit(path: &Path, text: &str) {
     let tmp = path.with_extension("tmp");
     std::fs::write(&tmp, text).unwrap();
@@ -54,31 +87,9 @@ fn a_spec_edited_under_live_load_takes_over_without_losing_a_record() {
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("count.voml");
     std::fs::write(&path, spec("red", "")).unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_voml"))
-        .arg("run")
-        .arg(&path)
-        .args([
-            "--listen",
-            ":0",
-            "--producers",
-            "1",
-            "--headless",
-            "--watch",
-        ])
-        .arg("--out")
-        .arg(dir.join("out"))
-        .arg("--dump-state")
-        .arg(dir.join("state.json"))
-        .env("NO_COLOR", "1")
-        .env("STEEL_HOME", std::env::temp_dir().join("voml-steel-home"))
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stderr = BufReader::new(child.stderr.take().unwrap());
-    let mut line = String::new();
-    stderr.read_line(&mut line).unwrap();
-    let addr = line.split_whitespace().nth(2).unwrap().to_string();
-    let port = addr.rsplit(':').next().unwrap().parse::<u16>().unwrap();
+    let state = dir.join("state.json");
+    let (mut child, mut stderr, port) =
+        watch_live(&path, &dir, &["--dump-state", state.to_str().unwrap()]);
 
     // 4000 records over about four seconds; the spec changes after one, two and three.
     const RECORDS: usize = 4000;
@@ -148,29 +159,7 @@ fn an_edit_of_an_included_file_is_taken_too() {
         r#"<rectangle view="^0" from="0 0" to="1 1" fill="red"/>"#,
     )
     .unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_voml"))
-        .arg("run")
-        .arg(&path)
-        .args([
-            "--listen",
-            ":0",
-            "--producers",
-            "1",
-            "--headless",
-            "--watch",
-        ])
-        .arg("--out")
-        .arg(dir.join("out"))
-        .env("NO_COLOR", "1")
-        .env("STEEL_HOME", std::env::temp_dir().join("voml-steel-home"))
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stderr = BufReader::new(child.stderr.take().unwrap());
-    let mut line = String::new();
-    stderr.read_line(&mut line).unwrap();
-    let addr = line.split_whitespace().nth(2).unwrap().to_string();
-    let port = addr.rsplit(':').next().unwrap().parse::<u16>().unwrap();
+    let (mut child, mut stderr, port) = watch_live(&path, &dir, &[]);
     let mut producer = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
     for i in 0..40 {
         writeln!(producer, "-3 1 {}", f64::from(i) * 0.001).unwrap();

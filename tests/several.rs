@@ -4,9 +4,8 @@
 
 mod support;
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
 use support::root;
 
@@ -158,7 +157,7 @@ fn one_script_drives_them_all() {
 #[test]
 fn live_records_reach_every_visual_object() {
     let dir = scratch("live");
-    let mut child = voml(
+    let (mut child, mut stderr, addr) = support::listening(&mut voml(
         &[
             "run",
             SPECS[0].0,
@@ -174,14 +173,7 @@ fn live_records_reach_every_visual_object() {
             dir.join("live.json").to_str().unwrap(),
         ],
         &dir,
-    )
-    .stderr(Stdio::piped())
-    .spawn()
-    .unwrap();
-    let mut stderr = BufReader::new(child.stderr.take().unwrap());
-    let mut line = String::new();
-    stderr.read_line(&mut line).unwrap();
-    let addr = line.split_whitespace().nth(2).unwrap().to_string();
+    ));
     ok(voml(
         &[
             "send",

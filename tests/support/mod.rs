@@ -423,3 +423,37 @@ pub fn one_part_spec(name: &str, var: &str, utility: &str, part: &str) -> String
 "#
     )
 }
+
+/// Spawns `voml run ... --listen` (its standard error piped) and waits, at most a minute, for
+/// it to say where it listens: the child (the caller waits for it), the rest of what it
+/// says, and `HOST:PORT`.
+#[allow(dead_code, clippy::zombie_processes)]
+pub fn listening(
+    cmd: &mut std::process::Command,
+) -> (
+    std::process::Child,
+    std::io::BufReader<std::process::ChildStderr>,
+    String,
+) {
+    use std::io::BufRead;
+    let mut child = cmd
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("voml runs");
+    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let mut line = String::new();
+    loop {
+        line.clear();
+        let said = stderr.read_line(&mut line).unwrap_or(0) > 0;
+        if !said || std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("voml did not say where it listens");
+        }
+        if let Some(rest) = line.trim().strip_prefix("listening on tcp://") {
+            let addr = rest.split_whitespace().next().unwrap().to_string();
+            return (child, stderr, addr);
+        }
+    }
+}

@@ -737,14 +737,7 @@ impl Run {
             }
             let before = runtime.faults().len();
             let result = runtime.advance_clock(t);
-            for fault in &runtime.faults()[before..] {
-                reporter.fault(fault);
-            }
-            if result.is_err() {
-                self.outcome.stopped = true;
-                return Err(Halt);
-            }
-            self.deliver(runtime, sinks, reporter);
+            self.after_callback(result, before, runtime, sinks, reporter)?;
         }
         if now >= self.next_look {
             self.look(runtime, sinks, reporter)?;
@@ -997,8 +990,8 @@ impl Run {
         self.after_callback(result, before, runtime, sinks, reporter)
     }
 
-    /// After a callback the user or the clock caused: its faults reported, its products
-    /// delivered.
+    /// After a step the user or the clock caused (a callback, a clock tick): its faults
+    /// reported, its products delivered.
     fn after_callback(
         &mut self,
         result: Result<(), Stop>,
