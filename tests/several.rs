@@ -35,6 +35,24 @@ fn read(path: PathBuf) -> Vec<u8> {
     std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
+/// `spec` alone over the ring trace, headless, with its pictures in `out` and its state in
+/// `state`.
+fn alone(spec: &str, out: &Path, state: &Path, extra: &[&str]) {
+    let mut args = vec![
+        "run",
+        spec,
+        "--trace",
+        "examples/mpicl/ring.trf",
+        "--headless",
+        "--out",
+        out.to_str().unwrap(),
+        "--dump-state",
+        state.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    ok(voml(&args, out).output().unwrap());
+}
+
 const SPECS: [(&str, &str); 2] = [
     ("examples/mpicl/count-events.voml", "bars"),
     ("examples/mpicl/sends-and-receives.voml", "spacetime"),
@@ -73,23 +91,10 @@ fn each_visual_object_ends_as_it_would_alone() {
         );
     }
     for (i, (spec, view)) in SPECS.iter().enumerate() {
-        let alone = dir.join(format!("alone-{i}"));
-        ok(voml(
-            &[
-                "run",
-                spec,
-                "--trace",
-                "examples/mpicl/ring.trf",
-                "--headless",
-                "--out",
-                alone.to_str().unwrap(),
-                "--dump-state",
-                alone.join("state.json").to_str().unwrap(),
-            ],
-            &dir,
-        )
-        .output()
-        .unwrap());
+        let alone_dir = dir.join(format!("alone-{i}"));
+        std::fs::create_dir_all(&alone_dir).unwrap();
+        alone(spec, &alone_dir, &alone_dir.join("state.json"), &[]);
+        let alone = alone_dir;
         let label = Path::new(spec).file_stem().unwrap().to_str().unwrap();
         assert_eq!(
             read(alone.join(format!("{view}.png"))),
@@ -130,24 +135,12 @@ fn one_script_drives_them_all() {
     )
     .output()
     .unwrap());
-    ok(voml(
-        &[
-            "run",
-            SPECS[0].0,
-            "--trace",
-            "examples/mpicl/ring.trf",
-            "--headless",
-            "--until",
-            "0.05",
-            "--out",
-            dir.join("alone").to_str().unwrap(),
-            "--dump-state",
-            dir.join("alone.json").to_str().unwrap(),
-        ],
-        &dir,
-    )
-    .output()
-    .unwrap());
+    alone(
+        SPECS[0].0,
+        &dir.join("alone"),
+        &dir.join("alone.json"),
+        &["--until", "0.05"],
+    );
     assert_eq!(
         read(dir.join("alone.json")),
         read(dir.join("s-count-events.json"))
@@ -189,22 +182,7 @@ fn live_records_reach_every_visual_object() {
     let mut rest = String::new();
     std::io::Read::read_to_string(&mut stderr, &mut rest).unwrap();
     assert!(child.wait().unwrap().success(), "{rest}");
-    ok(voml(
-        &[
-            "run",
-            SPECS[0].0,
-            "--trace",
-            "examples/mpicl/ring.trf",
-            "--headless",
-            "--out",
-            dir.join("file").to_str().unwrap(),
-            "--dump-state",
-            dir.join("file.json").to_str().unwrap(),
-        ],
-        &dir,
-    )
-    .output()
-    .unwrap());
+    alone(SPECS[0].0, &dir.join("file"), &dir.join("file.json"), &[]);
     let counts = |f: &str| -> serde_json::Value {
         let v: serde_json::Value =
             serde_json::from_str(&String::from_utf8(read(dir.join(f))).unwrap()).unwrap();
