@@ -76,6 +76,7 @@ fn spec(etype: i64, tick: f64) -> String {
   </info-structures>
   <view-initializations>
     <view name="bars" window="400 240" margins="10 10 10 24" world="0 1 0 1.1"/>
+    <view name="lights" window="400 80" margins="10 10 4 20" world="0 1 0 1.1"/>
   </view-initializations>
   <event-processing>
     <ep-component name="count" use="count-per-processor" inputs="call.ts.proc"
@@ -83,6 +84,8 @@ fn spec(etype: i64, tick: f64) -> String {
   </event-processing>
   <info-rendition>
     <ir-component name="show" use="processor-bars" views="bars" infos="counts most nprocs"/>
+    <ir-component name="glow" use="processor-lights" views="lights"
+                  infos="counts most nprocs"/>
   </info-rendition>
 </visual-object></body></voml>
 "#
@@ -132,5 +135,27 @@ fn processor_bars_count_and_size_themselves_on_every_trace() {
             .find(|&y| (0..pixels.width).any(|x| blue(x, y)))
             .unwrap();
         assert!(top < 40, "{name}: the tallest bar starts at row {top}");
+        // The lights: in each processor's slot, the colour of its tenth of the largest
+        // count, from blue to red, sampled in the light's upper part (clear of its text).
+        let lights = view_pixels(&rt, 1);
+        let most = *expected.values().max().unwrap();
+        let (width, y) = (f64::from(lights.width - 20), 12);
+        for p in 0..nprocs {
+            let x = 10 + ((p as f64 + 0.2) / nprocs as f64 * width) as u32;
+            let px = lights.pixel(x, y).unwrap();
+            match expected.get(&p) {
+                None => assert_eq!(px[..3], [255, 255, 255], "{name}: processor {p}"),
+                Some(&n) => {
+                    let level = ((10 * n) / most).min(9) as u8;
+                    let red = (u32::from(level) * 255 / 9) as u8;
+                    assert!(
+                        px[0].abs_diff(red) <= 2
+                            && px[1] == 0
+                            && px[0].saturating_add(px[2]) >= 253,
+                        "{name}: processor {p} ({n} of {most}) shows {px:?}"
+                    );
+                }
+            }
+        }
     }
 }
