@@ -9,7 +9,7 @@ mod support;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use support::{compile_text, replay_file, root, start_runtime, view_pixels};
+use support::{compile_text, replay_file, root, start_runtime, view_pixels, world_to_px};
 
 /// The traces: the examples' own (8 processors, 0.1 s) and the real MPICL traces beside the
 /// repository (8 and 10 processors, other time ranges), when they are there.
@@ -156,6 +156,115 @@ fn processor_bars_count_and_size_themselves_on_every_trace() {
                     );
                 }
             }
+        }
+    }
+}
+
+/// Per processor, the time spent blocked in receives (from the entry of event -52 to its
+/// exit), read by hand; and the time from the first such record to the last.
+fn blocked_time(text: &str) -> (BTreeMap<i64, f64>, f64) {
+    let mut since = BTreeMap::new();
+    let mut total = BTreeMap::new();
+    let (mut first, mut last) = (f64::MAX, f64::MIN);
+    for f in text
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+    {
+        if f.len() < 4 || f[1] != "-52" || !(f[0] == "-3" || f[0] == "-4") {
+            continue;
+        }
+        let (t, p): (f64, i64) = (f[2].parse().unwrap(), f[3].parse().unwrap());
+        first = first.min(t);
+        last = last.max(t);
+        if f[0] == "-3" {
+            since.insert(p, t);
+        } else if let Some(start) = since.remove(&p) {
+            *total.entry(p).or_insert(0.0) += t - start;
+        }
+    }
+    (total, last - first)
+}
+
+const GANTT: &str = r#"<?xml version="1.0"?>
+<voml><head><import href="voml:displays.voml"/></head>
+<body><visual-object name="gantt" mode="synchronous" tick="TICK">
+  <event-declarations>
+    <data-event name="blocked" rtype="entry" etype="-52">
+      <data-field name="ts" type="real"/><data-field name="proc" type="int"/>
+    </data-event>
+    <data-event name="unblocked" rtype="exit" etype="-52">
+      <data-field name="ts" type="real"/><data-field name="proc" type="int"/>
+    </data-event>
+  </event-declarations>
+  <info-structures>
+    <variable name="since" type="list"/>
+    <variable name="idle" type="vector"/>
+    <variable name="width" type="real" init="0"/>
+    <variable name="t0" type="real" init="-1"/>
+    <variable name="tnow" type="real" init="0"/>
+    <variable name="nprocs" type="int" init="0"/>
+  </info-structures>
+  <view-initializations>
+    <view name="gantt" window="500 200" margins="30 10 10 10" world="0 1 0 1"/>
+  </view-initializations>
+  <event-processing>
+    <ep-component name="waits" use="idle-per-interval" inputs="blocked.ts.proc unblocked.ts.proc"
+                  infos="since idle width t0 tnow nprocs"/>
+  </event-processing>
+  <info-rendition>
+    <ir-component name="chart" use="utilisation-gantt" views="gantt"
+                  infos="idle width t0 tnow nprocs"/>
+  </info-rendition>
+</visual-object></body></voml>
+"#;
+
+#[test]
+fn the_gantt_chart_shows_each_processors_blocked_share_on_every_trace() {
+    for trace in traces() {
+        let text = std::fs::read_to_string(&trace).unwrap();
+        let (expected, span) = blocked_time(&text);
+        let name = trace.display();
+        let spec = GANTT.replace("TICK", &(span / 20.0).max(1e-6).to_string());
+        let mut rt = start_runtime(compile_text("gantt.voml", &spec), true, 1000);
+        replay_file(&mut rt, &trace);
+        assert!(rt.faults().is_empty(), "{name}: {:?}", rt.faults());
+        // The blocked time of every processor, summed over the intervals, is the trace's.
+        let idle = voml_runtime::state::to_json(&rt.variable_value("idle").unwrap());
+        let rows = idle.as_array().unwrap();
+        let nprocs = expected.keys().max().unwrap() + 1;
+        assert_eq!(rt.variable("nprocs"), Some(nprocs.to_string()), "{name}");
+        for (&p, &want) in &expected {
+            let got: f64 = rows[p as usize]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_f64().unwrap())
+                .sum();
+            assert!(
+                (got - want).abs() <= 1e-9 * want.max(1.0),
+                "{name}: processor {p} blocked {got} s, the trace says {want} s"
+            );
+        }
+        // Each row's colours, from green (level 0) to red (9), say the blocked share of
+        // the time shown: each stretch's level is its share in tenths, rounded down.
+        let pixels = view_pixels(&rt, 0);
+        for p in 0..nprocs {
+            let (_, y) = world_to_px(&rt, 0, 0.5, (p as f64 + 0.5) / nprocs as f64);
+            let (x0, _) = world_to_px(&rt, 0, 0.0, 0.0);
+            let (x1, _) = world_to_px(&rt, 0, 1.0, 0.0);
+            let levels: Vec<f64> = (x0.ceil() as u32..x1.floor() as u32)
+                .map(|x| {
+                    let px = pixels.pixel(x, y as u32).unwrap();
+                    assert!(px[1] <= 176 && px[2] == 0, "{name}: row {p} pixel {px:?}");
+                    (f64::from(px[0]) * 9.0 / 255.0).round()
+                })
+                .collect();
+            let shown = levels.iter().map(|l| (l + 0.5) / 10.0).sum::<f64>() / levels.len() as f64;
+            let share = expected.get(&p).copied().unwrap_or(0.0) / span;
+            assert!(
+                (shown - share).abs() <= 0.07,
+                "{name}: row {p} shows a blocked share of {shown:.3}, the trace {share:.3}"
+            );
         }
     }
 }
