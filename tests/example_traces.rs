@@ -90,7 +90,8 @@ fn the_ring_trace_is_as_generated() {
 }
 
 /// The examples written for MPI traces.
-const MPI_EXAMPLES: [&str; 7] = [
+const MPI_EXAMPLES: [&str; 8] = [
+    "examples/library/dashboard.voml",
     "examples/mpicl/sends-and-receives.voml",
     "examples/mpicl/bcast-time.voml",
     "examples/mpicl/count-events.voml",
@@ -139,5 +140,46 @@ fn run_all_over(trace: &std::path::Path, every_example_matches: bool) {
             !every_example_matches || rt.stats().matched > 0 || rt.vo().events.is_empty(),
             "{spec}: no record matched"
         );
+    }
+}
+
+/// The library dashboard draws its data on every PICL trace beside the repository (8 or 10
+/// processors, 0.1 s or 11 s): no view is left blank.
+#[test]
+fn the_dashboard_draws_in_every_view_on_every_trace() {
+    let dir = root().join("../shared/traces/picl");
+    let mut traces: Vec<std::path::PathBuf> = vec![root().join("examples/mpicl/ring.trf")];
+    if let Ok(entries) = std::fs::read_dir(&dir) {
+        traces.extend(
+            entries
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|e| e == "trf")),
+        );
+    }
+    for trace in traces {
+        let vo = support::compile_spec(&root().join("examples/library/dashboard.voml"));
+        let mut rt = support::start_runtime(vo, true, 10_000);
+        support::replay_file(&mut rt, &trace);
+        assert!(
+            rt.faults().is_empty(),
+            "{}: {:?}",
+            trace.display(),
+            rt.faults()
+        );
+        for view in 0..3 {
+            let pixels = support::view_pixels(&rt, view);
+            let white = [255, 255, 255, 255];
+            let drawn = (0..pixels.height)
+                .flat_map(|y| (0..pixels.width).map(move |x| (x, y)))
+                .filter(|&(x, y)| pixels.pixel(x, y) != Some(white))
+                .count();
+            let all = (pixels.width * pixels.height) as usize;
+            assert!(
+                drawn * 10 > all,
+                "{}: view {view} is nearly blank ({drawn} of {all} pixels drawn)",
+                trace.display()
+            );
+        }
     }
 }

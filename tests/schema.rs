@@ -68,6 +68,7 @@ fn the_schema_accepts_every_example() {
         "examples/mpicl",
         "examples/auralization",
         "examples/interactive",
+        "examples/library",
         "stdlib-components",
         "tests/compile",
     ]);
