@@ -365,7 +365,11 @@ fn main() {
             Err(e) => println!("idle-busy: {e}"),
         }
         let mut all_examples = Vec::new();
-        for dir in ["examples/mpicl", "examples/auralization", "examples/library"] {
+        for dir in [
+            "examples/mpicl",
+            "examples/auralization",
+            "examples/library",
+        ] {
             for e in std::fs::read_dir(dir).unwrap().flatten() {
                 if e.path().extension().is_some_and(|x| x == "voml") {
                     all_examples.push(e.path());

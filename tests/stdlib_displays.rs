@@ -206,6 +206,7 @@ const GANTT: &str = r#"<?xml version="1.0"?>
   </info-structures>
   <view-initializations>
     <view name="gantt" window="500 200" margins="30 10 10 10" world="0 1 0 1"/>
+    <view name="count" window="500 100" world="0 1 0 1"/>
   </view-initializations>
   <event-processing>
     <ep-component name="waits" use="idle-per-interval" inputs="blocked.ts.proc unblocked.ts.proc"
@@ -213,6 +214,8 @@ const GANTT: &str = r#"<?xml version="1.0"?>
   </event-processing>
   <info-rendition>
     <ir-component name="chart" use="utilisation-gantt" views="gantt"
+                  infos="idle width t0 tnow nprocs"/>
+    <ir-component name="count" use="utilisation-count" views="count"
                   infos="idle width t0 tnow nprocs"/>
   </info-rendition>
 </visual-object></body></voml>
@@ -266,5 +269,25 @@ fn the_gantt_chart_shows_each_processors_blocked_share_on_every_trace() {
                 "{name}: row {p} shows a blocked share of {shown:.3}, the trace {share:.3}"
             );
         }
+        // The utilisation count: the red share of its picture is the blocked share of all
+        // the processors' time.
+        let count = view_pixels(&rt, 1);
+        let (mut red, mut green) = (0usize, 0usize);
+        for y in 0..count.height {
+            for x in 0..count.width {
+                match count.pixel(x, y).map(|p| [p[0], p[1], p[2]]) {
+                    Some([255, 0, 0]) => red += 1,
+                    Some([0, 176, 0]) => green += 1,
+                    _ => {}
+                }
+            }
+        }
+        let shown = red as f64 / (red + green) as f64;
+        let share = expected.values().sum::<f64>() / (nprocs as f64 * span);
+        assert!(
+            red + green > (count.width * count.height) as usize * 9 / 10
+                && (shown - share).abs() <= 0.03,
+            "{name}: the count shows a blocked share of {shown:.3}, the trace {share:.3}"
+        );
     }
 }
