@@ -25,6 +25,11 @@ use crate::{ImageId, ViewId};
 /// Commands waiting in one view before they are rasterised anyway, so that memory stays
 /// bounded whatever the visual object draws.
 const MAX_WAITING: usize = 4096;
+/// Commands (merged erasures counted one by one) waiting in one view before they are
+/// rasterised anyway: a display redrawn on every tick of a long run merged its erasures into
+/// sets that [`MAX_WAITING`] counted as one, and held a million commands (160 MB) until its
+/// picture was taken.
+const MAX_COMMANDS: usize = 65_536;
 /// How many of the latest waiting commands a covering command is checked against: what a
 /// redraw replaces was drawn lately, and the check must stay cheap.
 const COVER_WINDOW: usize = 64;
@@ -37,6 +42,9 @@ pub struct LazyRaster {
     /// How many waiting commands each frame has, so that undrawing a frame with none waiting
     /// looks at nothing.
     marks: HashMap<Mark, usize>,
+    /// Erasures merged into waiting sets since each view was last rasterised (an upper
+    /// bound of the commands waiting beyond the list's length).
+    merged: HashMap<ViewId, usize>,
 }
 
 /// A command that waits, with whose frame it is and the pixels it can change (all of them,
@@ -60,11 +68,20 @@ impl LazyRaster {
         self.waiting.get(&view).map_or(0, Vec::len)
     }
 
+    /// Commands waiting in `view`, merged erasures counted one by one (for tests and
+    /// measurements).
+    pub fn waiting_commands(&self, view: ViewId) -> usize {
+        self.waiting
+            .get(&view)
+            .map_or(0, |list| list.iter().map(|w| 1 + w.also.len()).sum())
+    }
+
     /// Rasterises what waits in `view`.
     fn settle(&mut self, view: ViewId) -> Result<(), LlvoError> {
         let Some(list) = self.waiting.get_mut(&view) else {
             return Ok(());
         };
+        self.merged.remove(&view);
         for w in list.drain(..) {
             if let Some(m) = w.mark {
                 forget_one(&mut self.marks, m);
@@ -112,13 +129,18 @@ impl LazyRaster {
             cmd: cmd.clone(),
             also: Vec::new(),
         };
+        let mut merged = 0;
         if mark.is_none() {
             if let Some(color) = erasure_colour(cmd) {
                 item = merge_erasure(list, item, color);
+                merged = item.also.len().min(1);
             }
         }
         list.push(item);
-        if list.len() > MAX_WAITING {
+        let len = list.len();
+        let merges = self.merged.entry(view).or_default();
+        *merges += merged;
+        if len > MAX_WAITING || len + *merges > MAX_COMMANDS {
             self.settle(view)?;
         }
         Ok(())

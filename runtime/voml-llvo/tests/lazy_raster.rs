@@ -437,3 +437,53 @@ fn erasures_of_a_redrawn_bar_merge() {
     }
     assert!(lazy.waiting(v) <= 4, "{} commands wait", lazy.waiting(v));
 }
+
+/// A display of many bars redrawn on every tick leaves erasures that merge into sets; what
+/// waits stays bounded in commands, not only in sets (it held a million commands once).
+#[test]
+fn merged_erasures_count_towards_what_may_wait() {
+    let mut lazy = LazyRaster::new();
+    let v = ViewId(0);
+    let bg = Color::rgb(255, 255, 255);
+    lazy.create_surface(v, "t", 400, 100, bg).unwrap();
+    let clip = PxRect::new(0, 0, 400, 100);
+    let bar = |x: f32, top: f32| PxPath {
+        segs: vec![
+            PathSeg::MoveTo(x, top),
+            PathSeg::LineTo(x + 3.0, top),
+            PathSeg::LineTo(x + 3.0, 100.0),
+            PathSeg::LineTo(x, 100.0),
+            PathSeg::Close,
+        ],
+    };
+    let mut most = 0;
+    for frame in 1..=800u64 {
+        let mark = Mark {
+            owner: OwnerId(1),
+            frame,
+        };
+        let mut erase = Vec::new();
+        for i in 0..100u64 {
+            let (x, top) = (i as f32 * 4.0, 5.0 + ((frame * 7 + i * 13) % 90) as f32);
+            let fill = DrawCmd::Fill {
+                path: bar(x, top),
+                color: Color::rgb(200, 40, 40),
+                clip,
+                mode: PaintMode::Blend,
+            };
+            lazy.draw_owned(v, mark, &fill).unwrap();
+            erase.push((
+                v,
+                DrawCmd::Fill {
+                    path: bar(x, top),
+                    color: bg,
+                    clip,
+                    mode: PaintMode::Erase,
+                },
+            ));
+        }
+        lazy.undraw(mark, &erase).unwrap();
+        most = most.max(lazy.waiting_commands(v));
+    }
+    assert!(most <= 65_536 + 4_096, "{most} commands waited at once");
+}
