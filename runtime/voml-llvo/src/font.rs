@@ -126,6 +126,29 @@ impl FontSpec {
     /// The glyphs of one line of text, placed from a pen at (0, 0) on the
     /// baseline, with kerning.
     pub fn layout_line(&self, text: &str) -> (Vec<(GlyphId, f32)>, f32) {
+        // One text is laid out several times in a row (its width to align it, its ink to
+        // know what it covers, its glyphs to paint it): the last layout is kept.
+        type Kept = Option<(FontSpec, String, Vec<(GlyphId, f32)>, f32)>;
+        thread_local! {
+            static LAST: std::cell::RefCell<Kept> = const { std::cell::RefCell::new(None) };
+        }
+        let kept = LAST.with(|last| {
+            last.borrow()
+                .as_ref()
+                .filter(|(font, t, _, _)| font == self && t == text)
+                .map(|(_, _, glyphs, width)| (glyphs.clone(), *width))
+        });
+        if let Some(layout) = kept {
+            return layout;
+        }
+        let layout = self.lay_out(text);
+        LAST.with(|last| {
+            *last.borrow_mut() = Some((*self, text.to_string(), layout.0.clone(), layout.1));
+        });
+        layout
+    }
+
+    fn lay_out(&self, text: &str) -> (Vec<(GlyphId, f32)>, f32) {
         let scaled = self.face().as_scaled(self.px_scale());
         let mut glyphs = Vec::with_capacity(text.len());
         let mut pen = 0.0f32;
