@@ -182,11 +182,7 @@ pub fn run_controlled(
     // Timer callbacks belong to runs that keep time: a window, a paced replay, live input.
     // A replay as fast as possible has no wall clock to speak of.
     run.keeps_time = run.interactive || options.speed.is_some() || source.is_live();
-    if run.keeps_time {
-        run.timer = runtime
-            .timer_interval()
-            .map(|every| (Instant::now() + every, every));
-    }
+    run.arm_timer(runtime);
     match control {
         None if run.keys => run.play(runtime, source, restart, sinks, reporter),
         None => {
@@ -422,20 +418,7 @@ impl Run {
                 }
                 C::Snapshot(name) => {
                     // A picture is taken where the replay stands; it goes on as it was.
-                    let flow = self.command(
-                        control::Located {
-                            at: "window key".into(),
-                            command: C::Snapshot(name.clone()),
-                        },
-                        runtime,
-                        source,
-                        None,
-                        sinks,
-                        reporter,
-                    );
-                    if flow == Flow::Halted {
-                        return;
-                    }
+                    self.pictures(&name, "window key", runtime, sinks, reporter);
                     reporter.line(&format!(
                         "snapshot: each view's picture written as {name}-VIEW.png"
                     ));
@@ -528,15 +511,8 @@ impl Run {
         self.outcome.last_ts = ts;
         let before = runtime.faults().len();
         let result = runtime.process(record, from);
-        for fault in &runtime.faults()[before..] {
-            reporter.fault(fault);
-        }
         self.outcome.records += 1;
-        if result.is_err() {
-            self.outcome.stopped = true;
-            return Err(Halt);
-        }
-        self.deliver(runtime, sinks, reporter);
+        self.after_callback(result, before, runtime, sinks, reporter)?;
         let trigger = runtime.take_pause();
         self.since_look += 1;
         if self.since_look >= RECORDS_PER_LOOK {
@@ -561,7 +537,7 @@ impl Run {
     ) -> Flow {
         use control::Command as C;
         let at = located.at;
-        let flow = match located.command {
+        match located.command {
             C::Pause => Flow::Paused,
             C::Resume => {
                 self.free = true;
@@ -622,15 +598,26 @@ impl Run {
                 Flow::Paused
             }
             C::Snapshot(name) => {
-                for sink in sinks.iter_mut() {
-                    if let Err(e) = sink.picture(runtime, &name) {
-                        self.sink_error(reporter, format!("{at}: {e}"));
-                    }
-                }
+                self.pictures(&name, &at, runtime, sinks, reporter);
                 Flow::Paused
             }
-        };
-        flow
+        }
+    }
+
+    /// `snapshot NAME`: every view's picture, to the sinks that keep pictures.
+    fn pictures(
+        &mut self,
+        name: &str,
+        at: &str,
+        runtime: &mut Runtime,
+        sinks: &mut [Box<dyn Sink>],
+        reporter: &mut dyn Reporter,
+    ) {
+        for sink in sinks.iter_mut() {
+            if let Err(e) = sink.picture(runtime, name) {
+                self.sink_error(reporter, format!("{at}: {e}"));
+            }
+        }
     }
 
     /// `seek T`: forwards, an `until`; backwards, the run starts over and goes to T again
@@ -877,25 +864,9 @@ impl Run {
                     return Err(Halt);
                 }
                 BackendEvent::Key { view, key } => {
-                    if self.keys {
-                        if let Some(command) =
-                            control::key_command(&key, self.paused, self.pacer.speed())
-                        {
-                            // Pause and resume flip at once, so that a second press flips back.
-                            if let control::Command::Pause | control::Command::Resume = command {
-                                self.paused = command == control::Command::Pause;
-                            }
-                            let mut command = command;
-                            if let control::Command::Snapshot(name) = &mut command {
-                                self.snapshots += 1;
-                                *name = format!("{name}-{}", self.snapshots);
-                            }
-                            self.keyed.push_back(command);
-                            continue;
-                        }
-                    }
-                    // A key typed in another visual object's window (several on one input).
-                    if view.is_none() {
+                    // A key typed in another visual object's window (several on one input)
+                    // may still drive the replay, but is not this one's.
+                    if self.replay_key(&key) || view.is_none() {
                         continue;
                     }
                     let before = runtime.faults().len();
@@ -908,6 +879,30 @@ impl Run {
         // What the user's zooms, pans and clicks made the VO do.
         self.deliver(runtime, sinks, reporter);
         self.timers(runtime, sinks, reporter)
+    }
+
+    /// Queues the replay command of `key`, when the user drives the replay and the key is
+    /// one of its keys ([`control::key_command`]).
+    fn replay_key(&mut self, key: &str) -> bool {
+        use control::Command as C;
+        if !self.keys {
+            return false;
+        }
+        let Some(mut command) = control::key_command(key, self.paused, self.pacer.speed()) else {
+            return false;
+        };
+        match &mut command {
+            // Pause and resume flip at once, so that a second press flips back.
+            C::Pause => self.paused = true,
+            C::Resume => self.paused = false,
+            C::Snapshot(name) => {
+                self.snapshots += 1;
+                *name = format!("{name}-{}", self.snapshots);
+            }
+            _ => {}
+        }
+        self.keyed.push_back(command);
+        true
     }
 
     /// Swaps in a changed visual object, when one is ready ([`Reload`]).
@@ -956,13 +951,17 @@ impl Run {
             list(&adopted.kept),
             list(&adopted.reset)
         ));
-        if self.keeps_time {
-            self.timer = runtime
-                .timer_interval()
-                .map(|every| (Instant::now() + every, every));
-        }
+        self.arm_timer(runtime);
         self.deliver(runtime, sinks, reporter);
         Ok(())
+    }
+
+    /// Starts the visual object's wall-clock timer (`timer`), in runs that keep time.
+    fn arm_timer(&mut self, runtime: &Runtime) {
+        self.timer = runtime
+            .timer_interval()
+            .filter(|_| self.keeps_time)
+            .map(|every| (Instant::now() + every, every));
     }
 
     /// Runs the wall-clock timer callbacks that are due (`timer`), in runs that keep time.
@@ -990,7 +989,7 @@ impl Run {
         self.after_callback(result, before, runtime, sinks, reporter)
     }
 
-    /// After a step the user or the clock caused (a callback, a clock tick): its faults
+    /// After a step of the visual object (a record, a callback, a clock tick): its faults
     /// reported, its products delivered.
     fn after_callback(
         &mut self,

@@ -652,11 +652,7 @@ impl Runtime {
                 target: Target::None,
             };
             // The init code may draw: the native procedures need the host.
-            let _guard = host::enter(&self.host);
-            self.watchdog.arm();
-            let r = self.call(&f, &mut [], &who, None);
-            self.watchdog.disarm();
-            r?;
+            self.guarded(|rt| rt.call(&f, &mut [], &who, None))?;
         }
         Ok(())
     }
@@ -703,15 +699,19 @@ impl Runtime {
         let records = Value::Int(self.stats.records as i64);
         self.callback(callback::END, ts, &[records, Value::Int(bad_lines as i64)])?;
         if self.next_tick.is_some() {
-            // As in `process_inner`: the native procedures need the host, and the code
-            // its budget.
-            let _guard = host::enter(&self.host);
-            self.watchdog.arm();
-            let result = self.render(None);
-            self.watchdog.disarm();
-            result?;
+            self.guarded(|rt| rt.render(None))?;
         }
         Ok(())
+    }
+
+    /// Runs `f` as the VO's code runs in `process_inner`: the native procedures see the
+    /// host, and the watchdog holds the code to its budget.
+    fn guarded<T>(&mut self, f: impl FnOnce(&mut Runtime) -> Result<T, Stop>) -> Result<T, Stop> {
+        let _guard = host::enter(&self.host);
+        self.watchdog.arm();
+        let result = f(self);
+        self.watchdog.disarm();
+        result
     }
 
     /// Records a fault that happened outside VO code (e.g. a bad trace line).
@@ -788,11 +788,7 @@ impl Runtime {
             return Ok(());
         }
         self.host.borrow_mut().now = ts;
-        let _guard = host::enter(&self.host);
-        self.watchdog.arm();
-        let result = self.tick_if_due(ts, None);
-        self.watchdog.disarm();
-        result
+        self.guarded(|rt| rt.tick_if_due(ts, None))
     }
 
     /// The trace time the VO has reached: the latest record's timestamp, or a later time
@@ -1288,11 +1284,7 @@ impl Runtime {
         if !changed {
             return Ok(());
         }
-        let _guard = host::enter(&self.host);
-        self.watchdog.arm();
-        let result = self.redraw_resized(None);
-        self.watchdog.disarm();
-        result
+        self.redraw_after_input()
     }
 
     /// The pixels of view `view` (RGBA, straight alpha) for a window back end.
@@ -1404,11 +1396,7 @@ impl Runtime {
     }
 
     fn redraw_after_input(&mut self) -> Result<(), Stop> {
-        let _guard = host::enter(&self.host);
-        self.watchdog.arm();
-        let result = self.redraw_resized(None);
-        self.watchdog.disarm();
-        result
+        self.guarded(|rt| rt.redraw_resized(None))
     }
 
     /// Shows what has been drawn in every view (a window repaint; nothing headless).

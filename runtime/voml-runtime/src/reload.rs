@@ -8,7 +8,7 @@
 use steel::rvals::SteelVal;
 use voml_ir::Variable;
 
-use crate::{host, Runtime, Stop};
+use crate::{Runtime, Stop};
 
 /// What a reload kept and what it started afresh.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -62,11 +62,7 @@ impl Runtime {
             // delivered again (the input did not start again).
             self.init_views()?;
             self.started = true;
-            let _guard = host::enter(&self.host);
-            self.watchdog.arm();
-            let result = self.render(None);
-            self.watchdog.disarm();
-            result?;
+            self.guarded(|rt| rt.render(None))?;
         }
         Ok(adopted)
     }
