@@ -335,6 +335,51 @@ pub(crate) fn outputs_are_not_inputs(
     Ok(())
 }
 
+/// A spec compiled (`.voml`) or read (`.vo`): the visual object, unless there were errors;
+/// what to show the user (diagnostics, warnings included, or why the file cannot be read);
+/// and, for a `.voml`, the sources the compiler read.
+pub(crate) struct Compiled {
+    pub vo: Option<CompiledVo>,
+    pub shown: String,
+    pub db: Option<voml_compiler::SourceDb>,
+}
+
+/// Compiles `args.spec` or reads it; with `check`, the program is also loaded into an engine
+/// now (as `voml check` does).
+pub(crate) fn compile_spec(args: &RunArgs, check: bool) -> Compiled {
+    let spec = &args.spec;
+    if spec.extension().is_some_and(|e| e == "vo") {
+        let read = std::fs::read_to_string(spec)
+            .map_err(|e| format!("error: cannot read `{}`: {e}\n", spec.display()))
+            .and_then(|text| {
+                CompiledVo::from_json(&text)
+                    .map_err(|e| format!("error: `{}`: {e}\n", spec.display()))
+            });
+        return match read {
+            Ok(vo) => Compiled {
+                vo: Some(vo),
+                shown: String::new(),
+                db: None,
+            },
+            Err(shown) => Compiled {
+                vo: None,
+                shown,
+                db: None,
+            },
+        };
+    }
+    let out = if check {
+        voml::compile_checked(spec, &voml_compiler::RealFs, &args.compile_options)
+    } else {
+        voml_compiler::compile(spec, &voml_compiler::RealFs, &args.compile_options)
+    };
+    Compiled {
+        shown: voml_compiler::diag::render(&out.db, &out.diagnostics, args.color),
+        vo: out.vo,
+        db: Some(out.db),
+    }
+}
+
 /// Compiles a `.voml` spec (showing its diagnostics) or reads a compiled `.vo`; with the
 /// files read for it.
 /// With `check`, the program is also loaded into an engine now (as `voml check` does); else
@@ -349,40 +394,16 @@ pub(crate) fn load(
 )> {
     let mut inputs = crate::paths::Inputs::default();
     inputs.add(&args.spec);
-    let is_compiled = args.spec.extension().is_some_and(|e| e == "vo");
-    if is_compiled {
-        let text = match std::fs::read_to_string(&args.spec) {
-            Ok(t) => t,
-            Err(e) => {
-                eprintln!("error: cannot read `{}`: {e}", args.spec.display());
-                return None;
-            }
-        };
-        return match CompiledVo::from_json(&text) {
-            Ok(vo) => Some((vo, inputs, None)),
-            Err(e) => {
-                eprintln!("error: `{}`: {e}", args.spec.display());
-                None
-            }
-        };
-    }
-    let out = if check {
-        voml::compile_checked(&args.spec, &voml_compiler::RealFs, &args.compile_options)
-    } else {
-        voml_compiler::compile(&args.spec, &voml_compiler::RealFs, &args.compile_options)
-    };
-    if !out.diagnostics.is_empty() {
-        eprint!(
-            "{}",
-            voml_compiler::diag::render(&out.db, &out.diagnostics, args.color)
-        );
-    }
-    if out.vo.is_none() {
+    let Compiled { vo, shown, db } = compile_spec(args, check);
+    eprint!("{shown}");
+    if vo.is_none() && db.is_some() {
         eprintln!(
             "{}: the spec has errors; nothing was run",
             args.spec.display()
         );
     }
-    inputs.add_sources(&out.db);
-    out.vo.map(|vo| (vo, inputs, Some(out.db)))
+    if let Some(db) = &db {
+        inputs.add_sources(db);
+    }
+    vo.map(|vo| (vo, inputs, db))
 }

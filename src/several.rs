@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use voml_driver::Terminal;
+use voml_driver::{Source, Terminal};
 
 use crate::run::{headless, load, open_source, outputs_are_not_inputs, trace_is_readable, RunArgs};
 
@@ -34,36 +34,38 @@ pub fn run(args: &RunArgs, specs: &[PathBuf]) -> ExitCode {
             return ExitCode::from(1);
         }
     }
-    let labels = labels(specs);
     let mut runs = Vec::new();
-    for ((spec, (vo, mut inputs, db)), label) in specs.iter().zip(loaded).zip(&labels) {
+    for ((spec, (vo, mut inputs, db)), label) in specs.iter().zip(loaded).zip(labels(specs)) {
         if let Some(trace) = &args.trace {
             inputs.add(trace);
         }
         let one = RunArgs {
             spec: spec.clone(),
-            out: args.out.join(label),
-            dump_state: args.dump_state.as_deref().map(|p| suffixed(p, label)),
-            audio: args.audio.as_deref().map(|p| suffixed(p, label)),
+            out: args.out.join(&label),
+            dump_state: args.dump_state.as_deref().map(|p| suffixed(p, &label)),
+            audio: args.audio.as_deref().map(|p| suffixed(p, &label)),
             ..args.clone()
         };
         if let Err(e) = outputs_are_not_inputs(&one, &vo, &inputs) {
             eprintln!("error: {e}");
             return ExitCode::from(1);
         }
-        runs.push((one, vo, inputs, db));
+        runs.push((label, (one, vo, inputs, db)));
     }
     // One script for all: read once (standard input cannot be read by each).
-    let control_text = match &args.control {
-        None => None,
-        Some(path) => match read_script(path) {
-            Ok(text) => Some(text),
+    if let Some(path) = &args.control {
+        match read_script(path) {
+            Ok(text) => {
+                for (_, (one, ..)) in &mut runs {
+                    one.control_text = Some(text.clone());
+                }
+            }
             Err(e) => {
                 eprintln!("error: cannot read the commands `{}`: {e}", path.display());
                 return ExitCode::from(1);
             }
-        },
-    };
+        }
+    }
     let Some(source) = open_source(args) else {
         return ExitCode::from(1);
     };
@@ -71,34 +73,42 @@ pub fn run(args: &RunArgs, specs: &[PathBuf]) -> ExitCode {
         // The replay keys (or one script) drive them all.
         let runs = runs
             .into_iter()
-            .zip(&labels)
-            .map(|((mut args, vo, _, db), label)| {
-                args.control_text = control_text.clone();
-                crate::window::One {
-                    args,
-                    vo,
-                    sources: db.as_ref().map(crate::watch::sources).unwrap_or_default(),
-                    label: label.clone(),
-                }
+            .map(|(label, (args, vo, _, db))| {
+                let sources = db.as_ref().map(crate::watch::sources).unwrap_or_default();
+                (label, crate::window::One { args, vo, sources })
             })
             .collect();
         return crate::window::run_several(runs, source);
     }
+    side_by_side(
+        runs,
+        source,
+        |first, label, (one, vo, inputs, db), source| {
+            let reporter = Terminal::new(&vo, one.color).one_of_several(label, first);
+            headless(&one, vo, inputs, db, source, reporter)
+        },
+    )
+}
+
+/// Runs `each` for every visual object of `runs` (with its label, and whether it is the
+/// first), each on its own thread over its copy of `source`'s records; exit status 1 when
+/// any of them failed.
+pub(crate) fn side_by_side<T: Send>(
+    runs: Vec<(String, T)>,
+    source: Source,
+    each: impl Fn(bool, &str, T, Source) -> ExitCode + Sync,
+) -> ExitCode {
     let sources = source.fan_out(runs.len());
+    let each = &each;
     let codes: Vec<ExitCode> = std::thread::scope(|scope| {
         let handles: Vec<_> = runs
             .into_iter()
             .zip(sources)
-            .zip(&labels)
             .enumerate()
-            .map(|(i, (((mut one, vo, inputs, db), source), label))| {
-                one.control_text = control_text.clone();
+            .map(|(i, ((label, run), source))| {
                 std::thread::Builder::new()
                     .name(format!("voml-{label}"))
-                    .spawn_scoped(scope, move || {
-                        let reporter = Terminal::new(&vo, one.color).one_of_several(label, i == 0);
-                        headless(&one, vo, inputs, db, source, reporter)
-                    })
+                    .spawn_scoped(scope, move || each(i == 0, &label, run, source))
             })
             .collect();
         handles

@@ -11,7 +11,7 @@ use voml_ir::CompiledVo;
 use voml_llvo::LazyRaster;
 use voml_runtime::Runtime;
 
-use crate::run::{load_runtime, RunArgs};
+use crate::run::{compile_spec, load_runtime, Compiled, RunArgs};
 
 /// How often the files are looked at.
 const EVERY: Duration = Duration::from_millis(200);
@@ -60,21 +60,14 @@ impl Watch {
 
     /// The spec compiled again: the visual object, or the diagnostics to show.
     fn compile(&mut self) -> Result<CompiledVo, String> {
-        let spec = &self.args.spec;
-        if spec.extension().is_some_and(|e| e == "vo") {
-            let text = std::fs::read_to_string(spec)
-                .map_err(|e| format!("cannot read `{}`: {e}", spec.display()))?;
-            return CompiledVo::from_json(&text).map_err(|e| format!("`{}`: {e}", spec.display()));
-        }
-        let out = voml::compile_checked(spec, &voml_compiler::RealFs, &self.args.compile_options);
+        let Compiled { vo, shown, db } = compile_spec(&self.args, true);
         // Whatever happens, the files it read now are the ones to watch.
-        self.watch(sources(&out.db));
-        let shown = voml_compiler::diag::render(&out.db, &out.diagnostics, self.args.color);
-        match out.vo {
+        if let Some(db) = &db {
+            self.watch(sources(db));
+        }
+        match vo {
             Some(vo) => {
-                if !shown.is_empty() {
-                    eprint!("{shown}");
-                }
+                eprint!("{shown}");
                 Ok(vo)
             }
             None => Err(shown.trim_end().to_string()),

@@ -27,13 +27,12 @@ pub struct One {
     pub args: RunArgs,
     pub vo: CompiledVo,
     pub sources: Vec<std::path::PathBuf>,
-    pub label: String,
 }
 
 /// Several visual objects on `source`, each on its own thread, their windows side by side;
 /// the replay keys drive them all.
-pub fn run_several(runs: Vec<One>, source: voml_driver::Source) -> ExitCode {
-    if let Some(one) = runs.iter().find(|o| o.vo.views.is_empty()) {
+pub fn run_several(runs: Vec<(String, One)>, source: voml_driver::Source) -> ExitCode {
+    if let Some((_, one)) = runs.iter().find(|(_, o)| o.vo.views.is_empty()) {
         eprintln!(
             "error: `{}` has no views to show; run it with --headless",
             one.args.spec.display()
@@ -42,37 +41,21 @@ pub fn run_several(runs: Vec<One>, source: voml_driver::Source) -> ExitCode {
     }
     let n = runs.len();
     let shown = voml_window::run_many(voml_window::WindowOptions::default(), n, move |backends| {
-        let inputs = source.fan_out(n);
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = runs
-                .into_iter()
-                .zip(backends)
-                .zip(inputs)
-                .enumerate()
-                .map(|(i, ((one, backend), input))| {
-                    scope.spawn(move || {
-                        let reporter = Terminal::new(&one.vo, one.args.color)
-                            .one_of_several(&one.label, i == 0);
-                        engine(
-                            &one.args,
-                            one.vo,
-                            one.sources,
-                            Box::new(backend),
-                            Some(input),
-                            reporter,
-                        )
-                    })
-                })
-                .collect();
-            let codes: Vec<ExitCode> = handles
-                .into_iter()
-                .map(|h| h.join().unwrap_or(ExitCode::from(1)))
-                .collect();
-            if codes.iter().all(|c| *c == ExitCode::SUCCESS) {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::from(1)
-            }
+        let runs = runs
+            .into_iter()
+            .zip(backends)
+            .map(|((label, one), backend)| (label, (one, backend)))
+            .collect();
+        crate::several::side_by_side(runs, source, |first, label, (one, backend), input| {
+            let reporter = Terminal::new(&one.vo, one.args.color).one_of_several(label, first);
+            engine(
+                &one.args,
+                one.vo,
+                one.sources,
+                Box::new(backend),
+                Some(input),
+                reporter,
+            )
         })
     });
     exit(shown)
