@@ -71,7 +71,7 @@ fn interface(e: &Entry) {
         &mut out,
         format!("{} ({}, voml:{})", e.name, e.kind, e.library),
     );
-    for (what, value) in interface_of(e) {
+    for (what, value) in e.interface() {
         line(&mut out, format!("  {what:<8}  {value}"));
     }
     out.push('\n');
@@ -82,23 +82,11 @@ fn interface(e: &Entry) {
     line(&mut out, "Use it in a spec:".to_string());
     line(&mut out, format!("  <import href=\"voml:{}\"/>", e.library));
     let mut attrs = format!("name=\"my-{}\" use=\"{}\"", e.name, e.name);
-    for (what, _) in interface_of(e) {
+    for (what, _) in e.interface() {
         attrs.push_str(&format!(" {what}=\"...\""));
     }
     line(&mut out, format!("  <{} {attrs}/>", e.kind));
     print(&out);
-}
-
-/// The parts of a component's interface it has, by attribute name.
-fn interface_of(e: &Entry) -> impl Iterator<Item = (&'static str, &String)> {
-    [
-        ("inputs", &e.inputs),
-        ("infos", &e.infos),
-        ("controls", &e.controls),
-        ("views", &e.views),
-    ]
-    .into_iter()
-    .filter(|(_, value)| !value.is_empty())
 }
 
 fn line(out: &mut String, text: String) {

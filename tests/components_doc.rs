@@ -25,15 +25,8 @@ fn page() -> String {
         }
         let kind = if e.kind == "ep-component" { "EP" } else { "IR" };
         out.push_str(&format!("\n### `{}` ({kind})\n\n", e.name));
-        for (what, value) in [
-            ("inputs", &e.inputs),
-            ("infos", &e.infos),
-            ("controls", &e.controls),
-            ("views", &e.views),
-        ] {
-            if !value.is_empty() {
-                out.push_str(&format!("- {what}: `{value}`\n"));
-            }
+        for (what, value) in e.interface() {
+            out.push_str(&format!("- {what}: `{value}`\n"));
         }
         out.push_str(&format!("\n{}\n", e.description));
         let picture = format!("images/components/{}.png", e.name);

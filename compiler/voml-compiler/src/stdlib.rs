@@ -43,6 +43,19 @@ pub struct Entry {
 }
 
 impl Entry {
+    /// The parts of its interface the component has, by attribute name (`inputs`, `infos`,
+    /// `controls`, `views`).
+    pub fn interface(&self) -> impl Iterator<Item = (&'static str, &str)> {
+        [
+            ("inputs", self.inputs.as_str()),
+            ("infos", self.infos.as_str()),
+            ("controls", self.controls.as_str()),
+            ("views", self.views.as_str()),
+        ]
+        .into_iter()
+        .filter(|(_, value)| !value.is_empty())
+    }
+
     /// The first sentence of the description: the catalogue's one line.
     pub fn summary(&self) -> &str {
         let d = self.description.as_str();
@@ -84,7 +97,7 @@ pub fn catalogue() -> Vec<Entry> {
             let description = comp
                 .elements()
                 .find(|e| e.name == "description")
-                .map(folded_text)
+                .map(crate::lower::description_text)
                 .unwrap_or_default();
             entries.push(Entry {
                 library: library.to_string(),
@@ -99,17 +112,6 @@ pub fn catalogue() -> Vec<Entry> {
         }
     }
     entries
-}
-
-fn folded_text(el: &crate::xml::Element) -> String {
-    let mut text = String::new();
-    for node in &el.children {
-        if let crate::xml::Node::Text(t) = node {
-            text.push_str(&t.text);
-            text.push(' ');
-        }
-    }
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 #[cfg(test)]

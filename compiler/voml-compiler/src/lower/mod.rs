@@ -386,7 +386,8 @@ fn flag(text: &str) -> Option<&'static str> {
     }
 }
 
-fn description_text(el: &Element) -> String {
+/// A `<description>`'s text, whitespace folded.
+pub(crate) fn description_text(el: &Element) -> String {
     let mut text = String::new();
     for node in &el.children {
         if let Node::Text(t) = node {
