@@ -286,18 +286,7 @@ fn voml_send_replays_a_trace_as_producers_paced_or_not() {
         .output()
         .unwrap();
     assert!(replay.status.success());
-    let counts = |f: &str| -> Vec<(i64, i64)> {
-        let v: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(dir.join(f)).unwrap()).unwrap();
-        let mut c: Vec<(i64, i64)> = v["infos"]["counts"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|p| (p[0].as_i64().unwrap(), p[1].as_i64().unwrap()))
-            .collect();
-        c.sort();
-        c
-    };
+    let counts = |f: &str| support::dumped_counts(&dir.join(f));
     assert_eq!(counts("live.json"), counts("file.json"));
 
     // Paced: a trace of one trace second at twice real time takes about half a second.

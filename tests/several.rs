@@ -9,7 +9,7 @@ use std::process::{Command, Output};
 
 use support::root;
 
-fn voml(args: &[&str], _dir: &Path) -> Command {
+fn voml(args: &[&str]) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_voml"));
     cmd.args(args)
         .current_dir(root())
@@ -35,12 +35,12 @@ fn read(path: PathBuf) -> Vec<u8> {
     std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
-/// `spec` alone over the ring trace, headless, with its pictures in `out` and its state in
-/// `state`.
-fn alone(spec: &str, out: &Path, state: &Path, extra: &[&str]) {
-    let mut args = vec![
-        "run",
-        spec,
+/// `specs` together over the ring trace, headless, with their pictures under `out` and
+/// their state in `state`; what voml said.
+fn together(specs: &[&str], out: &Path, state: &Path, extra: &[&str]) -> String {
+    let mut args = vec!["run"];
+    args.extend_from_slice(specs);
+    args.extend_from_slice(&[
         "--trace",
         "examples/mpicl/ring.trf",
         "--headless",
@@ -48,9 +48,14 @@ fn alone(spec: &str, out: &Path, state: &Path, extra: &[&str]) {
         out.to_str().unwrap(),
         "--dump-state",
         state.to_str().unwrap(),
-    ];
+    ]);
     args.extend_from_slice(extra);
-    ok(voml(&args, out).output().unwrap());
+    ok(voml(&args).output().unwrap())
+}
+
+/// `spec` alone, as [`together`].
+fn alone(spec: &str, out: &Path, state: &Path, extra: &[&str]) {
+    together(&[spec], out, state, extra);
 }
 
 const SPECS: [(&str, &str); 2] = [
@@ -63,24 +68,7 @@ fn each_visual_object_ends_as_it_would_alone() {
     let dir = scratch("file");
     let out = dir.join("together");
     let state = dir.join("state.json");
-    let stderr = ok(voml(
-        &[
-            "run",
-            SPECS[0].0,
-            SPECS[1].0,
-            SPECS[0].0,
-            "--trace",
-            "examples/mpicl/ring.trf",
-            "--headless",
-            "--out",
-            out.to_str().unwrap(),
-            "--dump-state",
-            state.to_str().unwrap(),
-        ],
-        &dir,
-    )
-    .output()
-    .unwrap());
+    let stderr = together(&[SPECS[0].0, SPECS[1].0, SPECS[0].0], &out, &state, &[]);
     // Every line says which visual object it is about; the same spec twice is numbered.
     for label in ["count-events", "sends-and-receives", "count-events-2"] {
         assert!(
@@ -116,25 +104,12 @@ fn each_visual_object_ends_as_it_would_alone() {
 #[test]
 fn one_script_drives_them_all() {
     let dir = scratch("until");
-    ok(voml(
-        &[
-            "run",
-            SPECS[0].0,
-            SPECS[1].0,
-            "--trace",
-            "examples/mpicl/ring.trf",
-            "--headless",
-            "--until",
-            "0.05",
-            "--out",
-            dir.join("out").to_str().unwrap(),
-            "--dump-state",
-            dir.join("s.json").to_str().unwrap(),
-        ],
-        &dir,
-    )
-    .output()
-    .unwrap());
+    together(
+        &[SPECS[0].0, SPECS[1].0],
+        &dir.join("out"),
+        &dir.join("s.json"),
+        &["--until", "0.05"],
+    );
     alone(
         SPECS[0].0,
         &dir.join("alone"),
@@ -150,51 +125,34 @@ fn one_script_drives_them_all() {
 #[test]
 fn live_records_reach_every_visual_object() {
     let dir = scratch("live");
-    let (mut child, mut stderr, addr) = support::listening(&mut voml(
-        &[
-            "run",
-            SPECS[0].0,
-            SPECS[0].0,
-            "--listen",
-            ":0",
-            "--producers",
-            "8",
-            "--headless",
-            "--out",
-            dir.join("out").to_str().unwrap(),
-            "--dump-state",
-            dir.join("live.json").to_str().unwrap(),
-        ],
-        &dir,
-    ));
-    ok(voml(
-        &[
-            "send",
-            "examples/mpicl/ring.trf",
-            "--to",
-            &addr,
-            "--split-by-processor",
-        ],
-        &dir,
-    )
+    let (mut child, mut stderr, addr) = support::listening(&mut voml(&[
+        "run",
+        SPECS[0].0,
+        SPECS[0].0,
+        "--listen",
+        ":0",
+        "--producers",
+        "8",
+        "--headless",
+        "--out",
+        dir.join("out").to_str().unwrap(),
+        "--dump-state",
+        dir.join("live.json").to_str().unwrap(),
+    ]));
+    ok(voml(&[
+        "send",
+        "examples/mpicl/ring.trf",
+        "--to",
+        &addr,
+        "--split-by-processor",
+    ])
     .output()
     .unwrap());
     let mut rest = String::new();
     std::io::Read::read_to_string(&mut stderr, &mut rest).unwrap();
     assert!(child.wait().unwrap().success(), "{rest}");
     alone(SPECS[0].0, &dir.join("file"), &dir.join("file.json"), &[]);
-    let counts = |f: &str| -> serde_json::Value {
-        let v: serde_json::Value =
-            serde_json::from_str(&String::from_utf8(read(dir.join(f))).unwrap()).unwrap();
-        let mut c: Vec<(i64, i64)> = v["infos"]["counts"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|p| (p[0].as_i64().unwrap(), p[1].as_i64().unwrap()))
-            .collect();
-        c.sort();
-        serde_json::json!(c)
-    };
+    let counts = |f: &str| support::dumped_counts(&dir.join(f));
     let file = counts("file.json");
     assert_eq!(counts("live-count-events.json"), file, "{rest}");
     assert_eq!(counts("live-count-events-2.json"), file, "{rest}");
@@ -203,19 +161,16 @@ fn live_records_reach_every_visual_object() {
 #[test]
 fn a_broken_spec_stops_them_all_before_anything_runs() {
     let dir = scratch("broken");
-    let out = voml(
-        &[
-            "run",
-            SPECS[0].0,
-            "tests/check/bad-timer.voml",
-            "--trace",
-            "examples/mpicl/ring.trf",
-            "--headless",
-            "--out",
-            dir.join("out").to_str().unwrap(),
-        ],
-        &dir,
-    )
+    let out = voml(&[
+        "run",
+        SPECS[0].0,
+        "tests/check/bad-timer.voml",
+        "--trace",
+        "examples/mpicl/ring.trf",
+        "--headless",
+        "--out",
+        dir.join("out").to_str().unwrap(),
+    ])
     .output()
     .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);

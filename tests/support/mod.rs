@@ -457,3 +457,20 @@ pub fn listening(
         }
     }
 }
+
+/// The `counts` info of a dumped state (`--dump-state`), an association list from processor
+/// to count, as sorted pairs.
+#[allow(dead_code)]
+pub fn dumped_counts(state: &Path) -> Vec<(i64, i64)> {
+    let text =
+        std::fs::read_to_string(state).unwrap_or_else(|e| panic!("{}: {e}", state.display()));
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let mut counts: Vec<(i64, i64)> = v["infos"]["counts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p[0].as_i64().unwrap(), p[1].as_i64().unwrap()))
+        .collect();
+    counts.sort();
+    counts
+}

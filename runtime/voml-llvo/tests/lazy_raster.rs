@@ -363,6 +363,19 @@ fn an_undrawn_frame_that_waits_is_never_painted() {
     assert!(lazy.waiting(v) <= 8, "{} commands wait", lazy.waiting(v));
 }
 
+/// The outline of an upright bar from `x0` to `x1`, `top` to `bottom` (pixels).
+fn bar(x0: f32, x1: f32, top: f32, bottom: f32) -> PxPath {
+    PxPath {
+        segs: vec![
+            PathSeg::MoveTo(x0, top),
+            PathSeg::LineTo(x1, top),
+            PathSeg::LineTo(x1, bottom),
+            PathSeg::LineTo(x0, bottom),
+            PathSeg::Close,
+        ],
+    }
+}
+
 /// A bar redrawn after each of a thousand records, at heights that go up and down, leaves
 /// its erasures merged: a few commands wait, not three thousand.
 #[test]
@@ -372,15 +385,7 @@ fn erasures_of_a_redrawn_bar_merge() {
     let bg = Color::rgb(255, 255, 255);
     lazy.create_surface(v, "t", 80, 120, bg).unwrap();
     let clip = PxRect::new(0, 0, 80, 120);
-    let rect = |top: f32| PxPath {
-        segs: vec![
-            PathSeg::MoveTo(20.0, top),
-            PathSeg::LineTo(60.0, top),
-            PathSeg::LineTo(60.0, 110.0),
-            PathSeg::LineTo(20.0, 110.0),
-            PathSeg::Close,
-        ],
-    };
+    let rect = |top: f32| bar(20.0, 60.0, top, 110.0);
     let style = StrokeStyle {
         width: 1.0,
         cap: LineCap::Butt,
@@ -447,15 +452,7 @@ fn merged_erasures_count_towards_what_may_wait() {
     let bg = Color::rgb(255, 255, 255);
     lazy.create_surface(v, "t", 400, 100, bg).unwrap();
     let clip = PxRect::new(0, 0, 400, 100);
-    let bar = |x: f32, top: f32| PxPath {
-        segs: vec![
-            PathSeg::MoveTo(x, top),
-            PathSeg::LineTo(x + 3.0, top),
-            PathSeg::LineTo(x + 3.0, 100.0),
-            PathSeg::LineTo(x, 100.0),
-            PathSeg::Close,
-        ],
-    };
+    let bar = |x: f32, top: f32| bar(x, x + 3.0, top, 100.0);
     let mut most = 0;
     for frame in 1..=800u64 {
         let mark = Mark {
