@@ -510,7 +510,7 @@ fn arguments_by_attribute(program: &str, e: &ElementSpec) -> BTreeMap<String, St
                 out.insert("pitch".into(), text);
             }
             Arg::Style => {
-                let style = list_items(&text);
+                let style = list_items(shared_style(program, &text));
                 for (p, v) in schema::STYLE.params.iter().zip(style) {
                     out.insert(p.to_string(), v.to_string());
                 }
@@ -519,6 +519,20 @@ fn arguments_by_attribute(program: &str, e: &ElementSpec) -> BTreeMap<String, St
         i += width;
     }
     out
+}
+
+/// A style argument as the compiler wrote it: a style of literals only is made once, in a
+/// global the call names (`voml/style/0`), defined at the end of the program.
+fn shared_style<'p>(program: &'p str, arg: &'p str) -> &'p str {
+    if arg.starts_with('(') {
+        return arg;
+    }
+    let define = format!("(define {arg} ");
+    let at = program
+        .find(&define)
+        .unwrap_or_else(|| panic!("`{arg}` is not defined in\n{program}"));
+    let rest = &program[at + define.len()..];
+    &rest[..rest.find('\n').expect("one line") - 1]
 }
 
 // ---------------------------------------------------------------------------------------

@@ -257,6 +257,10 @@ pub struct Refresh {
     pub rescale: bool,
     /// Undraw what it drew last time before drawing again.
     pub update: bool,
+    /// Skip a round when nothing it reads may have changed since it last ran: no EP
+    /// component naming one of its infos or controls ran, and nothing else changed its views.
+    #[serde(default)]
+    pub changed: bool,
 }
 
 /// A zero-argument (or, for event parts, n-argument) Scheme procedure defined in [`Program`].

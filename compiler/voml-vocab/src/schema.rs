@@ -190,7 +190,7 @@ const fn procedure(name: &'static str, params: &'static [&'static str]) -> Proce
 pub const FLAG_WORDS: &[&str] = &["yes", "no", "true", "false"];
 pub const FIELD_TYPES: &[&str] = &["int", "real", "string", "any"];
 pub const VAR_TYPES: &[&str] = &["int", "real", "boolean", "string", "list", "vector", "any"];
-pub const REFRESH: &[&str] = &["resize", "rescale", "update"];
+pub const REFRESH: &[&str] = &["resize", "rescale", "update", "changed"];
 /// `<visual-object mode>`.
 pub const MODES: &[&str] = &["asynchronous", "synchronous"];
 /// `<info-rendition order>`.

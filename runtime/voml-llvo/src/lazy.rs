@@ -53,8 +53,28 @@ struct Waiting {
     mark: Option<Mark>,
     bounds: PxRect,
     cmd: DrawCmd,
-    /// Erasures merged into this one (see [`LazyRaster::merge_erasure`]), painted after it.
-    also: Vec<DrawCmd>,
+    /// Erasures merged into this one (see [`merge_erasure`]), painted after it.
+    also: Vec<Member>,
+    /// The colour every command of the set erases with, when it is an erasure set.
+    erases: Option<Color>,
+}
+
+/// A merged erasure, with what [`merge_erasure`] asks of it worked out once: a set holds
+/// hundreds, and each new erasure is checked against all of them.
+struct Member {
+    cmd: DrawCmd,
+    bounds: PxRect,
+    cover: Option<PxRect>,
+}
+
+impl Member {
+    fn new(cmd: DrawCmd) -> Member {
+        Member {
+            bounds: cmd.bounds(),
+            cover: covered(&cmd),
+            cmd,
+        }
+    }
 }
 
 impl LazyRaster {
@@ -87,8 +107,8 @@ impl LazyRaster {
                 forget_one(&mut self.marks, m);
             }
             self.raster.draw(view, &w.cmd)?;
-            for cmd in &w.also {
-                self.raster.draw(view, cmd)?;
+            for m in &w.also {
+                self.raster.draw(view, &m.cmd)?;
             }
         }
         Ok(())
@@ -123,18 +143,18 @@ impl LazyRaster {
         if let Some(m) = mark {
             *self.marks.entry(m).or_default() += 1;
         }
+        let erases = erasure_colour(cmd).filter(|_| mark.is_none());
         let mut item = Waiting {
             mark,
             bounds: cmd.bounds(),
             cmd: cmd.clone(),
             also: Vec::new(),
+            erases,
         };
         let mut merged = 0;
-        if mark.is_none() {
-            if let Some(color) = erasure_colour(cmd) {
-                item = merge_erasure(list, item, color);
-                merged = item.also.len().min(1);
-            }
+        if let Some(color) = erases {
+            item = merge_erasure(list, item, color);
+            merged = item.also.len().min(1);
         }
         list.push(item);
         let len = list.len();
@@ -181,11 +201,10 @@ fn merge_erasure(list: &mut Vec<Waiting>, new: Waiting, color: Color) -> Waiting
     let mut found = None;
     for i in (from..list.len()).rev() {
         let w = &list[i];
-        let same = w.mark.is_none()
+        if w.erases == Some(color)
             && w.also.len() < MAX_MERGED
-            && erasure_colour(&w.cmd) == Some(color)
-            && w.also.iter().all(|c| erasure_colour(c) == Some(color));
-        if same && touched.intersect(&w.bounds).is_empty() {
+            && touched.intersect(&w.bounds).is_empty()
+        {
             found = Some(i);
             break;
         }
@@ -200,37 +219,39 @@ fn merge_erasure(list: &mut Vec<Waiting>, new: Waiting, color: Color) -> Waiting
     let Some(i) = found else {
         return new;
     };
-    let old = list.remove(i);
-    let mut members: Vec<DrawCmd> = std::iter::once(old.cmd).chain(old.also).collect();
-    let new_cmd = new.cmd;
-    let new_bounds = new_cmd.bounds();
-    // The new erasure is needed unless one of the set already paints all of it.
-    let redundant = members.iter().any(|m| {
-        *m == new_cmd || covered(m).is_some_and(|c| new_bounds.intersect(&c) == new_bounds)
-    });
-    if !redundant {
-        if let Some(cover) = covered(&new_cmd) {
-            members.retain(|m| {
-                let b = m.bounds();
-                b.is_empty() || b.intersect(&cover) != b
-            });
+    let mut set = list.remove(i);
+    let new = Member::new(new.cmd);
+    // The new erasure is needed unless one of the set already paints all of it (the latest
+    // merged first: a redraw erases what the one before it drew).
+    let paints = |cover: Option<PxRect>, cmd: &DrawCmd| {
+        cover.is_some_and(|c| new.bounds.intersect(&c) == new.bounds) || *cmd == new.cmd
+    };
+    let redundant = set.also.iter().rev().any(|m| paints(m.cover, &m.cmd))
+        || paints(covered(&set.cmd), &set.cmd);
+    if redundant {
+        return set;
+    }
+    if let Some(cover) = new.cover {
+        let gone = |b: &PxRect| !b.is_empty() && b.intersect(&cover) == *b;
+        set.also.retain(|m| !gone(&m.bounds));
+        if gone(&set.cmd.bounds()) {
+            // Erasures of one colour may be painted in any order: the new one takes the
+            // place of the first, which it paints over.
+            set.cmd = new.cmd;
+            return set;
         }
-        members.push(new_cmd);
     }
-    let bounds = members
-        .iter()
-        .map(DrawCmd::bounds)
-        .filter(|b| !b.is_empty())
-        .reduce(|a, b| a.union(&b))
-        .unwrap_or_default();
-    let mut members = members.into_iter();
-    let cmd = members.next().expect("at least the old erasure");
-    Waiting {
-        mark: None,
-        bounds,
-        cmd,
-        also: members.collect(),
+    // (The set's bounds may stay wider than what is left of it: they only need to hold
+    // every pixel it can change.)
+    if !new.bounds.is_empty() {
+        set.bounds = if set.bounds.is_empty() {
+            new.bounds
+        } else {
+            set.bounds.union(&new.bounds)
+        };
     }
+    set.also.push(new);
+    set
 }
 
 /// One waiting command of frame `mark` is gone.

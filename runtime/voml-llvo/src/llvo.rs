@@ -51,6 +51,8 @@ struct View {
     /// Bumped whenever the whole window is cleared (resize).
     window_epoch: u64,
     needs_redraw: bool,
+    /// Bumped whenever anything may have changed its pixels (see [`Llvo::changes`]).
+    changes: u64,
     buffering: bool,
     /// Quantitative adaptation: base world and remembered extremes.
     adapt: AdaptState,
@@ -256,6 +258,7 @@ impl<B: Backend> Llvo<B> {
             area_epoch: 0,
             window_epoch: 0,
             needs_redraw: false,
+            changes: 0,
             buffering: false,
         }));
         Ok(id)
@@ -309,6 +312,25 @@ impl<B: Backend> Llvo<B> {
     /// `"resize"` should draw again.
     pub fn needs_redraw(&self, view: ViewId) -> Result<bool, LlvoError> {
         Ok(self.view(view)?.needs_redraw)
+    }
+
+    /// A number that changes whenever anything may have changed the view's pixels: a
+    /// drawing, an undrawing, a scroll, a rescale, a resize, a clear (0 for an unknown view).
+    /// What a view showed is still there while it stays the same.
+    pub fn changes(&self, view: ViewId) -> u64 {
+        self.view(view).map_or(0, |v| v.changes)
+    }
+
+    fn touch(&mut self, view: ViewId) {
+        if let Ok(v) = self.view_mut(view) {
+            v.changes += 1;
+        }
+    }
+
+    /// Draws a command of the view's own (a shift, a clear) on the back end.
+    fn draw_cmd(&mut self, view: ViewId, cmd: &DrawCmd) -> Result<(), LlvoError> {
+        self.touch(view);
+        self.backend.draw(view, cmd)
     }
 
     /// Like [`Llvo::needs_redraw`], and clears the mark.
@@ -367,7 +389,7 @@ impl<B: Backend> Llvo<B> {
                 dy: lim(iy, area.h),
                 fill: bg,
             };
-            self.backend.draw(view, &cmd)?;
+            self.draw_cmd(view, &cmd)?;
         }
         Ok(())
     }
@@ -451,6 +473,7 @@ impl<B: Backend> Llvo<B> {
             oy: p0.1,
         };
         let (area, bg) = (old.area, v.spec.background);
+        self.touch(view);
         let kept = area.is_empty() || self.backend.remap_area(view, area, m, bg)?;
         if !kept {
             self.backend.draw(
@@ -529,7 +552,7 @@ impl<B: Backend> Llvo<B> {
             rect: v.map.area,
             color: v.spec.background,
         };
-        self.backend.draw(view, &cmd)
+        self.draw_cmd(view, &cmd)
     }
 
     /// Gives the view's window a new size in pixels (clamped to 1..=[`MAX_WINDOW`]).
@@ -546,6 +569,7 @@ impl<B: Backend> Llvo<B> {
         v.window_epoch += 1;
         v.needs_redraw = true;
         let bg = v.spec.background;
+        v.changes += 1;
         self.backend.resize_surface(view, w, h, bg)
     }
 
@@ -560,7 +584,7 @@ impl<B: Backend> Llvo<B> {
             rect: v.window_rect(),
             color: v.spec.background,
         };
-        self.backend.draw(view, &cmd)
+        self.draw_cmd(view, &cmd)
     }
 
     /// A new owner. Only `undrawable` owners keep records (their last
@@ -646,6 +670,9 @@ impl<B: Backend> Llvo<B> {
                 r.cmd.translate(dx, dy);
             }
             erase.push((r.view, r.cmd));
+        }
+        for (view, _) in &erase {
+            self.touch(*view);
         }
         self.backend.undraw(mark, &erase)
     }
@@ -734,6 +761,9 @@ impl<B: Backend> Llvo<B> {
             self.warn(w);
         }
         let lowered = lowered?;
+        if !lowered.draw.is_empty() {
+            self.touch(view);
+        }
         for cmd in &lowered.draw {
             if recording {
                 self.backend.draw_owned(view, mark, cmd)?;

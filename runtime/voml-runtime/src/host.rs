@@ -34,6 +34,9 @@ pub struct Host {
     pub assets: HashMap<String, Vec<u8>>,
     images: HashMap<String, ImageId>,
     colours: HashMap<String, Color>,
+    /// The styles read lately, with the list each was read from: a style the compiler made
+    /// once (`voml/style/K`) is the same list at every call, and is read once.
+    styles: Vec<(SteelVal, Style)>,
     /// The record `(current-event)` shows (a copy, whose storage is reused from record to
     /// record), and the list it is, made on the first call for that record.
     event: Option<voml_trace::Record>,
@@ -54,6 +57,9 @@ pub struct Host {
     /// reason given for the record).
     pub pause: Option<String>,
 }
+
+/// How many styles [`Host::style`] keeps read.
+const STYLES_KEPT: usize = 16;
 
 /// At most this many snapshots wait for the driver; older ones are dropped.
 pub const MAX_PENDING_SNAPSHOTS: usize = 64;
@@ -80,6 +86,7 @@ impl Host {
             assets: HashMap::new(),
             images: HashMap::new(),
             colours: HashMap::new(),
+            styles: Vec::new(),
             event: None,
             event_value: None,
             now: 0.0,
@@ -342,6 +349,32 @@ impl Host {
         v: &SteelVal,
         fill: Option<&SteelVal>,
     ) -> Result<Style, SteelErr> {
+        let same = |known: &SteelVal| match (known, v) {
+            (SteelVal::ListV(a), SteelVal::ListV(b)) => a.ptr_eq(b),
+            _ => false,
+        };
+        let mut style = match self.styles.iter().find(|(known, _)| same(known)) {
+            Some((_, style)) => style.clone(),
+            None => {
+                let style = self.read_style(name, v)?;
+                // (Keeping the list keeps its address from being reused by another.)
+                if self.styles.len() == STYLES_KEPT {
+                    self.styles.remove(0);
+                }
+                self.styles.push((v.clone(), style.clone()));
+                style
+            }
+        };
+        if let Some(fill) = fill {
+            if truthy(fill) {
+                style.fill = Some(self.colour(name, fill)?);
+            }
+        }
+        Ok(style)
+    }
+
+    /// A style list read into a [`Style`] (without fill).
+    fn read_style(&mut self, name: &str, v: &SteelVal) -> Result<Style, SteelErr> {
         let parts = items(v)
             .filter(|p| p.len() == 7)
             .ok_or_else(|| fail(name, format!("bad style {v}")))?;
@@ -362,11 +395,6 @@ impl Host {
                 .iter()
                 .map(|d| num(name, "dash", d))
                 .collect::<Result<_, _>>()?;
-        }
-        if let Some(fill) = fill {
-            if truthy(fill) {
-                style.fill = Some(self.colour(name, fill)?);
-            }
         }
         Ok(style)
     }

@@ -14,6 +14,7 @@
 //! stops in strict mode).
 
 mod boundary;
+mod changes;
 pub mod fault;
 pub mod host;
 pub mod memory;
@@ -137,6 +138,9 @@ pub struct Stats {
     pub matched: u64,
     /// Renders (rounds of IR phase 1 and 2).
     pub renders: u64,
+    /// Rounds IR components skipped because nothing they read had changed
+    /// (`refresh="changed"`).
+    pub unchanged: u64,
     /// Records or parts skipped because of bad fields.
     pub skipped: u64,
     /// The timestamp of the first record: where trace time starts for sound and pictures.
@@ -202,6 +206,8 @@ struct IrState {
     phase2: Option<SteelVal>,
     owner: OwnerId,
     disabled: bool,
+    /// When it last ran to the end, and its views then (see [`changes`]).
+    drawn: Option<changes::Drawn>,
 }
 
 /// The record being processed, for fault reports: borrowed while it runs, copied into an
@@ -259,6 +265,8 @@ pub struct Runtime {
     host: Rc<RefCell<Host>>,
     eps: Vec<EpState>,
     irs: Vec<IrState>,
+    /// What EP code may have written, for IR components that skip unchanged rounds.
+    changes: changes::Changes,
     dispatch: Dispatch,
     has_conditions: bool,
     watchdog: watchdog::Watchdog,
@@ -542,18 +550,21 @@ impl Runtime {
                 phase2: get(&c.phase2)?,
                 owner,
                 disabled: false,
+                drawn: None,
             });
         }
         let next_tick = match vo.mode {
             RenderMode::Synchronous { .. } => Some(f64::NEG_INFINITY),
             RenderMode::Asynchronous => None,
         };
+        let changes = changes::Changes::new(vo.infos.len(), vo.controls.len());
         Ok(Runtime {
             vo,
             engine,
             host,
             eps,
             irs,
+            changes,
             dispatch: Dispatch::new(dispatch),
             has_conditions,
             watchdog,
@@ -957,6 +968,10 @@ impl Runtime {
             if self.irs[i].disabled {
                 continue;
             }
+            if self.unchanged(i) {
+                self.stats.unchanged += 1;
+                continue;
+            }
             self.phase1(i, event)?;
             ran.push(i);
         }
@@ -977,9 +992,29 @@ impl Runtime {
         self.redraw_resized(event)
     }
 
+    /// Whether IR component `i` asked to skip rounds when nothing changed, and nothing did:
+    /// nothing it reads was written since it last ran, and its views are as it left them.
+    fn unchanged(&self, i: usize) -> bool {
+        let comp = &self.vo.ir_components[i];
+        let Some(drawn) = self.irs[i].drawn.as_ref().filter(|_| comp.refresh.changed) else {
+            return false;
+        };
+        !self.changes.since(drawn.at, comp) && drawn.views == self.view_changes(comp)
+    }
+
+    /// Where each view of `comp` stands ([`voml_llvo::Llvo::changes`]).
+    fn view_changes(&self, comp: &voml_ir::IrComponent) -> Vec<u64> {
+        let host = self.host.borrow();
+        comp.views
+            .iter()
+            .map(|&v| host.views.get(v).map_or(0, |&id| host.llvo.changes(id)))
+            .collect()
+    }
+
     fn phase1(&mut self, i: usize, event: Option<At<'_>>) -> Result<(), Stop> {
         let comp = self.vo.ir_components[i].clone();
         let owner = self.irs[i].owner;
+        self.irs[i].drawn = None;
         {
             let mut host = self.host.borrow_mut();
             // begin_update starts a new frame and erases the previous one.
@@ -1008,15 +1043,23 @@ impl Runtime {
             }
             None => Ok(()),
         };
-        let mut host = self.host.borrow_mut();
-        if comp.buffer {
-            for &v in &comp.views {
-                if let Some(&id) = host.views.get(v) {
-                    let _ = host.llvo.flush(id);
+        {
+            let mut host = self.host.borrow_mut();
+            if comp.buffer {
+                for &v in &comp.views {
+                    if let Some(&id) = host.views.get(v) {
+                        let _ = host.llvo.flush(id);
+                    }
                 }
             }
+            host.owner = self.general_owner;
         }
-        host.owner = self.general_owner;
+        if result.is_ok() && comp.refresh.changed {
+            self.irs[i].drawn = Some(changes::Drawn {
+                at: self.changes.now(),
+                views: self.view_changes(&comp),
+            });
+        }
         result
     }
 
@@ -1073,6 +1116,18 @@ impl Runtime {
         who: &Who,
         event: Option<At<'_>>,
     ) -> Result<Option<SteelVal>, Stop> {
+        match (who.target, &who.part) {
+            (Target::Ep(c), _) => {
+                let c = &self.vo.ep_components[c];
+                self.changes.written(&c.infos, &c.controls);
+            }
+            (Target::Ir(c), Part::Phase2) => {
+                let c = &self.vo.ir_components[c];
+                self.changes.written(&c.infos, &c.controls);
+            }
+            (Target::Ir(_), _) => {}
+            (Target::None, _) => self.changes.anything_runs(),
+        }
         let engine = &mut self.engine;
         match boundary::call(&self.meter, || {
             engine.call_function_with_args_from_mut_slice(f.clone(), args)

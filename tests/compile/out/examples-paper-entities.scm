@@ -29,10 +29,13 @@
   (lambda (entry) (set! voml/here 884)
     (let ((proc (car entry))
           (count (cdr entry)))
-       (voml-rectangle 0 proc 0 (+ proc 0.8) count "#4682b4" (voml-style "black" 1 #t "area" #f 1 "butt")) 
-       (voml-text 0 (+ proc 0.4) count (number->string count) #f "white" 10 "CENTER" "TOP" (voml-style "black" 1 #f "area" #f 1 "butt")) 
-       (voml-text 0 (+ proc 0.4) 0 (number->string proc) #f "black" 10 "CENTER" "TOP" (voml-style "black" 1 #f "margin" #f 1 "butt")) ))
+       (voml-rectangle 0 proc 0 (+ proc 0.8) count "#4682b4" voml/style/0) 
+       (voml-text 0 (+ proc 0.4) count (number->string count) #f "white" 10 "CENTER" "TOP" voml/style/1) 
+       (voml-text 0 (+ proc 0.4) 0 (number->string proc) #f "black" 10 "CENTER" "TOP" voml/style/2) ))
   info/counts)
 
         
 #t)
+(define voml/style/0 (voml-style "black" 1 #t "area" #f 1 "butt"))
+(define voml/style/1 (voml-style "black" 1 #f "area" #f 1 "butt"))
+(define voml/style/2 (voml-style "black" 1 #f "margin" #f 1 "butt"))

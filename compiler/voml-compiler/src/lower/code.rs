@@ -329,22 +329,51 @@ impl<'a> Lowering<'a> {
     ) -> bool {
         let span = el.tag_span;
         let mut ok = true;
-        call.push(&format!(" ({}", schema::STYLE.name), span, false);
+        let mut style = Frag::default();
+        let mut constant = true;
+        style.push(&format!("({}", schema::STYLE.name), span, false);
         for name in schema::STYLE.params {
-            call.push(" ", span, false);
+            style.push(" ", span, false);
             match spec
                 .attr(name)
                 .and_then(|aspec| self.argument(el, aspec, scope))
             {
-                Some(arg) => call.push_program(&arg),
+                Some(arg) => {
+                    constant &= is_literal(&arg.text);
+                    style.push_program(&arg);
+                }
                 None => {
                     ok = false;
-                    call.push("#f", span, false);
+                    style.push("#f", span, false);
                 }
             }
         }
-        call.push(")", span, false);
+        style.push(")", span, false);
+        call.push(" ", span, false);
+        // A style of literals only is made once, when the program loads, and shared by every
+        // call (component code runs long after; view initialisation and utility code may
+        // run while the program loads, so theirs stay where they are).
+        if constant && matches!(scope.kind, ScopeKind::Ep | ScopeKind::Ir) {
+            let next = self.styles.len();
+            let k = *self.styles.entry(style.text.clone()).or_insert(next);
+            call.push(&format!("{STYLE_PREFIX}{k}"), span, false);
+        } else {
+            call.push_program(&style);
+        }
         ok
+    }
+
+    /// Defines the styles shared by drawing calls (see [`Lowering::style`]).
+    pub(super) fn define_styles(&mut self) {
+        let mut styles: Vec<(&String, &usize)> = self.styles.iter().collect();
+        styles.sort_by_key(|(_, k)| **k);
+        for (text, k) in styles {
+            self.program.push(
+                &format!("(define {STYLE_PREFIX}{k} {text})\n"),
+                Span::default(),
+                false,
+            );
+        }
     }
 
     /// The pitch of a sound primitive in Hz: `freq` as it is, `note` (MIDI) converted.
@@ -588,4 +617,19 @@ fn is_expression(raw: &str) -> bool {
     raw.starts_with('(')
         || raw.starts_with('"')
         || scheme::parse_param(raw.split_whitespace().next().unwrap_or("")).is_some()
+}
+
+/// The globals holding the styles made once (`voml/style/0`, ...).
+const STYLE_PREFIX: &str = "voml/style/";
+
+/// Whether lowered argument `text` is a literal: a number, `#t`/`#f`, or a string.
+fn is_literal(text: &str) -> bool {
+    let t = text.trim();
+    t == "#t"
+        || t == "#f"
+        || t.parse::<f64>().is_ok_and(f64::is_finite)
+        || (t.len() >= 2
+            && t.starts_with('"')
+            && t.ends_with('"')
+            && !t[1..t.len() - 1].contains(['"', '\\']))
 }

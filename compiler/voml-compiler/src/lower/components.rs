@@ -531,6 +531,7 @@ impl<'a> Lowering<'a> {
             resize: refresh_words.iter().any(|w| w == "resize"),
             rescale: refresh_words.iter().any(|w| w == "rescale"),
             update: refresh_words.iter().any(|w| w == "update"),
+            changed: refresh_words.iter().any(|w| w == "changed"),
         };
         let buffer = matches!(
             el.attr_text("buffer")

@@ -51,6 +51,8 @@ pub struct Lowering<'a> {
     /// The global names each native condition rests on, by its body procedure: a program
     /// that binds one of them keeps that condition in Scheme.
     condition_names: HashMap<String, BTreeSet<String>>,
+    /// Styles of literals only, by their text: each is made once (`voml/style/K`).
+    styles: HashMap<String, usize>,
 }
 
 #[derive(Default)]
@@ -143,6 +145,7 @@ impl<'a> Lowering<'a> {
             uses: Uses::default(),
             index: Index::default(),
             condition_names: HashMap::new(),
+            styles: HashMap::new(),
         }
     }
 
@@ -237,6 +240,7 @@ impl<'a> Lowering<'a> {
             None => Vec::new(),
         };
         self.keep_sound_native_conditions(&mut ep_components);
+        self.define_styles();
         self.unused_warnings(vo);
         let description = child("description").map(description_text);
         ir::CompiledVo {

@@ -1,0 +1,108 @@
+//! `refresh="changed"`: an IR component that draws from its infos and controls only skips the
+//! rounds in which nothing it reads may have changed, and the pictures are those of a run
+//! that redraws it every round.
+
+mod support;
+
+use support::{compile_text, replay_bytes, start_runtime, view_pixels};
+
+/// Two counts, of events 1 (every record but two) and 2 (two records); each shown as a bar
+/// and its number by its own component. `SHARED` puts the second bar's view under a third
+/// component that redraws every round; `REFRESH` is the two components' refresh.
+const SPEC: &str = r#"<?xml version="1.0"?>
+<voml><body><visual-object name="v" mode="synchronous" tick="1">
+  <event-declarations>
+    <data-event name="often" rtype="mark" etype="1"><data-field name="ts" type="real"/></data-event>
+    <data-event name="rarely" rtype="mark" etype="2"><data-field name="ts" type="real"/></data-event>
+  </event-declarations>
+  <info-structures>
+    <variable name="a" type="int"/>
+    <variable name="b" type="int"/>
+  </info-structures>
+  <view-initializations>
+    <view name="left" window="120 100" world="0 100 0 10"/>
+    <view name="right" window="120 100" world="0 100 0 10"/>
+  </view-initializations>
+  <event-processing>
+    <ep-component name="count-a" inputs="often.ts" infos="a"><input name="^0">(set! $0 (+ $0 1))</input></ep-component>
+    <ep-component name="count-b" inputs="rarely.ts" infos="b"><input name="^0">(set! $0 (+ $0 1))</input></ep-component>
+  </event-processing>
+  <info-rendition>
+    <ir-component name="show-a" views="left" infos="a" refresh="REFRESH">
+      <rectangle view="^0" from="0 2" to="$0 4" fill="blue"/>
+      <text view="^0" coords="5 6" content="(number->string $0)"/>
+    </ir-component>
+    <ir-component name="show-b" views="right" infos="b" refresh="REFRESH">
+      <rectangle view="^0" from="0 2" to="(* 40 $0) 4" fill="red"/>
+      <text view="^0" coords="5 6" content="(number->string $0)"/>
+    </ir-component>
+    SHARED
+  </info-rendition>
+</visual-object></body></voml>
+"#;
+
+/// A third component drawing in the second view every round: a bar that grows with the
+/// first count over the second's, so that its undrawing cuts into what is under it.
+const SHARED: &str = r#"<ir-component name="over" views="right" infos="a" refresh="update">
+      <rectangle view="^0" from="0 3" to="$0 3.5" fill="green"/>
+    </ir-component>"#;
+
+/// 100 records a second apart: event 1, but event 2 at seconds 10 and 50.
+fn trace() -> String {
+    (0..100)
+        .map(|k| {
+            let etype = if k == 10 || k == 50 { 2 } else { 1 };
+            format!("-2 {etype} {k}.5 0 0 0\n")
+        })
+        .collect()
+}
+
+/// The run's pictures, renders and rounds skipped.
+fn run(refresh: &str, shared: bool) -> (Vec<Vec<u8>>, u64, u64) {
+    let spec = SPEC
+        .replace("REFRESH", refresh)
+        .replace("SHARED", if shared { SHARED } else { "" });
+    let mut rt = start_runtime(compile_text("changed.voml", &spec), true, 1000);
+    replay_bytes(&mut rt, trace().as_bytes(), "t.trf", true);
+    assert!(rt.faults().is_empty(), "{:?}", rt.faults());
+    assert_eq!(rt.variable("a"), Some("98".into()));
+    assert_eq!(rt.variable("b"), Some("2".into()));
+    let pictures = (0..2).map(|v| view_pixels(&rt, v).data).collect();
+    (pictures, rt.stats().renders, rt.stats().unchanged)
+}
+
+#[test]
+fn a_component_redraws_only_after_what_it_reads_changed() {
+    let (every_round, renders, skipped) = run("update", false);
+    assert_eq!(skipped, 0, "without `changed` nothing is skipped");
+    assert!(renders >= 99, "{renders} renders");
+    let (changed, renders_too, skipped) = run("update changed", false);
+    assert_eq!(renders_too, renders);
+    // A render follows each record, and one more ends the run. The first count changes
+    // before every render but those after the two records of event 2 and the last; the
+    // second before the first render and the renders after its two records.
+    let (a_runs, b_runs) = (renders - 3, 3);
+    assert_eq!(skipped, (renders - a_runs) + (renders - b_runs));
+    assert!(changed == every_round, "the pictures differ");
+    // And they are the counts' pictures: the second bar is 80 units of 100 long.
+    let right = &changed[1];
+    let red = |x: usize| {
+        let i = (70 * 120 + x) * 4;
+        right[i..i + 3] == [255, 0, 0]
+    };
+    assert!(
+        red(90) && !red(100),
+        "the second bar ends at 80% of the view"
+    );
+}
+
+#[test]
+fn another_component_drawing_in_its_view_makes_it_redraw() {
+    let (every_round, renders, skipped_none) = run("update", true);
+    assert_eq!(skipped_none, 0);
+    let (changed, _, skipped) = run("update changed", true);
+    // The first component skips as before; the second's view is drawn in by another
+    // component every round, so it never skips.
+    assert_eq!(skipped, 3, "{renders} renders");
+    assert!(changed == every_round, "the pictures differ");
+}
