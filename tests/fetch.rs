@@ -657,3 +657,55 @@ fn a_fetched_library_brings_the_remote_components_it_names() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_cached_copy_that_does_not_match_its_pin_is_fetched_again() {
+    let dir = scratch("corrupt");
+    let cache = dir.join("cache");
+    let (listener, base) = listen();
+    let (lib, ent) = (library(), entity());
+    let (lib_sha, ent_sha) = (sha256_hex(lib.as_bytes()), sha256_hex(ent.as_bytes()));
+    let server = Server::start(
+        listener,
+        vec![
+            ("/bars.voml", Reply::Body(lib.clone().into_bytes())),
+            ("/count-ep.voml", Reply::Body(ent.into_bytes())),
+        ],
+    );
+    let text = spec(
+        &format!("{base}/count-ep.voml#sha256={ent_sha}"),
+        &format!(r#"<import href="{base}/bars.voml" sha256="{lib_sha}"/>"#),
+    );
+    let spec_path = dir.join("remote.voml");
+    std::fs::write(&spec_path, &text).unwrap();
+    let spec_arg = spec_path.to_str().unwrap();
+    let out = voml(&["fetch", spec_arg], &cache);
+    assert!(out.status.success(), "{}", describe(&out));
+    // The cached library is edited behind the pin's back.
+    std::fs::write(cache.join(&lib_sha), lib.replace("#4682b4", "#ff0000")).unwrap();
+    let out = voml(&["check", spec_arg], &cache);
+    let stderr = utf8(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
+    assert!(
+        stderr.contains(&format!(
+            "the cached copy of `{base}/bars.voml` does not match its pin"
+        )),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("run `voml fetch {spec_arg}`")),
+        "{stderr}"
+    );
+    let out = voml(&["fetch", spec_arg], &cache);
+    let stdout = utf8(&out.stdout);
+    assert!(out.status.success(), "{}", describe(&out));
+    assert!(
+        stdout.contains("1 component fetched, 1 already cached, 0 problems"),
+        "{stdout}"
+    );
+    assert_eq!(server.hits("/bars.voml"), 2);
+    assert_eq!(std::fs::read_to_string(cache.join(&lib_sha)).unwrap(), lib);
+    let out = voml(&["check", spec_arg], &cache);
+    assert!(out.status.success(), "{}", describe(&out));
+    let _ = std::fs::remove_dir_all(&dir);
+}
