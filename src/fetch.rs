@@ -98,14 +98,13 @@ pub fn fetch(specs: &[PathBuf], options: &Options, color: bool) -> ExitCode {
 
 impl Fetcher<'_> {
     fn spec(&mut self, spec: &Path) {
-        if let Err(e) = std::fs::metadata(spec).and_then(|m| {
-            if m.is_file() {
-                Ok(())
-            } else {
-                Err(std::io::Error::other("not a regular file"))
-            }
-        }) {
-            eprintln!("error: cannot read `{}`: {e}", spec.display());
+        let problem = match std::fs::metadata(spec) {
+            Ok(m) if m.is_file() => None,
+            Ok(_) => Some("it is not a regular file".to_string()),
+            Err(e) => Some(e.to_string()),
+        };
+        if let Some(why) = problem {
+            eprintln!("error: cannot read `{}`: {why}", spec.display());
             self.problems += 1;
             return;
         }

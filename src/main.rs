@@ -81,7 +81,8 @@ enum Command {
     /// download that does not match its pin is refused and nothing is stored. Files are
     /// limited to 16 MiB; plain `http` is fetched only from this machine (localhost,
     /// 127.0.0.1, [::1]). `voml check`, `compile` and `run` read the cache and never
-    /// download. Exit status 1 when anything could not be fetched.
+    /// download. Exit status 1 when anything could not be fetched, or a reference could not
+    /// be followed (every problem is reported, at its place in the spec).
     ///
     /// The cache is `--cache DIR`, else `VOML_CACHE`, else `$XDG_CACHE_HOME/voml/components`,
     /// else `~/.cache/voml/components`.

@@ -709,3 +709,42 @@ fn a_cached_copy_that_does_not_match_its_pin_is_fetched_again() {
     assert!(out.status.success(), "{}", describe(&out));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_spec_that_cannot_be_read_is_a_failure_and_the_others_are_still_fetched() {
+    let dir = scratch("unreadable");
+    let cache = dir.join("cache");
+    let (listener, base) = listen();
+    let ent = entity();
+    let ent_sha = sha256_hex(ent.as_bytes());
+    let server = Server::start(
+        listener,
+        vec![("/count-ep.voml", Reply::Body(ent.into_bytes()))],
+    );
+    let text = spec(&format!("{base}/count-ep.voml#sha256={ent_sha}"), "");
+    let spec_path = dir.join("remote.voml");
+    std::fs::write(&spec_path, &text).unwrap();
+    let missing = dir.join("missing.voml");
+    let out = voml(
+        &[
+            "fetch",
+            missing.to_str().unwrap(),
+            spec_path.to_str().unwrap(),
+        ],
+        &cache,
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
+    assert!(
+        utf8(&out.stderr).contains(&format!("error: cannot read `{}`", missing.display())),
+        "{}",
+        describe(&out)
+    );
+    assert!(
+        utf8(&out.stdout).contains("1 component fetched, 0 already cached, 1 problem"),
+        "{}",
+        describe(&out)
+    );
+    assert_eq!(server.hits("/count-ep.voml"), 1);
+    assert_eq!(listing(&cache), vec![ent_sha]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
