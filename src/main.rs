@@ -8,7 +8,10 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
+mod cache;
 mod components;
+mod download;
+mod fetch;
 mod paths;
 mod run;
 mod send;
@@ -70,6 +73,29 @@ enum Command {
         #[arg(long)]
         split_by_processor: bool,
     },
+    /// Download the pinned remote components of specs into the component cache.
+    ///
+    /// Walks each spec's entities and imports (and the files they bring, which may name
+    /// remote components of their own), downloads every `https://` component the cache
+    /// lacks, checks it against its sha256 pin and stores it named by that digest. A
+    /// download that does not match its pin is refused and nothing is stored. Files are
+    /// limited to 16 MiB; plain `http` is fetched only from this machine (localhost,
+    /// 127.0.0.1, [::1]). `voml check`, `compile` and `run` read the cache and never
+    /// download. Exit status 1 when anything could not be fetched, or a reference could not
+    /// be followed (every problem is reported, at its place in the spec).
+    ///
+    /// The cache is `--cache DIR`, else `VOML_CACHE`, else `$XDG_CACHE_HOME/voml/components`,
+    /// else `~/.cache/voml/components`.
+    Fetch {
+        /// The .voml files whose components to fetch.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        #[command(flatten)]
+        search: SearchArgs,
+        /// Colour in diagnostics.
+        #[arg(long, value_enum, default_value = "auto")]
+        color: ColorChoice,
+    },
     /// List the standard component library (`voml:NAME` imports), or show one component's
     /// interface.
     Components {
@@ -86,11 +112,23 @@ enum Command {
     },
 }
 
+/// Where specs find the files they name.
 #[derive(clap::Args)]
-struct CommonArgs {
+struct SearchArgs {
     /// Add a directory to the component search path (after the spec's own directory).
     #[arg(short = 'I', long = "include", value_name = "DIR")]
     include: Vec<PathBuf>,
+    /// The component cache, where pinned remote components are kept (files named by their
+    /// sha256) [default: $VOML_CACHE, else $XDG_CACHE_HOME/voml/components, else
+    /// ~/.cache/voml/components].
+    #[arg(long, value_name = "DIR")]
+    cache: Option<PathBuf>,
+}
+
+#[derive(clap::Args)]
+struct CommonArgs {
+    #[command(flatten)]
+    search: SearchArgs,
     /// How to print diagnostics.
     #[arg(long, value_enum, default_value = "human")]
     message_format: MessageFormat,
@@ -150,6 +188,11 @@ fn main() -> ExitCode {
             emit,
             common,
         } => compile(&file, output, emit, &common),
+        Command::Fetch {
+            files,
+            search,
+            color,
+        } => fetch::fetch(&files, &options(&search), use_color(color)),
         Command::Explain { code, all } => explain(code.as_deref(), all),
         Command::Components { name } => components::show(name.as_deref()),
         Command::Send {
@@ -271,7 +314,7 @@ fn main() -> ExitCode {
                 strict,
                 budget: std::time::Duration::from_millis(budget_ms.max(1)),
                 color: use_color(common.color),
-                compile_options: options(&common),
+                compile_options: options(&common.search),
                 window: !headless,
                 speed,
                 exit_when_finished,
@@ -289,24 +332,14 @@ fn main() -> ExitCode {
     }
 }
 
-fn options(common: &CommonArgs) -> Options {
-    let mut search_path = common.include.clone();
+fn options(search: &SearchArgs) -> Options {
+    let mut search_path = search.include.clone();
     if let Some(path) = std::env::var_os("VOML_PATH") {
         search_path.extend(std::env::split_paths(&path).filter(|p| !p.as_os_str().is_empty()));
     }
-    let cache_dir = std::env::var_os("VOML_CACHE")
-        .map(PathBuf::from)
-        .or_else(|| {
-            std::env::var_os("HOME").map(|h| {
-                PathBuf::from(h)
-                    .join(".cache")
-                    .join("voml")
-                    .join("components")
-            })
-        });
     Options {
         search_path,
-        cache_dir,
+        cache_dir: cache::dir(search.cache.as_deref()),
     }
 }
 
@@ -341,7 +374,7 @@ fn report(out: &voml_compiler::Output, common: &CommonArgs) -> (usize, usize) {
 }
 
 fn check(files: &[PathBuf], common: &CommonArgs, deny_warnings: bool) -> ExitCode {
-    let opts = options(common);
+    let opts = options(&common.search);
     let mut failed = false;
     for file in files {
         let out = voml::compile_checked(file, &RealFs, &opts);
@@ -374,7 +407,7 @@ fn compile(
     emit: Option<Emit>,
     common: &CommonArgs,
 ) -> ExitCode {
-    let out = voml::compile_checked(file, &RealFs, &options(common));
+    let out = voml::compile_checked(file, &RealFs, &options(&common.search));
     let (errors, warnings) = report(&out, common);
     if errors == 0 && out.vo.is_none() {
         eprintln!("{}: a component library is checked, not compiled: its components become code in the specs that `use` them", file.display());

@@ -174,16 +174,20 @@ codes! {
     /// A remote (`http`/`https`) component without a sha256 pin. Pin it: append
     /// `#sha256=<64 hex digits>` to the URL, or give `<import sha256="...">`.
     UnpinnedRemote = "E0013", "unpinned-remote", Error;
-    /// A pinned remote component that is not in the local component cache, or whose cached
-    /// bytes do not match the pin. Fetching is not built in yet: put the file, named by its
-    /// sha256, into the cache directory the message names.
+    /// A pinned remote component that is not in the component cache, or whose cached bytes
+    /// do not match the pin; from `voml fetch`, one it could not download (the server
+    /// failed or answered with an error, the file passed the size limit, or its content does
+    /// not match the pin: nothing is cached then). `voml fetch SPEC` downloads a spec's
+    /// pinned components into the cache (`--cache DIR`, `VOML_CACHE`); `voml check` and
+    /// `voml run` only read the cache, and never download.
     RemoteUnavailable = "E0014", "remote-unavailable", Error;
     /// A reference (entity, import or figure) to a file outside the places a spec may read:
     /// the spec's own directory tree and the search path (`-I`, `VOML_PATH`), after links
     /// and `..` are resolved; or to something that is not a regular file (a directory, a
-    /// device, a FIFO); or a remote component over plain `http`. A spec from someone else
-    /// must not read the rest of your files: copy the file next to the spec, or add its
-    /// directory with `-I DIR`.
+    /// device, a FIFO); or a remote component over plain `http` from another machine
+    /// (plain `http` is taken only from `localhost`, 127.0.0.1 and `[::1]`: use `https`).
+    /// A spec from someone else must not read the rest of your files: copy the file next to
+    /// the spec, or add its directory with `-I DIR`.
     ReferenceRefused = "E0016", "reference-refused", Error;
     /// Entity references expand to more than the compiler allows (nested entities that
     /// multiply, the "billion laughs", or one large entity used very often).

@@ -57,6 +57,28 @@ impl Output {
 
 /// Compiles the file at `path`, reading it and everything it refers to through `fs`.
 pub fn compile(path: &Path, fs: &dyn FileSystem, options: &Options) -> Output {
+    compile_noting(path, fs, options, None)
+}
+
+/// Compiles as [`compile`] does and lists every pinned remote reference met on the way
+/// (in entities, imports and the files they bring, cached or not), in the order met. A
+/// reference inside a remote file that is not cached yet is not seen until it is.
+pub fn remote_references(
+    path: &Path,
+    fs: &dyn FileSystem,
+    options: &Options,
+) -> (Output, Vec<source::RemoteRef>) {
+    let remotes = std::cell::RefCell::new(Vec::new());
+    let out = compile_noting(path, fs, options, Some(&remotes));
+    (out, remotes.into_inner())
+}
+
+fn compile_noting(
+    path: &Path,
+    fs: &dyn FileSystem,
+    options: &Options,
+    remotes: Option<&std::cell::RefCell<Vec<source::RemoteRef>>>,
+) -> Output {
     let mut db = SourceDb::new();
     let mut diagnostics = Vec::new();
     let text = match fs.read(path) {
@@ -108,6 +130,7 @@ pub fn compile(path: &Path, fs: &dyn FileSystem, options: &Options) -> Output {
         fs,
         search_path: &options.search_path,
         cache_dir: options.cache_dir.as_deref(),
+        remotes,
     };
     let vo = compile_loaded(&mut db, file, &opts, &mut diagnostics);
     sort_diagnostics(&mut diagnostics);

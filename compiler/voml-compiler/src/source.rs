@@ -279,6 +279,65 @@ pub fn is_sha256_hex(text: &str) -> bool {
     text.len() == 64 && text.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
+/// The host of an `http(s)` URL as written: what stands between `//` (after any `user@`)
+/// and the port or path, IPv6 brackets removed, lower-cased.
+pub fn url_host(url: &str) -> Option<String> {
+    let (_, rest) = url.split_once("://")?;
+    let authority = rest.split(['/', '?', '#', '\\']).next().unwrap_or("");
+    let host_port = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    let host = match host_port.strip_prefix('[') {
+        Some(v6) => v6.split_once(']')?.0,
+        None => host_port.split(':').next().unwrap_or(""),
+    };
+    Some(host.to_ascii_lowercase())
+}
+
+/// Whether `host` is this machine: `localhost` or a loopback address (127.0.0.0/8, `::1`).
+pub fn is_loopback_host(host: &str) -> bool {
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    host.eq_ignore_ascii_case("localhost")
+        || host
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
+
+/// Why a remote URL may not be used, if it may not: plain `http` is taken only from this
+/// machine (a component server for tests or a local mirror), never over the network.
+/// The pin guards the content either way; this keeps what is fetched from being seen.
+pub fn remote_refusal(url: &str) -> Option<String> {
+    let lower = url.to_ascii_lowercase();
+    if lower.starts_with("https://") {
+        return None;
+    }
+    match url_host(url) {
+        Some(host) if lower.starts_with("http://") && is_loopback_host(&host) => None,
+        _ => Some(format!("remote component `{url}` is named over plain http")),
+    }
+}
+
+/// A remote reference the compiler met: an `http(s)` URL with a valid pin, allowed, and
+/// looked up in the component cache. `voml fetch` downloads those that are not there.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RemoteRef {
+    pub url: String,
+    /// The pin, 64 lower-case hexadecimal digits.
+    pub sha256: String,
+    /// The URL (with its pin) where it is written.
+    pub span: Span,
+    pub cache: CacheState,
+}
+
+/// What the component cache holds for a [`RemoteRef`].
+#[derive(Clone, Debug, PartialEq)]
+pub enum CacheState {
+    /// The file is there and matches its pin.
+    Cached,
+    /// No file (or no cache at all).
+    Missing,
+    /// A file whose content does not match its pin; this is its digest.
+    Mismatch(String),
+}
+
 /// Why a local reference was not taken.
 #[derive(Debug, PartialEq)]
 pub enum NotTaken {
@@ -413,6 +472,32 @@ mod tests {
                 sha256: None
             }
         );
+    }
+
+    #[test]
+    fn plain_http_is_taken_only_from_this_machine() {
+        for allowed in [
+            "https://vendor.example/x.voml",
+            "http://127.0.0.1:8080/x.voml",
+            "http://127.5.6.7/x.voml",
+            "http://localhost/x.voml",
+            "HTTP://LocalHost:1/x.voml",
+            "http://[::1]:9/x.voml",
+        ] {
+            assert_eq!(remote_refusal(allowed), None, "{allowed}");
+        }
+        for refused in [
+            "http://vendor.example/x.voml",
+            "http://127.0.0.1.vendor.example/x.voml",
+            "http://localhost.vendor.example/x.voml",
+            "http://127.0.0.1@vendor.example/x.voml",
+            "http://127.0.0.1:80@vendor.example/x.voml",
+            "http://10.0.0.1/x.voml",
+            "http://[::2]/x.voml",
+            "http:///x.voml",
+        ] {
+            assert!(remote_refusal(refused).is_some(), "{refused}");
+        }
     }
 
     #[test]

@@ -81,6 +81,7 @@ pub fn catalogue() -> Vec<Entry> {
             fs: &fs,
             search_path: &[],
             cache_dir: None,
+            remotes: None,
         };
         let mut diags = Vec::new();
         let doc = crate::xml::parse_document(&mut db, file, &opts, &mut diags);

@@ -91,6 +91,8 @@ pub struct LoadOptions<'a> {
     pub search_path: &'a [PathBuf],
     /// Where pinned remote components are looked up, named by their sha256.
     pub cache_dir: Option<&'a Path>,
+    /// Where every pinned remote reference met is noted, when someone asks.
+    pub remotes: Option<&'a std::cell::RefCell<Vec<source::RemoteRef>>>,
 }
 
 /// Parses the document in `file` (already in `db`), expanding entities.
@@ -879,15 +881,12 @@ pub fn load_reference(
                 system_span,
             );
         }
-        Reference::Remote { url, .. } if url.to_ascii_lowercase().starts_with("http://") => {
+        Reference::Remote { url, .. } if source::remote_refusal(&url).is_some() => {
+            let message = source::remote_refusal(&url).unwrap_or_default();
             diags.push(with_use(
-                Diagnostic::new(
-                    Code::ReferenceRefused,
-                    system_span,
-                    format!("remote component `{url}` is named over plain http"),
-                )
-                .label("not https")
-                .hint("name remote components by an `https://` URL with a sha256 pin"),
+                Diagnostic::new(Code::ReferenceRefused, system_span, message)
+                    .label("not https")
+                    .hint("name remote components by an `https://` URL with a sha256 pin: plain `http` is taken only from this machine (localhost, 127.0.0.1, [::1])"),
             ));
             return None;
         }
@@ -913,26 +912,46 @@ pub fn load_reference(
                 ));
                 return None;
             }
+            let spec = db.name(0).to_string();
             let cached = opts.cache_dir.map(|d| d.join(&sha));
             let bytes = cached.as_ref().and_then(|p| opts.fs.read(p).ok());
-            let Some(bytes) = bytes else {
-                let place = cached
-                    .as_ref()
-                    .map(|p| format!("`{}`", p.display()))
-                    .unwrap_or_else(|| "the component cache (set `VOML_CACHE`)".into());
-                diags.push(with_use(
-                    Diagnostic::new(Code::RemoteUnavailable, system_span, format!("remote component `{url}` is not in the component cache"))
-                        .label("pinned but not available offline")
-                        .hint(format!("this compiler does not fetch over the network yet: download the file and save it as {place}")),
-                ));
+            let actual = bytes.as_deref().map(crate::sha256_hex);
+            if let Some(remotes) = opts.remotes {
+                remotes.borrow_mut().push(source::RemoteRef {
+                    url: url.clone(),
+                    sha256: sha.clone(),
+                    span: system_span,
+                    cache: match &actual {
+                        None => source::CacheState::Missing,
+                        Some(a) if *a == sha => source::CacheState::Cached,
+                        Some(a) => source::CacheState::Mismatch(a.clone()),
+                    },
+                });
+            }
+            let (Some(bytes), Some(actual)) = (bytes, actual) else {
+                let d = Diagnostic::new(
+                    Code::RemoteUnavailable,
+                    system_span,
+                    format!("remote component `{url}` is not in the component cache"),
+                )
+                .label("pinned, not downloaded yet");
+                let d = match opts.cache_dir {
+                    Some(dir) => d.hint(format!(
+                        "run `voml fetch {spec}` to download it into the component cache `{}`; `voml check` and `voml run` never download",
+                        dir.display()
+                    )),
+                    None => d.hint(format!(
+                        "there is no component cache: give `--cache DIR` or set `VOML_CACHE`, then run `voml fetch {spec}`"
+                    )),
+                };
+                diags.push(with_use(d));
                 return None;
             };
-            let actual = crate::sha256_hex(&bytes);
             if actual != sha {
                 diags.push(with_use(
                     Diagnostic::new(Code::RemoteUnavailable, system_span, format!("the cached copy of `{url}` does not match its pin"))
                         .label(format!("pinned {sha}"))
-                        .hint(format!("the cached file's sha256 is {actual}; delete it and download the pinned version")),
+                        .hint(format!("the cached file's sha256 is {actual}; run `voml fetch {spec}` to download the pinned version again")),
                 ));
                 return None;
             }
