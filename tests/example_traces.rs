@@ -167,7 +167,7 @@ fn the_dashboard_draws_in_every_view_on_every_trace() {
             trace.display(),
             rt.faults()
         );
-        for view in 0..3 {
+        for view in 0..4 {
             let pixels = support::view_pixels(&rt, view);
             let white = [255, 255, 255, 255];
             let drawn = (0..pixels.height)
