@@ -30,6 +30,7 @@ fn ring_trace() -> String {
     for round in 0..ROUNDS {
         // Work, then send to the right-hand neighbour.
         let mut sent = [0u64; PROCS];
+        let mut sent_bytes = [0usize; PROCS];
         for p in 0..PROCS {
             clock[p] += 400 + rng.below(600) as u64 + if p == round % PROCS { 1500 } else { 0 };
             let dest = (p + 1) % PROCS;
@@ -41,9 +42,11 @@ fn ring_trace() -> String {
             clock[p] += 50 + rng.below(100) as u64;
             push(clock[p], format!("-4 -27 {} {p} 0 1 2 1", ts(clock[p])));
             sent[dest] = clock[p];
+            sent_bytes[dest] = bytes;
         }
         // Receive from the left-hand neighbour: a blocking receive (-52) when the message is
-        // not there yet, a plain one (-51) when it is. The entry carries the wildcards.
+        // not there yet, a plain one (-51) when it is. The entry carries the wildcards, the
+        // exit the message's bytes, tag and source.
         for p in 0..PROCS {
             let source = (p + PROCS - 1) % PROCS;
             clock[p] += 20;
@@ -56,7 +59,11 @@ fn ring_trace() -> String {
             clock[p] = clock[p].max(arrives) + 30;
             push(
                 clock[p],
-                format!("-4 {key} {} {p} 0 3 2 500 {round} {source}", ts(clock[p])),
+                format!(
+                    "-4 {key} {} {p} 0 3 2 {} {round} {source}",
+                    ts(clock[p]),
+                    sent_bytes[p]
+                ),
             );
         }
         // Every ten rounds, everybody meets in a broadcast from processor 0.
