@@ -12,6 +12,10 @@ pub const FILES: &[(&str, &str)] = &[
         "displays.voml",
         include_str!("../../../stdlib-components/displays.voml"),
     ),
+    (
+        "messages.voml",
+        include_str!("../../../stdlib-components/messages.voml"),
+    ),
 ];
 
 /// The scheme of references to the standard library.
