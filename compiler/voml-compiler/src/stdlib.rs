@@ -16,6 +16,10 @@ pub const FILES: &[(&str, &str)] = &[
         "messages.voml",
         include_str!("../../../stdlib-components/messages.voml"),
     ),
+    (
+        "plots.voml",
+        include_str!("../../../stdlib-components/plots.voml"),
+    ),
 ];
 
 /// The scheme of references to the standard library.
