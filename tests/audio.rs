@@ -273,3 +273,101 @@ fn sound_is_cut_at_its_cap_whatever_the_trace_times() {
         assert_eq!(onsets(rate, &left).len(), 2, "{name}");
     }
 }
+
+/// Pearson's correlation of two series of the same length.
+fn correlation(xs: &[f64], ys: &[f64]) -> f64 {
+    let n = xs.len() as f64;
+    let (mx, my) = (xs.iter().sum::<f64>() / n, ys.iter().sum::<f64>() / n);
+    let cov: f64 = xs.iter().zip(ys).map(|(x, y)| (x - mx) * (y - my)).sum();
+    let vx: f64 = xs.iter().map(|x| (x - mx).powi(2)).sum();
+    let vy: f64 = ys.iter().map(|y| (y - my).powi(2)).sum();
+    cov / (vx * vy).sqrt()
+}
+
+#[test]
+fn the_library_example_hums_in_step_with_the_waits_it_shows() {
+    let dir = temp("heard");
+    let wav = dir.join("heard.wav");
+    let speed = 0.02;
+    let (ok, stderr) = voml(&[
+        "run",
+        "examples/library/heard.voml",
+        "--trace",
+        "examples/mpicl/ring.trf",
+        "--headless",
+        "--out",
+        dir.to_str().unwrap(),
+        "--audio",
+        wav.to_str().unwrap(),
+        "--speed",
+        "0.02",
+    ]);
+    assert!(ok, "{stderr}");
+    assert!(dir.join("gantt.png").exists() && dir.join("count.png").exists());
+    // How many processors wait in a receive (from entry to exit of event -52) at each
+    // moment, in trace time from the first record.
+    let text = std::fs::read_to_string(root().join("examples/mpicl/ring.trf")).unwrap();
+    let t0: f64 = text.split_whitespace().nth(2).unwrap().parse().unwrap();
+    let mut changes: Vec<(f64, i32)> = text
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .filter(|f| f.len() >= 4 && f[1] == "-52")
+        .map(|f| {
+            let t: f64 = f[2].parse().unwrap();
+            (t - t0, if f[0] == "-3" { 1 } else { -1 })
+        })
+        .collect();
+    changes.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let waiting = |t: f64| -> f64 {
+        f64::from(
+            changes
+                .iter()
+                .take_while(|c| c.0 <= t)
+                .map(|c| c.1)
+                .sum::<i32>(),
+        )
+    };
+    let end = changes.last().unwrap().0;
+    let (rate, left, right) = read_wav(&wav);
+    let seconds = left.len() as f64 / f64::from(rate);
+    assert!(
+        seconds >= end / speed && seconds < end / speed + 3.0,
+        "{seconds} s of sound for {end} s of trace"
+    );
+    // Over windows of 20 ms of sound, the hum's loudness follows the number of processors
+    // waiting then: each waiting processor holds a note.
+    let window = 0.02;
+    let windows = (end / speed / window) as usize;
+    let waits: Vec<f64> = (0..windows)
+        .map(|k| {
+            (0..10)
+                .map(|j| waiting((k as f64 + f64::from(j) / 10.0) * window * speed))
+                .sum::<f64>()
+                / 10.0
+        })
+        .collect();
+    let loudness: Vec<f64> = (0..windows)
+        .map(|k| {
+            let a = (k as f64 * window * f64::from(rate)) as usize;
+            let b = ((k + 1) as f64 * window * f64::from(rate)) as usize;
+            let sum: f64 = (a..b)
+                .map(|i| f64::from(left[i]).powi(2) + f64::from(right[i]).powi(2))
+                .sum();
+            (sum / (b - a) as f64).sqrt()
+        })
+        .collect();
+    // The loudness `lag` windows later (or earlier) against the waits.
+    let later = |lag: usize| correlation(&waits[..windows - lag], &loudness[lag..]);
+    let earlier = |lag: usize| correlation(&waits[lag..], &loudness[..windows - lag]);
+    // In step: the best match within 0.1 s after (the string voice swells in and dies
+    // away; a hum late by more would match worse here), and the hum never ahead of the
+    // waits.
+    let best = (0..=5).map(later).fold(f64::MIN, f64::max);
+    assert!(best > 0.7, "the hum follows the waits poorly: {best:.2}");
+    assert!(
+        earlier(10) < best - 0.3,
+        "a hum 0.2 s early matches as well ({:.2} against {best:.2})",
+        earlier(10)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

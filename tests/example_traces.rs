@@ -97,8 +97,9 @@ fn the_ring_trace_is_as_generated() {
 }
 
 /// The examples written for MPI traces.
-const MPI_EXAMPLES: [&str; 9] = [
+const MPI_EXAMPLES: [&str; 10] = [
     "examples/library/dashboard.voml",
+    "examples/library/heard.voml",
     "examples/library/messages.voml",
     "examples/mpicl/sends-and-receives.voml",
     "examples/mpicl/bcast-time.voml",
