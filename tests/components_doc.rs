@@ -17,8 +17,21 @@ fn page() -> String {
          `<ir-component ... views=\"...\"/>`), gluing its formal parameters to its own events,\n\
          variables and views (docs/language.md §9).\n",
     );
+    let entries = voml_compiler::stdlib::catalogue();
+    // The contents: every component with its one line, linked to its section.
+    out.push_str("\n| component | kind | what it is |\n|---|---|---|\n");
+    for e in &entries {
+        let kind = if e.kind == "ep-component" { "EP" } else { "IR" };
+        out.push_str(&format!(
+            "| [`{}`](#{}-{}) | {kind} | {} |\n",
+            e.name,
+            e.name,
+            kind.to_lowercase(),
+            e.summary().replace('|', "\\|")
+        ));
+    }
     let mut library = String::new();
-    for e in voml_compiler::stdlib::catalogue() {
+    for e in entries {
         if e.library != library {
             library = e.library.clone();
             out.push_str(&format!("\n## `voml:{library}`\n"));
