@@ -106,3 +106,45 @@ fn another_component_drawing_in_its_view_makes_it_redraw() {
     assert_eq!(skipped, 3, "{renders} renders");
     assert!(changed == every_round, "the pictures differ");
 }
+
+/// Phase 2 is where control structures are updated: a control one component changes there
+/// makes another component that reads it redraw.
+#[test]
+fn a_control_changed_in_phase_2_makes_its_readers_redraw() {
+    let spec = r#"<?xml version="1.0"?>
+<voml><body><visual-object name="v" mode="synchronous" tick="1">
+  <event-declarations>
+    <data-event name="tick-ish" rtype="mark" etype="1"><data-field name="ts" type="real"/></data-event>
+  </event-declarations>
+  <control-structures><variable name="rounds" type="int" init="0"/></control-structures>
+  <view-initializations>
+    <view name="left" window="120 100" world="0 100 0 10"/>
+    <view name="right" window="120 100" world="0 100 0 10"/>
+  </view-initializations>
+  <event-processing>
+    <ep-component name="nothing" inputs="tick-ish.ts"><input name="^0">#t</input></ep-component>
+  </event-processing>
+  <info-rendition>
+    <ir-component name="counter" views="left" controls="rounds" refresh="update">
+      <rectangle view="^0" from="0 0" to="1 1" fill="black"/>
+      <end-with>(set! %0 (+ %0 1))</end-with>
+    </ir-component>
+    <ir-component name="shown" views="right" controls="rounds" refresh="update changed">
+      <rectangle view="^0" from="0 2" to="%0 4" fill="red"/>
+    </ir-component>
+  </info-rendition>
+</visual-object></body></voml>
+"#;
+    let mut rt = start_runtime(compile_text("phase2.voml", spec), true, 1000);
+    let trace: String = (0..20).map(|k| format!("-2 1 {k}.5 0 0 0\n")).collect();
+    replay_bytes(&mut rt, trace.as_bytes(), "t.trf", true);
+    assert!(rt.faults().is_empty(), "{:?}", rt.faults());
+    let renders = rt.stats().renders;
+    assert_eq!(rt.variable("rounds"), Some(renders.to_string()));
+    assert_eq!(rt.stats().unchanged, 0, "the reader skipped a round");
+    // The bar is as long as the rounds before the last phase 2.
+    let right = view_pixels(&rt, 1);
+    let red = |x: u32| right.pixel(x, 70).is_some_and(|p| p[..3] == [255, 0, 0]);
+    let end = (renders - 1) as f64 * 1.2;
+    assert!(red(end as u32 - 2) && !red(end as u32 + 2), "the bar ends at {end}");
+}
