@@ -146,5 +146,8 @@ fn a_control_changed_in_phase_2_makes_its_readers_redraw() {
     let right = view_pixels(&rt, 1);
     let red = |x: u32| right.pixel(x, 70).is_some_and(|p| p[..3] == [255, 0, 0]);
     let end = (renders - 1) as f64 * 1.2;
-    assert!(red(end as u32 - 2) && !red(end as u32 + 2), "the bar ends at {end}");
+    assert!(
+        red(end as u32 - 2) && !red(end as u32 + 2),
+        "the bar ends at {end}"
+    );
 }

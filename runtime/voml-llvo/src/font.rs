@@ -191,6 +191,35 @@ impl FontSpec {
     /// every text drawn, and outlining a glyph costs far more than placing its box. The
     /// pixels are those of the outlined glyph (`ab_glyph`'s own rounding).
     pub fn ink_bounds(&self, text: &str, x: f32, baseline: f32) -> Option<(f32, f32, f32, f32)> {
+        // A text drawn is asked for its ink twice in a row (to record how to erase it, and
+        // to know what it covers): the last answer is kept.
+        type Bounds = Option<(f32, f32, f32, f32)>;
+        type Kept = Option<(FontSpec, String, f32, f32, Bounds)>;
+        thread_local! {
+            static LAST: std::cell::RefCell<Kept> = const { std::cell::RefCell::new(None) };
+        }
+        let kept = LAST.with(|last| {
+            last.borrow()
+                .as_ref()
+                .filter(|(font, t, kx, kb, _)| {
+                    font == self
+                        && t == text
+                        && kx.to_bits() == x.to_bits()
+                        && kb.to_bits() == baseline.to_bits()
+                })
+                .map(|k| k.4)
+        });
+        if let Some(bounds) = kept {
+            return bounds;
+        }
+        let bounds = self.measure_ink(text, x, baseline);
+        LAST.with(|last| {
+            *last.borrow_mut() = Some((*self, text.to_string(), x, baseline, bounds));
+        });
+        bounds
+    }
+
+    fn measure_ink(&self, text: &str, x: f32, baseline: f32) -> Option<(f32, f32, f32, f32)> {
         let face = self.face();
         let key = (self.family, self.bold);
         self.positioned_glyphs(text, x, baseline)
