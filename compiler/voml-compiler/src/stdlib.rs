@@ -12,6 +12,10 @@ pub const FILES: &[(&str, &str)] = &[
         "displays.voml",
         include_str!("../../../stdlib-components/displays.voml"),
     ),
+    (
+        "rp3.voml",
+        include_str!("../../../stdlib-components/rp3.voml"),
+    ),
 ];
 
 /// The scheme of references to the standard library.
