@@ -61,7 +61,6 @@ pub fn trace() -> String {
     // Per processor: its clock (microseconds) and its computing stretches (from, to, phase).
     let mut clock = [0u64; PROCS];
     let mut computing: Vec<Vec<(u64, u64, usize)>> = vec![Vec::new(); PROCS];
-    let mut sends = vec![0u64; PROCS];
     for (p, c) in clock.iter_mut().enumerate() {
         *c = 10 + rng.below(5);
         records.push((*c, format!("-3 -901 {} {p} 0 0", ts(*c))));
@@ -89,7 +88,6 @@ pub fn trace() -> String {
             clock[p] += 40 + rng.below(60);
             records.push((clock[p], format!("-4 -27 {} {p} 0 1 2 1", ts(clock[p]))));
             sent[dest] = clock[p] + 80;
-            sends[p] += 1;
         }
         for p in 0..PROCS {
             let source = (p + PROCS - 1) % PROCS;

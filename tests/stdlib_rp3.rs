@@ -228,7 +228,7 @@ fn history_graphs_sample_per_interval_and_draw_the_peak_on_every_trace() {
         };
         let (area_w, area_h) = (600.0 - 40.0, 300.0 - 32.0);
         let row_px = area_h / nprocs as f64;
-        for p in 0..nprocs {
+        for (p, samples) in count.iter().enumerate() {
             let (top, bottom) = (
                 14.0 + area_h - (p + 1) as f64 * row_px,
                 14.0 + area_h - p as f64 * row_px,
@@ -237,7 +237,7 @@ fn history_graphs_sample_per_interval_and_draw_the_peak_on_every_trace() {
                 .flat_map(|y| (31..590).map(move |x| (x, y)))
                 .filter(|&(x, y)| line(x, y))
                 .count();
-            let has = count[p].iter().any(|&c| c > 0);
+            let has = samples.iter().any(|&c| c > 0);
             assert_eq!(drawn > 0, has, "{name}: strip {p} drawn {drawn} pixels");
         }
         let (p, i) = at;
