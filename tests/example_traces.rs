@@ -97,11 +97,12 @@ fn the_ring_trace_is_as_generated() {
 }
 
 /// The examples written for MPI traces.
-const MPI_EXAMPLES: [&str; 11] = [
+const MPI_EXAMPLES: [&str; 12] = [
     "examples/library/broadcasts.voml",
     "examples/library/dashboard.voml",
     "examples/library/heard.voml",
     "examples/library/messages.voml",
+    "examples/library/rp3.voml",
     "examples/mpicl/sends-and-receives.voml",
     "examples/mpicl/bcast-time.voml",
     "examples/mpicl/count-events.voml",
@@ -218,5 +219,50 @@ fn dashboard_draws(spec: &str, shares: &[usize], trace: &std::path::Path) {
             "{spec} {}: view {view} is nearly blank ({drawn} of {all} pixels drawn)",
             trace.display()
         );
+    }
+}
+
+/// The RP3-style example draws in every view on every PICL trace beside the repository and on
+/// its own counter trace: each view has something drawn across it (its data, or, for data a
+/// trace lacks such as hardware counters, its frame and a note), not left blank or in a corner.
+#[test]
+fn the_rp3_example_draws_across_every_view_on_every_trace() {
+    let dir = root().join("../shared/traces/picl");
+    let mut traces: Vec<std::path::PathBuf> = vec![
+        root().join("examples/mpicl/ring.trf"),
+        root().join("examples/library/rp3-counters.trf"),
+    ];
+    if let Ok(entries) = std::fs::read_dir(&dir) {
+        traces.extend(
+            entries
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|e| e == "trf")),
+        );
+    }
+    for trace in traces {
+        let vo = support::compile_spec(&root().join("examples/library/rp3.voml"));
+        let mut rt = support::start_runtime(vo, true, 10_000);
+        support::replay_file(&mut rt, &trace);
+        let name = trace.display();
+        assert!(rt.faults().is_empty(), "{name}: {:?}", rt.faults());
+        for view in 0..5 {
+            let pixels = support::view_pixels(&rt, view);
+            let white = [255, 255, 255, 255];
+            let drawn: Vec<(u32, u32)> = (0..pixels.height)
+                .flat_map(|y| (0..pixels.width).map(move |x| (x, y)))
+                .filter(|&(x, y)| pixels.pixel(x, y) != Some(white))
+                .collect();
+            let across = |f: fn(&(u32, u32)) -> u32| {
+                drawn.iter().map(f).max().unwrap_or(0) - drawn.iter().map(f).min().unwrap_or(0)
+            };
+            assert!(
+                drawn.len() * 200 > (pixels.width * pixels.height) as usize
+                    && across(|p| p.0) * 4 > pixels.width * 3
+                    && across(|p| p.1) * 2 > pixels.height,
+                "{name}: view {view} is blank or drawn in a corner ({} pixels)",
+                drawn.len()
+            );
+        }
     }
 }

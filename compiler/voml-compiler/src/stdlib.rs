@@ -20,6 +20,10 @@ pub const FILES: &[(&str, &str)] = &[
         "plots.voml",
         include_str!("../../../stdlib-components/plots.voml"),
     ),
+    (
+        "rp3.voml",
+        include_str!("../../../stdlib-components/rp3.voml"),
+    ),
 ];
 
 /// The scheme of references to the standard library.

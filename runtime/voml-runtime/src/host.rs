@@ -325,6 +325,12 @@ impl Host {
     }
 
     fn colour(&mut self, name: &str, v: &SteelVal) -> Result<Color, SteelErr> {
+        // A colour met before is looked up without copying its name.
+        if let SteelVal::StringV(s) | SteelVal::SymbolV(s) = v {
+            if let Some(c) = self.colours.get(s.as_str()) {
+                return Ok(*c);
+            }
+        }
         let Some(text) = text_of(v) else {
             return Err(SteelErr::new(
                 ErrorKind::TypeMismatch,
