@@ -744,9 +744,8 @@ impl Runtime {
         {
             let mut host = self.host.borrow_mut();
             host.now = ts;
-            if self.has_conditions {
-                host.set_event(record);
-            }
+            // `(current-event)` may be asked by any part, not only by condition parts.
+            host.set_event(record);
         }
         let _guard = host::enter(&self.host);
         self.watchdog.arm();
@@ -780,10 +779,8 @@ impl Runtime {
         };
         self.next_tick = Some(tick_time + tick);
         let tick_record = callback_record(callback::TICK, tick_time, &[]);
-        // Condition parts of the tick see the tick, not the record before it.
-        if self.has_conditions {
-            self.host.borrow_mut().set_event(&tick_record);
-        }
+        // The tick's parts see the tick, not the record before it.
+        self.host.borrow_mut().set_event(&tick_record);
         self.dispatch(&tick_record, event)?;
         self.render(event)
     }
