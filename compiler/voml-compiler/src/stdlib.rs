@@ -12,6 +12,10 @@ pub const FILES: &[(&str, &str)] = &[
         "displays.voml",
         include_str!("../../../stdlib-components/displays.voml"),
     ),
+    (
+        "paragraph.voml",
+        include_str!("../../../stdlib-components/paragraph.voml"),
+    ),
 ];
 
 /// The scheme of references to the standard library.
