@@ -392,20 +392,17 @@ fn critical_path(recs: &[Rec]) -> Vec<Stretch> {
                 || (r.etype == -785 && (r.rtype == -3 || r.rtype == -4))
         })
         .collect();
-    // The first and latest times of each processor, in order of appearance.
-    let mut order: Vec<i64> = Vec::new();
+    // The first and latest times of each processor.
     let mut first: BTreeMap<i64, f64> = BTreeMap::new();
     let mut latest: BTreeMap<i64, f64> = BTreeMap::new();
     for r in &mine {
-        if !first.contains_key(&r.p) {
-            order.push(r.p);
-            first.insert(r.p, r.t);
-        }
+        first.entry(r.p).or_insert(r.t);
         latest.insert(r.p, r.t);
     }
     // Jumps: (processor, index of the record, its time) -> (processor, index, time) the
     // path comes from.
-    let mut jumps: Vec<((i64, usize, f64), (i64, usize, f64))> = Vec::new();
+    type At = (i64, usize, f64);
+    let mut jumps: Vec<(At, At)> = Vec::new();
     // Messages in MPI order: the first unreceived one from the source with the tag.
     let mut queues: BTreeMap<(i64, i64, i64), std::collections::VecDeque<&Rec>> = BTreeMap::new();
     let mut began: BTreeMap<i64, f64> = BTreeMap::new();
@@ -452,8 +449,9 @@ fn critical_path(recs: &[Rec]) -> Vec<Stretch> {
             }
         }
     }
+    // The processor of the latest event (the first record to reach the latest time).
     let end = latest.values().cloned().fold(f64::MIN, f64::max);
-    let last = *order.iter().find(|p| latest[p] == end).unwrap();
+    let last = mine.iter().find(|r| r.t == end).unwrap().p;
     let mut path = Vec::new();
     let (mut p, mut index, mut to) = (last, usize::MAX, end);
     loop {
@@ -478,16 +476,9 @@ fn critical_path(recs: &[Rec]) -> Vec<Stretch> {
 
 fn check_critical_path(name: &str, rt: &Runtime, recs: &[Rec]) {
     let expected = critical_path(recs);
-    // The EP's: the path of the processor whose latest time is latest.
-    let latest = json(rt, "latest");
-    let mut best: Option<(i64, f64)> = None;
-    for pair in latest.as_array().unwrap() {
-        let (p, t) = (pair[0].as_i64().unwrap(), num(&pair[1]));
-        if best.is_none_or(|(_, b)| t > b) {
-            best = Some((p, t));
-        }
-    }
-    let (p, end) = best.unwrap();
+    // The EP's: the path of the processor of the latest event.
+    let p: i64 = rt.variable("latest").unwrap().parse().unwrap();
+    let end = num(&json(rt, "cp-tnow"));
     let paths = json(rt, "paths");
     let path = paths
         .as_array()
