@@ -97,11 +97,12 @@ fn the_ring_trace_is_as_generated() {
 }
 
 /// The examples written for MPI traces.
-const MPI_EXAMPLES: [&str; 12] = [
+const MPI_EXAMPLES: [&str; 13] = [
     "examples/library/broadcasts.voml",
     "examples/library/dashboard.voml",
     "examples/library/heard.voml",
     "examples/library/messages.voml",
+    "examples/library/paragraph.voml",
     "examples/library/rp3.voml",
     "examples/mpicl/sends-and-receives.voml",
     "examples/mpicl/bcast-time.voml",
@@ -262,6 +263,59 @@ fn the_rp3_example_draws_across_every_view_on_every_trace() {
                     && across(|p| p.1) * 2 > pixels.height,
                 "{name}: view {view} is blank or drawn in a corner ({} pixels)",
                 drawn.len()
+            );
+        }
+    }
+}
+
+/// The ParaGraph example draws inside every view on every PICL trace beside the repository
+/// and on the ring trace: its displays have data, or (the ring trace has no user tasks and
+/// no statistics records) say that they have none; nothing is drawn past a view's edge
+/// into its neighbour, since each view is its own picture, so "inside" is: not blank.
+#[test]
+fn the_paragraph_example_draws_in_every_view_on_every_trace() {
+    let dir = root().join("../shared/traces/picl");
+    let mut traces: Vec<std::path::PathBuf> = vec![root().join("examples/mpicl/ring.trf")];
+    if let Ok(entries) = std::fs::read_dir(&dir) {
+        traces.extend(
+            entries
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|e| e == "trf")),
+        );
+    }
+    for trace in traces {
+        let text = std::fs::read_to_string(&trace).unwrap();
+        let has = |rtype: &str| text.lines().any(|l| l.starts_with(rtype));
+        let vo = support::compile_spec(&root().join("examples/library/paragraph.voml"));
+        let mut rt = support::start_runtime(vo, true, 10_000);
+        support::replay_file(&mut rt, &trace);
+        assert!(
+            rt.faults().is_empty(),
+            "{}: {:?}",
+            trace.display(),
+            rt.faults()
+        );
+        // Views: profile, kiviat, tasks, two statistics, critical path.
+        let has_tasks = text.lines().any(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            f.len() > 2 && f[0] == "-3" && f[1].parse::<i64>().is_ok_and(|t| (1..=5).contains(&t))
+        });
+        let full = [true, true, has_tasks, has("-101 "), has("-103 "), true];
+        for (view, &full) in full.iter().enumerate() {
+            let pixels = support::view_pixels(&rt, view);
+            let white = [255, 255, 255, 255];
+            let drawn = (0..pixels.height)
+                .flat_map(|y| (0..pixels.width).map(move |x| (x, y)))
+                .filter(|&(x, y)| pixels.pixel(x, y) != Some(white))
+                .count();
+            let all = (pixels.width * pixels.height) as usize;
+            // A display with data covers a twentieth of its view; a note, a little of it.
+            let least = if full { all / 20 } else { 50 };
+            assert!(
+                drawn > least,
+                "{}: view {view} is nearly blank ({drawn} of {all} pixels drawn)",
+                trace.display()
             );
         }
     }

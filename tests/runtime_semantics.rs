@@ -73,6 +73,33 @@ fn condition_parts_surround_the_event_parts_of_every_component() {
     assert!(rt.faults().is_empty(), "{:?}", rt.faults());
 }
 
+/// `(current-event)` is the record being processed in an event part too, in a visual object
+/// without condition parts (it was `#f` there, so parts could not read a record's type or
+/// its fields beyond those declared).
+#[test]
+fn an_event_part_sees_the_current_event_without_condition_parts() {
+    let text = spec(
+        r##"<event-declarations>
+             <data-event name="a" rtype="entry" etype="7"><data-field name="ts" type="real"/></data-event>
+           </event-declarations>
+           <info-structures><variable name="seen" type="list"/></info-structures>
+           <event-processing>
+             <ep-component name="look" inputs="a.ts" infos="seen">
+               <input name="^0">(set! $0 (cons (current-event) $0))</input>
+             </ep-component>
+           </event-processing>"##,
+    );
+    let mut rt = runtime(&text, voml_compiler::MemoryFs::new());
+    rt.process(&record(-3, 7, 0.5, &[3, 0, 2, 11, 12]), "t")
+        .unwrap();
+    rt.process(&record(-3, 7, 0.75, &[4]), "t").unwrap();
+    assert!(rt.faults().is_empty(), "{:?}", rt.faults());
+    assert_eq!(
+        rt.variable("seen").unwrap(),
+        "((-3 7 0.75 4) (-3 7 0.5 3 0 2 11 12))"
+    );
+}
+
 #[test]
 fn preprocess_inputs_glue_adapts_a_library_component_to_new_events() {
     // The paper's example: a line-plot EP component reused for a frame rate, where the glue

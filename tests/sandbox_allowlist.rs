@@ -63,7 +63,11 @@ fn every_other_steel_name_is_refused() {
             continue;
         }
         // Not screened: it must be a procedure that refuses, whatever the arguments.
-        match sandbox.engine.run(call.clone()) {
+        // (Scheme text is read under the process's lock, as the runtime reads it.)
+        let reading = voml_ir::steel_parse_lock();
+        let ran = sandbox.engine.run(call.clone());
+        drop(reading);
+        match ran {
             Err(e) if e.to_string().contains("not available to visual objects") => rebound += 1,
             Err(e) => problems.push(format!("`{name}` failed otherwise: {e}")),
             Ok(v) => problems.push(format!("`{name}` ran: {v:?}")),
@@ -99,7 +103,10 @@ fn no_module_path_leads_back_to_the_built_ins() {
         let program = format!(
             "(require-builtin {module} as p.) (p.env-var \"HOME\") (p.spawn-process (p.command \"true\" (list)))"
         );
-        match sandbox.engine.run(program) {
+        let reading = voml_ir::steel_parse_lock();
+        let ran = sandbox.engine.run(program);
+        drop(reading);
+        match ran {
             Ok(v) => problems.push(format!("{module}: ran {v:?}")),
             Err(e) if !home.is_empty() && e.to_string().contains(&home) => {
                 problems.push(format!("{module}: leaked the environment: {e}"))

@@ -393,6 +393,7 @@ pub fn read_problem(text: &str) -> Option<ReadProblem> {
     }
     // The reader is third-party code: a panic in it must become a diagnostic, not a crash.
     let text_owned = text.to_string();
+    let _reading = voml_ir::steel_parse_lock();
     let result = std::panic::catch_unwind(move || {
         use steel_parser::parser::ParseError as P;
         let parser = steel_parser::parser::Parser::new(&text_owned, None);

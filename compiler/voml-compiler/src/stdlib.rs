@@ -24,6 +24,10 @@ pub const FILES: &[(&str, &str)] = &[
         "rp3.voml",
         include_str!("../../../stdlib-components/rp3.voml"),
     ),
+    (
+        "paragraph.voml",
+        include_str!("../../../stdlib-components/paragraph.voml"),
+    ),
 ];
 
 /// The scheme of references to the standard library.

@@ -23,8 +23,10 @@
 use serde::{Deserialize, Serialize};
 
 mod condition;
+mod steel_lock;
 mod validate;
 pub use condition::{CompareOp, Decision, Element, Operand, Test};
+pub use steel_lock::steel_parse_lock;
 pub use validate::{
     IrError, MAX_FIELD_POSITION, MAX_QUALITY, MAX_WINDOW, MIN_QUALITY, MIN_TICK, MIN_TIMER,
 };

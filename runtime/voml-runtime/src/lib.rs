@@ -409,11 +409,13 @@ impl Runtime {
             let compile_time = (config.budget * 8)
                 .max(Duration::from_secs(2))
                 .saturating_add(Duration::from_secs_f64(vo.program.text.len() as f64 / 1e5));
+            let reading = voml_ir::steel_parse_lock();
             watchdog.arm_for(compile_time);
             let compiled = boundary::call(&meter, || {
                 engine.emit_raw_program_no_path(vo.program.text.clone())
             });
             watchdog.disarm();
+            drop(reading);
             let compiled = match compiled {
                 Err(boundary::Failure::Scheme(_)) if watchdog.take_fired().is_some() => {
                     return Err(LoadError {
@@ -744,9 +746,8 @@ impl Runtime {
         {
             let mut host = self.host.borrow_mut();
             host.now = ts;
-            if self.has_conditions {
-                host.set_event(record);
-            }
+            // `(current-event)` may be asked by any part, not only by condition parts.
+            host.set_event(record);
         }
         let _guard = host::enter(&self.host);
         self.watchdog.arm();
@@ -780,10 +781,8 @@ impl Runtime {
         };
         self.next_tick = Some(tick_time + tick);
         let tick_record = callback_record(callback::TICK, tick_time, &[]);
-        // Condition parts of the tick see the tick, not the record before it.
-        if self.has_conditions {
-            self.host.borrow_mut().set_event(&tick_record);
-        }
+        // The tick's parts see the tick, not the record before it.
+        self.host.borrow_mut().set_event(&tick_record);
         self.dispatch(&tick_record, event)?;
         self.render(event)
     }
@@ -1690,6 +1689,7 @@ fn program_span(engine: &Engine, vo: &CompiledVo, s: steel::parser::span::Span) 
 /// The engine VO code runs in: confined to the allowlist (see [`sandbox`]), with the VOML
 /// primitives and prelude.
 pub fn vo_sandbox() -> Result<sandbox::Sandbox, SteelErr> {
+    let _reading = voml_ir::steel_parse_lock();
     sandbox::Sandbox::new(|engine| {
         prelude::register(engine);
         host::register(engine);
