@@ -147,25 +147,32 @@ struct Body {
 }
 
 fn bodies(rt: &voml_runtime::Runtime) -> Vec<Body> {
-    info(rt, "bodies")
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|b| {
-            let f = |i: usize| b[i].as_f64().unwrap();
-            assert_eq!(
-                b.as_array().unwrap().len(),
-                7,
-                "#(x y vx vy mass load root)"
-            );
-            Body {
-                x: f(0),
-                y: f(1),
-                vx: f(2),
-                vy: f(3),
-                mass: f(4),
-                load: f(5),
-            }
+    // Seven vectors by processor: x, y, vx, vy, mass, load, broadcast root.
+    let b = info(rt, "bodies");
+    let column = |k: usize| -> Vec<f64> {
+        b[k].as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_f64().unwrap())
+            .collect()
+    };
+    let (x, y, vx, vy, mass, load) = (
+        column(0),
+        column(1),
+        column(2),
+        column(3),
+        column(4),
+        column(5),
+    );
+    assert_eq!(b.as_array().unwrap().len(), 7);
+    (0..x.len())
+        .map(|p| Body {
+            x: x[p],
+            y: y[p],
+            vx: vx[p],
+            vy: vy[p],
+            mass: mass[p],
+            load: load[p],
         })
         .collect()
 }
