@@ -97,9 +97,10 @@ fn the_ring_trace_is_as_generated() {
 }
 
 /// The examples written for MPI traces.
-const MPI_EXAMPLES: [&str; 13] = [
+const MPI_EXAMPLES: [&str; 14] = [
     "examples/library/broadcasts.voml",
     "examples/library/dashboard.voml",
+    "examples/library/dynamics.voml",
     "examples/library/heard.voml",
     "examples/library/messages.voml",
     "examples/library/paragraph.voml",
@@ -171,8 +172,9 @@ fn the_dashboards_draw_in_every_view_on_every_trace() {
     }
     // (The space-time diagram of a trace whose nine messages all come in its first tenth
     // draws less than a tenth of its view.)
-    let dashboards: [(&str, &[usize]); 3] = [
+    let dashboards: [(&str, &[usize]); 4] = [
         ("examples/library/dashboard.voml", &[10, 10, 10, 10]),
+        ("examples/library/dynamics.voml", &[5]),
         ("examples/library/messages.voml", &[2, 10, 10]),
         ("examples/library/heard.voml", &[10, 10]),
     ];

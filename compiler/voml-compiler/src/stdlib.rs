@@ -13,6 +13,10 @@ pub const FILES: &[(&str, &str)] = &[
         include_str!("../../../stdlib-components/displays.voml"),
     ),
     (
+        "dynamics.voml",
+        include_str!("../../../stdlib-components/dynamics.voml"),
+    ),
+    (
         "messages.voml",
         include_str!("../../../stdlib-components/messages.voml"),
     ),
