@@ -749,8 +749,23 @@ fn the_examples_draw_their_pictures() {
     let pixels = view_pixels(&idle.runtime, 1);
     let at = (y as usize * pixels.width as usize + x as usize) * 4;
     assert_eq!(&pixels.data[at..at + 3], &[46, 139, 87], "seagreen at 90 %");
-    // The Gantt chart shows idle time (white) in the processors' rows.
-    let (x, y) = world_to_px(&idle.runtime, 0, 0.08, 0.0);
+    // The Gantt chart shows idle time (white) in the processors' rows. Its world is 0 to 1
+    // both ways: time from the first event to the latest, a row per processor seen.
+    let extent: Vec<f64> = idle
+        .runtime
+        .variable("extent")
+        .unwrap()
+        .trim_matches(|c| c == '(' || c == ')')
+        .split_whitespace()
+        .map(|v| v.parse().unwrap())
+        .collect();
+    let [t0, t1, rows] = extent[..] else {
+        panic!("extent {extent:?}")
+    };
+    assert_eq!(rows, 8.0, "rows of the Gantt chart");
+    let at_time = |t: f64| (t - t0) / (t1 - t0);
+    let at_row = |p: f64| (p + 0.5) / rows;
+    let (x, y) = world_to_px(&idle.runtime, 0, at_time(0.08), at_row(0.0));
     let gantt = view_pixels(&idle.runtime, 0);
     let at = (y as usize * gantt.width as usize + x as usize) * 4;
     assert_eq!(
@@ -758,7 +773,7 @@ fn the_examples_draw_their_pictures() {
         &[255, 255, 255],
         "P0 idle at 0.08 s"
     );
-    let (x, y) = world_to_px(&idle.runtime, 0, 0.02, 4.0);
+    let (x, y) = world_to_px(&idle.runtime, 0, at_time(0.02), at_row(4.0));
     let at = (y as usize * gantt.width as usize + x as usize) * 4;
     assert_eq!(
         &gantt.data[at..at + 3],
