@@ -143,16 +143,7 @@ fn run_all_over(trace: &std::path::Path) {
 /// processors, 0.1 s or 11 s): no view is left blank.
 #[test]
 fn the_dashboards_draw_in_every_view_on_every_trace() {
-    let dir = root().join("../shared/traces/picl");
-    let mut traces: Vec<std::path::PathBuf> = vec![root().join("examples/mpicl/ring.trf")];
-    if let Ok(entries) = std::fs::read_dir(&dir) {
-        traces.extend(
-            entries
-                .flatten()
-                .map(|e| e.path())
-                .filter(|p| p.extension().is_some_and(|e| e == "trf")),
-        );
-    }
+    let traces = picl_traces();
     // (The space-time diagram of a trace whose nine messages all come in its first tenth
     // draws less than a tenth of its view.)
     let dashboards: [(&str, &[usize]); 4] = [
@@ -213,19 +204,8 @@ fn dashboard_draws(spec: &str, shares: &[usize], trace: &std::path::Path) {
 /// trace lacks such as hardware counters, its frame and a note), not left blank or in a corner.
 #[test]
 fn the_rp3_example_draws_across_every_view_on_every_trace() {
-    let dir = root().join("../shared/traces/picl");
-    let mut traces: Vec<std::path::PathBuf> = vec![
-        root().join("examples/mpicl/ring.trf"),
-        root().join("examples/library/rp3-counters.trf"),
-    ];
-    if let Ok(entries) = std::fs::read_dir(&dir) {
-        traces.extend(
-            entries
-                .flatten()
-                .map(|e| e.path())
-                .filter(|p| p.extension().is_some_and(|e| e == "trf")),
-        );
-    }
+    let mut traces = picl_traces();
+    traces.push(root().join("examples/library/rp3-counters.trf"));
     for trace in traces {
         let vo = support::compile_spec(&root().join("examples/library/rp3.voml"));
         let mut rt = support::start_runtime(vo, true, 10_000);
@@ -259,16 +239,7 @@ fn the_rp3_example_draws_across_every_view_on_every_trace() {
 /// into its neighbour, since each view is its own picture, so "inside" is: not blank.
 #[test]
 fn the_paragraph_example_draws_in_every_view_on_every_trace() {
-    let dir = root().join("../shared/traces/picl");
-    let mut traces: Vec<std::path::PathBuf> = vec![root().join("examples/mpicl/ring.trf")];
-    if let Ok(entries) = std::fs::read_dir(&dir) {
-        traces.extend(
-            entries
-                .flatten()
-                .map(|e| e.path())
-                .filter(|p| p.extension().is_some_and(|e| e == "trf")),
-        );
-    }
+    let traces = picl_traces();
     for trace in traces {
         let text = std::fs::read_to_string(&trace).unwrap();
         let has = |rtype: &str| text.lines().any(|l| l.starts_with(rtype));
@@ -472,31 +443,7 @@ fn shown_by(spec: &str) -> Vec<Shown> {
 /// The PICL traces the examples are tried on: the ring trace the examples carry, and the
 /// real MPICL traces beside the repository when they are there.
 fn picl_traces() -> Vec<std::path::PathBuf> {
-    let mut traces = vec![root().join("examples/mpicl/ring.trf")];
-    let dir = root().join("../shared/traces/picl");
-    let mut shared: Vec<std::path::PathBuf> = std::fs::read_dir(&dir)
-        .map(|entries| {
-            entries
-                .flatten()
-                .map(|e| e.path())
-                .filter(|p| p.extension().is_some_and(|e| e == "trf"))
-                .collect()
-        })
-        .unwrap_or_default();
-    if shared.is_empty() {
-        assert!(
-            std::env::var_os("VOML_REQUIRE_TOOLS").is_none(),
-            "no PICL traces in {}",
-            dir.display()
-        );
-        eprintln!(
-            "note: no PICL traces in {}; the examples are tried on ring.trf only",
-            dir.display()
-        );
-    }
-    shared.sort();
-    traces.extend(shared);
-    traces
+    support::every_picl_trace()
 }
 
 /// The processors a view's records name: field 4, and with `partners` the other end of a

@@ -9,26 +9,12 @@ mod support;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use support::{compile_text, replay_file, root, start_runtime, view_pixels, world_to_px};
+use support::{compile_text, replay_file, start_runtime, view_pixels, world_to_px};
 
 /// The traces: the examples' own (8 processors, 0.1 s) and the real MPICL traces beside the
 /// repository (8 and 10 processors, other time ranges), when they are there.
 fn traces() -> Vec<PathBuf> {
-    let mut traces = vec![root().join("examples/mpicl/ring.trf")];
-    for name in ["mpicl-trace1.trf", "mpicl-trace3-bcast10.trf"] {
-        let path = root().join("../shared/traces/picl").join(name);
-        if path.is_file() {
-            traces.push(path);
-        } else {
-            assert!(
-                std::env::var_os("VOML_REQUIRE_TOOLS").is_none(),
-                "{} is missing",
-                path.display()
-            );
-            eprintln!("note: {} not found; skipped", path.display());
-        }
-    }
-    traces
+    support::ring_and_shared(&["mpicl-trace1.trf", "mpicl-trace3-bcast10.trf"])
 }
 
 /// The commonest entry event type of a trace, and its count per processor, read by hand.

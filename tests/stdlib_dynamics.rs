@@ -20,21 +20,7 @@ const SPEC: &str = "examples/library/dynamics.voml";
 /// The traces: the examples' own ring (8 processors, 0.1 s) and the real MPICL traces beside
 /// the repository (8 processors exchanging with every other), when they are there.
 fn traces() -> Vec<PathBuf> {
-    let mut traces = vec![root().join("examples/mpicl/ring.trf")];
-    for name in ["mpicl-trace1.trf", "mpicl-trace2.trf"] {
-        let path = root().join("../shared/traces/picl").join(name);
-        if path.is_file() {
-            traces.push(path);
-        } else {
-            assert!(
-                std::env::var_os("VOML_REQUIRE_TOOLS").is_none(),
-                "{} is missing",
-                path.display()
-            );
-            eprintln!("note: {} not found; skipped", path.display());
-        }
-    }
-    traces
+    support::ring_and_shared(&["mpicl-trace1.trf", "mpicl-trace2.trf"])
 }
 
 /// What the trace text says: the processors seen, each one's computing time (outside the

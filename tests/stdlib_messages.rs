@@ -10,28 +10,14 @@ mod support;
 use std::collections::{BTreeMap, VecDeque};
 use std::path::PathBuf;
 
-use support::{compile_text, replay_bytes, root, start_runtime, view_pixels, world_to_px};
+use support::{compile_text, replay_bytes, start_runtime, view_pixels, world_to_px};
 use voml_runtime::state::to_json;
 
 /// The traces: the examples' own (8 processors, 0.1 s, a ring) and the real MPICL traces
 /// beside the repository (8 processors, every processor sending to every other), when they
 /// are there.
 fn traces() -> Vec<PathBuf> {
-    let mut traces = vec![root().join("examples/mpicl/ring.trf")];
-    for name in ["mpicl-trace1.trf", "mpicl-trace2.trf"] {
-        let path = root().join("../shared/traces/picl").join(name);
-        if path.is_file() {
-            traces.push(path);
-        } else {
-            assert!(
-                std::env::var_os("VOML_REQUIRE_TOOLS").is_none(),
-                "{} is missing",
-                path.display()
-            );
-            eprintln!("note: {} not found; skipped", path.display());
-        }
-    }
-    traces
+    support::ring_and_shared(&["mpicl-trace1.trf", "mpicl-trace2.trf"])
 }
 
 /// A send (the entry of MPICL's -27, -22 or -21) or the end of a receive (the exit of -51

@@ -24,17 +24,7 @@ const CRITICAL: usize = 5;
 
 /// A trace beside the repository, or `None` (with a note) when it is not there.
 fn shared(name: &str) -> Option<PathBuf> {
-    let path = root().join("../shared/traces/picl").join(name);
-    if path.is_file() {
-        return Some(path);
-    }
-    assert!(
-        std::env::var_os("VOML_REQUIRE_TOOLS").is_none(),
-        "{} is missing",
-        path.display()
-    );
-    eprintln!("note: {} not found; skipped", path.display());
-    None
+    support::shared_trace(name)
 }
 
 /// One record of a trace: its place in the file, type codes, time, processor and its

@@ -77,17 +77,7 @@ fn traces() -> Vec<(PathBuf, &'static str)> {
         ("mpicl-trace1.trf", "-52"),
         ("mpicl-trace3-bcast10.trf", "-785"),
     ] {
-        let path = root().join("../shared/traces/picl").join(name);
-        if path.is_file() {
-            traces.push((path, etype));
-        } else {
-            assert!(
-                std::env::var_os("VOML_REQUIRE_TOOLS").is_none(),
-                "{} is missing",
-                path.display()
-            );
-            eprintln!("note: {} not found; skipped", path.display());
-        }
+        traces.extend(support::shared_trace(name).map(|path| (path, etype)));
     }
     traces
 }

@@ -30,23 +30,11 @@ fn the_counter_trace_is_as_generated() {
 /// The traces: the generated counter trace (16 processors), the examples' ring (8) and the
 /// real MPICL traces beside the repository (8 processors), when they are there.
 fn traces() -> Vec<PathBuf> {
-    let mut traces = vec![
-        root().join(COUNTERS),
-        root().join("examples/mpicl/ring.trf"),
-    ];
-    for name in ["mpicl-trace1.trf", "mpicl-trace2.trf"] {
-        let path = root().join("../shared/traces/picl").join(name);
-        if path.is_file() {
-            traces.push(path);
-        } else {
-            assert!(
-                std::env::var_os("VOML_REQUIRE_TOOLS").is_none(),
-                "{} is missing",
-                path.display()
-            );
-            eprintln!("note: {} not found; skipped", path.display());
-        }
-    }
+    let mut traces = vec![root().join(COUNTERS)];
+    traces.extend(support::ring_and_shared(&[
+        "mpicl-trace1.trf",
+        "mpicl-trace2.trf",
+    ]));
     traces
 }
 

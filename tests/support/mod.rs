@@ -5,6 +5,57 @@
 
 use std::path::{Path, PathBuf};
 
+/// A PICL trace beside the repository (`../shared/traces/picl/NAME`), or `None` with a note
+/// when it is not there; with `VOML_REQUIRE_TOOLS` set (as in CI) a missing one fails.
+pub fn shared_trace(name: &str) -> Option<PathBuf> {
+    let path = root().join("../shared/traces/picl").join(name);
+    if path.is_file() {
+        return Some(path);
+    }
+    assert!(
+        std::env::var_os("VOML_REQUIRE_TOOLS").is_none(),
+        "{} is missing",
+        path.display()
+    );
+    eprintln!("note: {} not found; skipped", path.display());
+    None
+}
+
+/// The examples' ring trace (8 processors, 0.1 s), then those of the named shared traces
+/// that are there.
+pub fn ring_and_shared(names: &[&str]) -> Vec<PathBuf> {
+    std::iter::once(root().join("examples/mpicl/ring.trf"))
+        .chain(names.iter().filter_map(|name| shared_trace(name)))
+        .collect()
+}
+
+/// The examples' ring trace, then every PICL trace beside the repository, in name order
+/// (with a note when there are none; a failure with `VOML_REQUIRE_TOOLS` set).
+pub fn every_picl_trace() -> Vec<PathBuf> {
+    let dir = root().join("../shared/traces/picl");
+    let mut shared: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|e| e == "trf"))
+                .collect()
+        })
+        .unwrap_or_default();
+    if shared.is_empty() {
+        assert!(
+            std::env::var_os("VOML_REQUIRE_TOOLS").is_none(),
+            "no PICL traces in {}",
+            dir.display()
+        );
+        eprintln!("note: no PICL traces in {}; ring.trf only", dir.display());
+    }
+    shared.sort();
+    std::iter::once(root().join("examples/mpicl/ring.trf"))
+        .chain(shared)
+        .collect()
+}
+
 /// The repository root (tests run with it as the working directory).
 pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
