@@ -101,6 +101,24 @@ fn an_event_part_sees_the_current_event_without_condition_parts() {
 }
 
 #[test]
+fn the_micro_database_gives_back_every_value_it_was_given() {
+    // A key bound to the empty list (a one-element entry) reads back as the empty list, not
+    // as "absent"; other values as they were stored.
+    let text = spec(
+        r##"<event-declarations><data-event name="e" rtype="entry" etype="1"><data-field name="ts" type="real"/></data-event></event-declarations>
+           <info-structures><variable name="db" type="list"/><variable name="got" type="list"/></info-structures>
+           <event-processing><ep-component name="c" inputs="e" infos="db got"><input name="^0">
+             (set! $0 (id-put (id-put (id-put $0 1 '()) 2 '(a b)) 3 7))
+             (set! $1 (list (id-get $0 1) (id-get $0 2) (id-get $0 3) (id-get $0 4)))
+           </input></ep-component></event-processing>"##,
+    );
+    let mut rt = runtime(&text, voml_compiler::MemoryFs::new());
+    rt.process(&record(-3, 1, 0.5, &[]), "t").unwrap();
+    assert!(rt.faults().is_empty(), "{:?}", rt.faults());
+    assert_eq!(rt.variable("got").unwrap(), "(() (a b) 7 #false)");
+}
+
+#[test]
 fn preprocess_inputs_glue_adapts_a_library_component_to_new_events() {
     // The paper's example: a line-plot EP component reused for a frame rate, where the glue
     // divides the frames in an interval by the interval's length (kept in an info structure).

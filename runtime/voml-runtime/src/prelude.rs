@@ -127,7 +127,14 @@ fn entries<'a>(
 fn split_entry(entry: &SteelVal) -> Option<(SteelVal, SteelVal)> {
     match entry {
         SteelVal::Pair(p) => Some((p.car(), p.cdr())),
-        SteelVal::ListV(l) => Some((l.car()?, SteelVal::ListV(l.cdr()?))),
+        // (The cdr of a one-element list is the empty list: `(cons k '())` binds k to it.)
+        SteelVal::ListV(l) => Some((
+            l.car()?,
+            SteelVal::ListV(
+                l.cdr()
+                    .unwrap_or_else(|| Vec::<SteelVal>::new().into_iter().collect()),
+            ),
+        )),
         _ => None,
     }
 }
