@@ -289,3 +289,39 @@ fn a_server_beyond_loopback_needs_its_token_and_stops_on_sigterm() {
         }
     }
 }
+
+#[test]
+fn the_page_keys_pause_and_resume_the_replay() {
+    // Paced: the trace's 4.75 s take about 20 s, time enough to pause it.
+    let served = Served::start(&["--http", "127.0.0.1:0", "--speed", "0.25"]);
+    let mut page = connect(served.local(), "").expect("a page connects");
+    let start = Instant::now();
+    let mut paused_seen = false;
+    page.send(tungstenite::Message::text(r#"{"key":" "}"#))
+        .unwrap();
+    // A key too long and a message that is not JSON change nothing and break nothing.
+    page.send(tungstenite::Message::text(format!(
+        r#"{{"key":"{}"}}"#,
+        "x".repeat(100)
+    )))
+    .unwrap();
+    page.send(tungstenite::Message::text("not json")).unwrap();
+    while start.elapsed() < LIMIT {
+        let tungstenite::Message::Text(text) = page.read().expect("the stream goes on") else {
+            continue;
+        };
+        for line in text.as_str().lines() {
+            if let Ok(Command::Status { status }) = serde_json::from_str(line) {
+                assert!(!status.finished, "the replay ran to its end while paused");
+                if status.paused && !paused_seen {
+                    paused_seen = true;
+                    page.send(tungstenite::Message::text(r#"{"key":" "}"#))
+                        .unwrap();
+                } else if paused_seen && !status.paused {
+                    return;
+                }
+            }
+        }
+    }
+    panic!("the replay was not paused and resumed from the page (paused: {paused_seen})");
+}

@@ -106,15 +106,16 @@ fn accept(listener: TcpListener, shared: Arc<Shared>) {
             let _ = respond(&stream, 503, "text/plain", b"too many connections\n");
             continue;
         }
-        let shared = shared.clone();
+        let theirs = shared.clone();
         let spawned = std::thread::Builder::new()
             .name("voml-web-page".into())
             .spawn(move || {
-                let _ = serve(stream, &shared);
-                shared.connections.fetch_sub(1, Ordering::SeqCst);
+                let _ = serve(stream, &theirs);
+                theirs.connections.fetch_sub(1, Ordering::SeqCst);
             });
         if spawned.is_err() {
-            // The connection was dropped with the closure; count it out.
+            // No thread: the connection was dropped with the closure; count it out.
+            shared.connections.fetch_sub(1, Ordering::SeqCst);
         }
     }
 }
