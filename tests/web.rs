@@ -9,6 +9,7 @@ mod support;
 use std::cell::RefCell;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
+use std::path::Path;
 use std::process::{Child, Command as Process, Stdio};
 use std::rc::Rc;
 use std::time::{Duration, Instant};
@@ -324,4 +325,92 @@ fn the_page_keys_pause_and_resume_the_replay() {
         }
     }
     panic!("the replay was not paused and resumed from the page (paused: {paused_seen})");
+}
+
+/// Where the browser test finds playwright-core (`scripts/test` installs it there).
+fn playwright() -> Option<std::path::PathBuf> {
+    let dir = root().join("target/web-browser/node_modules");
+    (dir.join("playwright-core").is_dir() && Path::new("/usr/bin/chromium").exists()).then_some(dir)
+}
+
+#[test]
+fn the_page_in_headless_chromium_draws_the_headless_pngs() {
+    let Some(node_path) = playwright() else {
+        let note = "the browser test needs /usr/bin/chromium and playwright-core in target/web-browser (scripts/test installs them)";
+        assert!(std::env::var_os("VOML_REQUIRE_TOOLS").is_none(), "{note}");
+        eprintln!("note: skipped: {note}");
+        return;
+    };
+    let (mut rt, _) = recorded();
+    let pngs = rt.pngs();
+    let served = Served::start(&["--http", "127.0.0.1:0"]);
+    let url = format!("http://{}/", served.local());
+    let profile = std::env::temp_dir().join(format!("voml-web-chromium-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&profile);
+    std::fs::create_dir_all(&profile).unwrap();
+    let out = Process::new("node")
+        .arg(root().join("tests/web/browser.cjs"))
+        .arg(&url)
+        .arg(&profile)
+        .env("NODE_PATH", node_path)
+        .output()
+        .expect("node runs");
+    let _ = std::fs::remove_dir_all(&profile);
+    assert!(
+        out.status.success(),
+        "the browser run failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let canvases: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect();
+    assert!(
+        canvases.iter().all(|c| c.get("errors").is_none()),
+        "the page reported errors: {text}"
+    );
+    assert_eq!(canvases.len(), pngs.len(), "one canvas per view");
+    for (canvas, (name, png)) in canvases.iter().zip(&pngs) {
+        use base64::Engine as _;
+        let png = support::decode_png(png.as_ref().expect("a PNG")).unwrap();
+        let size = |k: &str| canvas[k].as_u64().unwrap() as u32;
+        assert_eq!(
+            (size("width"), size("height")),
+            (png.width, png.height),
+            "{name}"
+        );
+        let rgba = base64::engine::general_purpose::STANDARD
+            .decode(canvas["rgba"].as_str().unwrap())
+            .unwrap();
+        assert_eq!(rgba.len(), png.data.len());
+        // Anti-aliasing and glyphs differ a little between the browser and the raster; a
+        // pixel counts as different when a channel is off by more than 64.
+        let pixels = rgba.len() / 4;
+        let far = rgba
+            .chunks_exact(4)
+            .zip(png.data.chunks_exact(4))
+            .filter(|(a, b)| a.iter().zip(b.iter()).any(|(x, y)| x.abs_diff(*y) > 64))
+            .count();
+        let mean = rgba
+            .iter()
+            .zip(&png.data)
+            .map(|(x, y)| f64::from(x.abs_diff(*y)))
+            .sum::<f64>()
+            / rgba.len() as f64;
+        eprintln!("{name}: {far} of {pixels} pixels far off, mean difference {mean:.3}");
+        let inked = png
+            .data
+            .chunks_exact(4)
+            .filter(|p| p[..3] != [255, 255, 255])
+            .count();
+        assert!(
+            inked > pixels / 100,
+            "{name}: the headless picture is nearly blank"
+        );
+        assert!(
+            far * 100 <= pixels && mean < 1.0,
+            "{name}: the page's canvas differs from the headless PNG: {far} of {pixels} pixels far off, mean {mean:.3}"
+        );
+    }
 }
