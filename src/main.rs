@@ -15,6 +15,7 @@ mod fetch;
 mod paths;
 mod run;
 mod send;
+mod serve;
 mod several;
 mod watch;
 mod window;
@@ -58,6 +59,16 @@ enum Command {
     },
     /// Replay a trace through a visual object and write its pictures.
     Run(Box<RunCli>),
+    /// Run a visual object and show its views in a browser: serves a page and streams the
+    /// drawing to it over a WebSocket.
+    ///
+    /// The page draws each view on a canvas; a page that opens later gets the current
+    /// picture at once, and several may watch. Its keys drive the replay as a window's do
+    /// (space pause/resume, → step, ← back, Home start, + faster, - slower). The server
+    /// listens on loopback unless given another address; then it prints an access token,
+    /// part of the page's address, without which every request is refused. Ctrl-C or
+    /// SIGTERM ends it.
+    Serve(Box<ServeCli>),
     /// Send a trace to a `voml run --listen` socket as a live producer would.
     Send {
         /// The PICL trace (`-` for standard input).
@@ -219,6 +230,7 @@ fn main() -> ExitCode {
                 split_by_processor,
             })
         }
+        Command::Serve(cli) => serve_command(*cli),
         Command::Run(run_cli) => {
             let RunCli {
                 specs,
@@ -330,6 +342,74 @@ fn main() -> ExitCode {
             }
         }
     }
+}
+
+fn serve_command(cli: ServeCli) -> ExitCode {
+    let ServeCli {
+        spec,
+        trace,
+        http,
+        speed,
+        history_kib,
+        dump_state,
+        strict,
+        budget_ms,
+        common,
+    } = cli;
+    let http: std::net::SocketAddr = match http.parse() {
+        Ok(a) => a,
+        Err(_) => {
+            eprintln!(
+                "error: --http needs an address and port, such as 127.0.0.1:8080 (got `{http}`)"
+            );
+            return ExitCode::from(2);
+        }
+    };
+    if speed.is_some_and(|s| !(s.is_finite() && s > 0.0)) {
+        eprintln!("error: --speed needs a positive factor");
+        return ExitCode::from(2);
+    }
+    if history_kib == 0 {
+        eprintln!("error: --history-kib needs a positive number");
+        return ExitCode::from(2);
+    }
+    // Ctrl-C or SIGTERM ends the run; a second one ends at once.
+    let _ = ctrlc::set_handler(|| {
+        if voml_driver::stop_requested() {
+            std::process::exit(130);
+        }
+        eprintln!("\nstopping (again to quit at once)");
+        voml_driver::request_stop();
+    });
+    let run = run::RunArgs {
+        spec,
+        trace: Some(trace),
+        listen: None,
+        producers: None,
+        reorder_window: std::time::Duration::from_millis(100),
+        control: None,
+        control_text: None,
+        until: None,
+        from: None,
+        out: PathBuf::from("."),
+        frames_every: None,
+        strict,
+        budget: std::time::Duration::from_millis(budget_ms.max(1)),
+        color: use_color(common.color),
+        compile_options: options(&common.search),
+        window: true,
+        speed,
+        exit_when_finished: false,
+        audio: None,
+        max_audio_s: voml_driver::audio::DEFAULT_MAX_AUDIO_S,
+        dump_state,
+        watch: false,
+    };
+    serve::serve(&serve::ServeArgs {
+        run,
+        http,
+        history: usize::try_from(history_kib.saturating_mul(1024)).unwrap_or(usize::MAX),
+    })
 }
 
 fn options(search: &SearchArgs) -> Options {
@@ -478,6 +558,40 @@ fn explain(code: Option<&str>, all: bool) -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// The arguments of `voml serve`.
+#[derive(clap::Args)]
+struct ServeCli {
+    /// The spec (.voml, compiled on the fly) or a compiled visual object (.vo).
+    #[arg(value_name = "SPEC")]
+    spec: PathBuf,
+    /// The PICL trace to replay (`-` for standard input).
+    #[arg(long, short = 't')]
+    trace: PathBuf,
+    /// Where to serve the page: loopback by default. Any other address must be given here
+    /// and makes the server print an access token the page must present.
+    #[arg(long, value_name = "ADDR:PORT", default_value = "127.0.0.1:8080")]
+    http: String,
+    /// Replay at this many trace seconds per second (default: as fast as possible).
+    #[arg(long, value_name = "FACTOR")]
+    speed: Option<f64>,
+    /// The drawing kept for pages that open later: beyond this many KiB it is replaced by
+    /// the current picture.
+    #[arg(long, value_name = "KIB", default_value_t = 16384)]
+    history_kib: u64,
+    /// When the run ends, write the values of every info and control structure to this
+    /// JSON file.
+    #[arg(long, value_name = "FILE.json")]
+    dump_state: Option<PathBuf>,
+    /// Stop at the first bad trace line or failing component.
+    #[arg(long)]
+    strict: bool,
+    /// Time the code for one event may run before it is interrupted.
+    #[arg(long, value_name = "MS", default_value_t = 250)]
+    budget_ms: u64,
+    #[command(flatten)]
+    common: CommonArgs,
 }
 
 /// The arguments of `voml run`.

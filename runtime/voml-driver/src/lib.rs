@@ -163,6 +163,7 @@ pub fn run_controlled(
         options: options.clone(),
         interactive: runtime.interactive(),
         next_look: Instant::now(),
+        ended: false,
         next_frame: None,
         outcome: Outcome::default(),
         share: source.share(),
@@ -260,6 +261,8 @@ struct Run {
     interactive: bool,
     /// When pictures, input and progress are next looked at.
     next_look: Instant,
+    /// The input has ended: what the user sees now is final.
+    ended: bool,
     /// The trace time of the next frame (`--frames-every`), once started.
     next_frame: Option<f64>,
     outcome: Outcome,
@@ -844,7 +847,8 @@ impl Run {
             return self.timers(runtime, sinks, reporter);
         }
         runtime.present();
-        runtime.show_status(&self.status(runtime, false));
+        // After the end, the user keeps seeing that the run is done.
+        runtime.show_status(&self.status(runtime, self.ended));
         let before = runtime.faults().len();
         let events = runtime.poll_input();
         for fault in &runtime.faults()[before..] {
@@ -1013,7 +1017,12 @@ impl Run {
     fn status(&self, runtime: &Runtime, finished: bool) -> Status {
         let records = self.outcome.records;
         let trace_time = (records > 0).then(|| runtime.trace_time());
-        let elapsed = self.started.elapsed().as_secs_f64();
+        // Once ended, the time the run took (not the time since it began).
+        let elapsed = if self.ended {
+            self.outcome.elapsed.as_secs_f64()
+        } else {
+            self.started.elapsed().as_secs_f64()
+        };
         let mut text = String::new();
         if self.paused && !finished {
             text.push_str("paused — ");
@@ -1073,6 +1082,7 @@ impl Run {
                 Err(e) => self.sink_error(reporter, e),
             }
         }
+        self.ended = true;
         if self.interactive {
             runtime.present();
             runtime.show_status(&self.status(runtime, true));

@@ -1,0 +1,352 @@
+//! The HTTP side: one listener, a thread per connection. `GET /` is the page (its script
+//! and style inside it), `GET /ws` the WebSocket that streams the commands. Anything else is
+//! refused with a status line, never a panic.
+
+use std::io::{self, Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use tungstenite::protocol::Role;
+use tungstenite::{Message, WebSocket};
+use voml_llvo::BackendEvent;
+
+use crate::hub::Hub;
+
+/// The longest request head read.
+const MAX_HEAD: usize = 16 * 1024;
+/// Connections served at once; more are refused.
+const MAX_CONNECTIONS: usize = 64;
+/// How long a request head, or a write to a page, may take.
+const IO_TIMEOUT: Duration = Duration::from_secs(10);
+/// How often a connection looks for what the page sent.
+const TICK: Duration = Duration::from_millis(5);
+/// The longest key name a page may send.
+const MAX_KEY: usize = 32;
+
+/// The page: its style and script are put in at build time, nothing is fetched elsewhere.
+fn page() -> String {
+    include_str!("page/index.html")
+        .replace("/*STYLE*/", include_str!("page/page.css"))
+        .replace("//SCRIPT", include_str!("page/page.js"))
+}
+
+/// Whether serving on `addr` needs an access token: anything but loopback does.
+pub fn needs_token(addr: &SocketAddr) -> bool {
+    !addr.ip().is_loopback()
+}
+
+/// A fresh access token: 128 random bits in hex.
+pub fn new_token() -> io::Result<String> {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes).map_err(|e| io::Error::other(e.to_string()))?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// A running server.
+pub struct Server {
+    addr: SocketAddr,
+    token: Option<String>,
+}
+
+impl Server {
+    /// Binds `addr` and serves `hub` on its own threads. With a `token`, every request
+    /// must carry it (`?token=...`).
+    pub fn start(
+        addr: SocketAddr,
+        token: Option<String>,
+        hub: Arc<Mutex<Hub>>,
+    ) -> io::Result<Server> {
+        let listener = TcpListener::bind(addr)?;
+        let addr = listener.local_addr()?;
+        let shared = Arc::new(Shared {
+            hub,
+            token: token.clone(),
+            page: page(),
+            connections: AtomicUsize::new(0),
+        });
+        std::thread::Builder::new()
+            .name("voml-web".into())
+            .spawn(move || accept(listener, shared))?;
+        Ok(Server { addr, token })
+    }
+
+    /// Where it listens.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// The page's address (with the token, when there is one).
+    pub fn url(&self) -> String {
+        let host = match self.addr {
+            SocketAddr::V4(a) if a.ip().is_unspecified() => format!("HOST:{}", a.port()),
+            SocketAddr::V6(a) if a.ip().is_unspecified() => format!("HOST:{}", a.port()),
+            a => a.to_string(),
+        };
+        match &self.token {
+            Some(t) => format!("http://{host}/?token={t}"),
+            None => format!("http://{host}/"),
+        }
+    }
+}
+
+struct Shared {
+    hub: Arc<Mutex<Hub>>,
+    token: Option<String>,
+    page: String,
+    connections: AtomicUsize,
+}
+
+fn accept(listener: TcpListener, shared: Arc<Shared>) {
+    for stream in listener.incoming() {
+        let Ok(stream) = stream else { continue };
+        if shared.connections.fetch_add(1, Ordering::SeqCst) >= MAX_CONNECTIONS {
+            shared.connections.fetch_sub(1, Ordering::SeqCst);
+            let _ = respond(&stream, 503, "text/plain", b"too many connections\n");
+            continue;
+        }
+        let theirs = shared.clone();
+        let spawned = std::thread::Builder::new()
+            .name("voml-web-page".into())
+            .spawn(move || {
+                let _ = serve(stream, &theirs);
+                theirs.connections.fetch_sub(1, Ordering::SeqCst);
+            });
+        if spawned.is_err() {
+            // No thread: the connection was dropped with the closure; count it out.
+            shared.connections.fetch_sub(1, Ordering::SeqCst);
+        }
+    }
+}
+
+/// A request's head, read and parsed.
+struct Request {
+    method: String,
+    path: String,
+    query: String,
+    headers: Vec<(String, String)>,
+}
+
+impl Request {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    fn param(&self, name: &str) -> Option<&str> {
+        self.query
+            .split('&')
+            .filter_map(|kv| kv.split_once('='))
+            .find(|(k, _)| *k == name)
+            .map(|(_, v)| v)
+    }
+}
+
+fn read_head(stream: &mut TcpStream) -> Result<Request, (u16, &'static str)> {
+    let mut buf = Vec::with_capacity(1024);
+    let mut chunk = [0u8; 1024];
+    loop {
+        if buf.windows(4).any(|w| w == b"\r\n\r\n") {
+            break;
+        }
+        if buf.len() > MAX_HEAD {
+            return Err((431, "request head too large"));
+        }
+        match stream.read(&mut chunk) {
+            Ok(0) => return Err((400, "incomplete request")),
+            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+            Err(_) => return Err((408, "request timed out")),
+        }
+    }
+    let mut headers = [httparse::EMPTY_HEADER; 64];
+    let mut req = httparse::Request::new(&mut headers);
+    match req.parse(&buf) {
+        Ok(httparse::Status::Complete(_)) => {}
+        _ => return Err((400, "malformed request")),
+    }
+    let target = req.path.unwrap_or("/");
+    let (path, query) = target.split_once('?').unwrap_or((target, ""));
+    Ok(Request {
+        method: req.method.unwrap_or("").to_string(),
+        path: path.to_string(),
+        query: query.to_string(),
+        headers: req
+            .headers
+            .iter()
+            .map(|h| {
+                (
+                    h.name.to_string(),
+                    String::from_utf8_lossy(h.value).into_owned(),
+                )
+            })
+            .collect(),
+    })
+}
+
+fn respond(mut stream: &TcpStream, code: u16, kind: &str, body: &[u8]) -> io::Result<()> {
+    let reason = match code {
+        200 => "OK",
+        400 => "Bad Request",
+        403 => "Forbidden",
+        404 => "Not Found",
+        405 => "Method Not Allowed",
+        408 => "Request Timeout",
+        431 => "Request Header Fields Too Large",
+        503 => "Service Unavailable",
+        _ => "Error",
+    };
+    let head = format!(
+        "HTTP/1.1 {code} {reason}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nCache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\nContent-Security-Policy: default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data: blob:; connect-src 'self'\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    stream.write_all(head.as_bytes())?;
+    stream.write_all(body)?;
+    stream.flush()
+}
+
+/// Compares without stopping at the first difference.
+fn same(a: &str, b: &str) -> bool {
+    a.len() == b.len() && a.bytes().zip(b.bytes()).fold(0u8, |d, (x, y)| d | (x ^ y)) == 0
+}
+
+fn serve(mut stream: TcpStream, shared: &Shared) -> io::Result<()> {
+    stream.set_read_timeout(Some(IO_TIMEOUT))?;
+    stream.set_write_timeout(Some(IO_TIMEOUT))?;
+    let request = match read_head(&mut stream) {
+        Ok(r) => r,
+        Err((code, why)) => {
+            return respond(&stream, code, "text/plain", format!("{why}\n").as_bytes())
+        }
+    };
+    if request.method != "GET" {
+        return respond(&stream, 405, "text/plain", b"only GET is served\n");
+    }
+    if let Some(token) = &shared.token {
+        if !request.param("token").is_some_and(|t| same(t, token)) {
+            return respond(
+                &stream,
+                403,
+                "text/plain",
+                b"forbidden: open the address with the access token the server printed\n",
+            );
+        }
+    }
+    match request.path.as_str() {
+        "/" | "/index.html" => respond(
+            &stream,
+            200,
+            "text/html; charset=utf-8",
+            shared.page.as_bytes(),
+        ),
+        "/ws" => websocket(stream, &request, shared),
+        _ => respond(&stream, 404, "text/plain", b"not found\n"),
+    }
+}
+
+fn websocket(mut stream: TcpStream, request: &Request, shared: &Shared) -> io::Result<()> {
+    let upgrade = request
+        .header("Upgrade")
+        .is_some_and(|u| u.eq_ignore_ascii_case("websocket"));
+    let Some(key) = request.header("Sec-WebSocket-Key").filter(|_| upgrade) else {
+        return respond(
+            &stream,
+            400,
+            "text/plain",
+            b"a WebSocket upgrade is expected here\n",
+        );
+    };
+    // A page from another site must not reach a server on this machine: when the browser
+    // says where the page came from, it must be this server.
+    if let (Some(origin), Some(host)) = (request.header("Origin"), request.header("Host")) {
+        let ours = ["http://", "https://"]
+            .iter()
+            .any(|scheme| origin.eq_ignore_ascii_case(&format!("{scheme}{host}")));
+        if !ours {
+            return respond(
+                &stream,
+                403,
+                "text/plain",
+                b"forbidden: a page from another origin\n",
+            );
+        }
+    }
+    let accept = tungstenite::handshake::derive_accept_key(key.as_bytes());
+    write!(
+        stream,
+        "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: {accept}\r\n\r\n"
+    )?;
+    stream.flush()?;
+    stream.set_read_timeout(Some(TICK))?;
+    let mut ws = WebSocket::from_raw_socket(stream, Role::Server, None);
+    let (first, rx) = shared
+        .hub
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .join();
+    for batch in first {
+        ws.send(Message::text(batch.to_string()))
+            .map_err(io::Error::other)?;
+    }
+    loop {
+        // What the run drew since ...
+        let mut sent = false;
+        loop {
+            match rx.try_recv() {
+                Ok(batch) => {
+                    ws.write(Message::text(batch.to_string()))
+                        .map_err(io::Error::other)?;
+                    sent = true;
+                }
+                Err(std::sync::mpsc::TryRecvError::Empty) => break,
+                // Dropped by the hub (too slow): the page may join again.
+                Err(std::sync::mpsc::TryRecvError::Disconnected) => {
+                    let _ = ws.close(None);
+                    let _ = ws.flush();
+                    return Ok(());
+                }
+            }
+        }
+        if sent {
+            ws.flush().map_err(io::Error::other)?;
+        }
+        // ... and what the page sent (waits up to a tick).
+        match ws.read() {
+            Ok(Message::Text(text)) => page_key(text.as_str(), shared),
+            Ok(Message::Close(_)) => return Ok(()),
+            Ok(_) => {}
+            Err(tungstenite::Error::Io(e))
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                ) => {}
+            Err(tungstenite::Error::ConnectionClosed | tungstenite::Error::AlreadyClosed) => {
+                return Ok(())
+            }
+            Err(e) => return Err(io::Error::other(e)),
+        }
+    }
+}
+
+/// A key from the page (`{"key": " "}`): the same replay commands as a window's keys.
+fn page_key(text: &str, shared: &Shared) {
+    let Ok(value) = serde_json::from_str::<serde_json::Value>(text) else {
+        return;
+    };
+    let Some(key) = value.get("key").and_then(|k| k.as_str()) else {
+        return;
+    };
+    if key.is_empty() || key.len() > MAX_KEY {
+        return;
+    }
+    shared
+        .hub
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .push_event(BackendEvent::Key {
+            view: None,
+            key: key.to_string(),
+        });
+}
