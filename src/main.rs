@@ -349,6 +349,7 @@ fn serve_command(cli: ServeCli) -> ExitCode {
         spec,
         trace,
         http,
+        token,
         speed,
         history_kib,
         dump_state,
@@ -408,6 +409,7 @@ fn serve_command(cli: ServeCli) -> ExitCode {
     serve::serve(&serve::ServeArgs {
         run,
         http,
+        token,
         history: usize::try_from(history_kib.saturating_mul(1024)).unwrap_or(usize::MAX),
     })
 }
@@ -573,6 +575,9 @@ struct ServeCli {
     /// and makes the server print an access token the page must present.
     #[arg(long, value_name = "ADDR:PORT", default_value = "127.0.0.1:8080")]
     http: String,
+    /// Require the access token on loopback too (a machine others log in to can reach it).
+    #[arg(long)]
+    token: bool,
     /// Replay at this many trace seconds per second (default: as fast as possible).
     #[arg(long, value_name = "FACTOR")]
     speed: Option<f64>,

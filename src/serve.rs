@@ -16,6 +16,8 @@ pub struct ServeArgs {
     pub run: RunArgs,
     /// Where the page is served.
     pub http: SocketAddr,
+    /// Whether the token is required on loopback too (elsewhere it always is).
+    pub token: bool,
     /// The history's limit, in bytes.
     pub history: usize,
 }
@@ -38,7 +40,7 @@ pub fn serve(args: &ServeArgs) -> ExitCode {
         }
     }
     // Anything but loopback is reachable by others: every request must carry the token.
-    let token = if voml_web::needs_token(&args.http) {
+    let token = if args.token || voml_web::needs_token(&args.http) {
         match voml_web::new_token() {
             Ok(t) => Some(t),
             Err(e) => {
@@ -61,10 +63,7 @@ pub fn serve(args: &ServeArgs) -> ExitCode {
         let mut out = std::io::stdout().lock();
         let _ = writeln!(out, "serving {} on {}", run.spec.display(), server.addr());
         if token.is_some() {
-            let _ = writeln!(
-                out,
-                "access token required (this address is not loopback): the page's address carries it"
-            );
+            let _ = writeln!(out, "access token required: the page's address carries it");
         }
         let _ = writeln!(out, "open {}", server.url());
         let _ = writeln!(out, "Ctrl-C ends the run");

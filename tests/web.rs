@@ -256,9 +256,15 @@ fn the_stream_is_what_the_recorder_records_and_a_late_page_gets_the_picture() {
     }
 }
 
+/// Beyond loopback the token is always required (`voml_web::needs_token`); the test serves on
+/// loopback (tests stay there) with `--token`, which requires it the same way.
 #[test]
-fn a_server_beyond_loopback_needs_its_token_and_stops_on_sigterm() {
-    let mut served = Served::start(&["--http", "0.0.0.0:0"]);
+fn a_server_with_a_token_refuses_requests_without_it_and_stops_on_sigterm() {
+    assert!(voml_web::needs_token(&"0.0.0.0:8080".parse().unwrap()));
+    assert!(voml_web::needs_token(&"192.168.1.5:8080".parse().unwrap()));
+    assert!(!voml_web::needs_token(&"127.0.0.1:8080".parse().unwrap()));
+    assert!(!voml_web::needs_token(&"[::1]:8080".parse().unwrap()));
+    let mut served = Served::start(&["--http", "127.0.0.1:0", "--token"]);
     let token = served
         .token()
         .unwrap_or_else(|| panic!("no token printed: {}", served.said));
