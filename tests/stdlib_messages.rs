@@ -499,3 +499,25 @@ fn the_queues_are_the_messages_sent_and_not_yet_received() {
         }
     }
 }
+
+/// The space-time diagram draws its lines in one order whatever the order of the hash table
+/// that keeps them: where lines cross, the picture is the same on every run.
+#[test]
+fn the_spacetime_diagram_is_the_same_on_every_run() {
+    for trace in traces() {
+        let pictures: Vec<Vec<u8>> = (0..3)
+            .map(|_| {
+                let vo =
+                    support::compile_spec(&support::root().join("examples/library/messages.voml"));
+                let mut rt = start_runtime(vo, true, 10_000);
+                support::replay_file(&mut rt, &trace);
+                view_pixels(&rt, 0).data
+            })
+            .collect();
+        assert!(
+            pictures.windows(2).all(|w| w[0] == w[1]),
+            "{}: the picture changes from run to run",
+            trace.display()
+        );
+    }
+}
