@@ -339,9 +339,6 @@ impl Host {
                 ),
             ));
         };
-        if let Some(c) = self.colours.get(&text) {
-            return Ok(*c);
-        }
         let c =
             Color::parse(&text).ok_or_else(|| fail(name, format!("unknown colour `{text}`")))?;
         self.colours.insert(text, c);
