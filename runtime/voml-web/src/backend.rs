@@ -1,13 +1,16 @@
 //! The engine's side of the page: a [`Backend`] that draws into its own [`LazyRaster`] (so
-//! that snapshots and late joiners have the current picture) and hands a serialised copy of
-//! every command to the [`Hub`], which keeps the history and broadcasts it to the pages.
+//! that snapshots and late joiners have the current picture) through a [`Recorder`], whose
+//! copy of every command is serialised for the [`Hub`], which keeps the history and
+//! broadcasts it to the pages.
 
+use std::cell::RefCell;
 use std::collections::BTreeMap;
+use std::rc::Rc;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use voml_llvo::{
     Backend, BackendEvent, Color, Command, DrawCmd, ImageId, LazyRaster, LlvoError, Mark, PxRect,
-    PxRemap, RgbaPixels, Status, ViewId,
+    PxRemap, Recorder, RgbaPixels, Status, ViewId,
 };
 
 use crate::hub::Hub;
@@ -30,11 +33,9 @@ struct Surface {
     background: Color,
 }
 
-/// The web back end: what the LLVO core asks is carried out on a raster here and streamed,
-/// as [`Command`] JSON lines, to every connected page.
-pub struct WebBackend {
-    raster: LazyRaster,
-    hub: Arc<Mutex<Hub>>,
+/// What the recorded commands say that publishing and compacting need.
+#[derive(Default)]
+struct Stream {
     /// JSON lines not yet published.
     pending: String,
     surfaces: BTreeMap<ViewId, Surface>,
@@ -44,28 +45,53 @@ pub struct WebBackend {
     /// The visual object's images, as `add-image` lines: a compacted history keeps them,
     /// since later commands may draw them.
     images: BTreeMap<ImageId, Arc<str>>,
-    last_status: Option<Status>,
 }
 
-impl WebBackend {
-    /// A back end publishing to `hub`.
-    pub fn new(hub: Arc<Mutex<Hub>>) -> WebBackend {
-        WebBackend {
-            raster: LazyRaster::new(),
-            hub,
-            pending: String::new(),
-            surfaces: BTreeMap::new(),
-            buffering: Vec::new(),
-            images: BTreeMap::new(),
-            last_status: None,
+impl Stream {
+    /// Takes one command the recorder tells of. A `present` is not streamed (a page shows
+    /// what it has drawn at its next animation frame); the status is sent apart.
+    fn take(&mut self, command: &Command) {
+        match command {
+            Command::Present { .. } | Command::Status { .. } => return,
+            Command::CreateSurface {
+                view,
+                title,
+                width,
+                height,
+                background,
+            } => {
+                self.surfaces.insert(
+                    *view,
+                    Surface {
+                        title: title.clone(),
+                        width: *width,
+                        height: *height,
+                        background: *background,
+                    },
+                );
+            }
+            Command::ResizeSurface {
+                view,
+                width,
+                height,
+                background,
+            } => {
+                if let Some(s) = self.surfaces.get_mut(view) {
+                    s.width = *width;
+                    s.height = *height;
+                    s.background = *background;
+                }
+            }
+            Command::DestroySurface { view } => {
+                self.surfaces.remove(view);
+                self.buffering.retain(|v| v != view);
+            }
+            Command::BeginBuffer { view } if !self.buffering.contains(view) => {
+                self.buffering.push(*view);
+            }
+            Command::Flush { view } => self.buffering.retain(|v| v != view),
+            _ => {}
         }
-    }
-
-    fn hub(&self) -> MutexGuard<'_, Hub> {
-        self.hub.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    fn record(&mut self, command: &Command) {
         let Ok(line) = serde_json::to_string(command) else {
             return;
         };
@@ -74,19 +100,53 @@ impl WebBackend {
         }
         self.pending.push_str(&line);
         self.pending.push('\n');
-        if self.pending.len() >= BATCH_BYTES {
+    }
+}
+
+/// The web back end: what the LLVO core asks is carried out on a raster here and streamed,
+/// as [`Command`] JSON lines, to every connected page.
+pub struct WebBackend {
+    recorder: Recorder<LazyRaster>,
+    stream: Rc<RefCell<Stream>>,
+    hub: Arc<Mutex<Hub>>,
+    last_status: Option<Status>,
+}
+
+impl WebBackend {
+    /// A back end publishing to `hub`.
+    pub fn new(hub: Arc<Mutex<Hub>>) -> WebBackend {
+        let stream = Rc::new(RefCell::new(Stream::default()));
+        let taken = stream.clone();
+        WebBackend {
+            recorder: Recorder::new(LazyRaster::new(), move |command| {
+                taken.borrow_mut().take(command)
+            }),
+            stream,
+            hub,
+            last_status: None,
+        }
+    }
+
+    fn hub(&self) -> MutexGuard<'_, Hub> {
+        self.hub.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Publishes once a batch has gathered; hands `result` on.
+    fn then<T>(&mut self, result: T) -> T {
+        if self.stream.borrow().pending.len() >= BATCH_BYTES {
             self.publish();
         }
+        result
     }
 
     /// Sends what is pending to the pages and the history; compacts the history when it has
     /// outgrown its limit.
     pub fn publish(&mut self) {
-        if !self.pending.is_empty() {
-            let batch = std::mem::take(&mut self.pending);
+        let batch = std::mem::take(&mut self.stream.borrow_mut().pending);
+        if !batch.is_empty() {
             self.hub().publish(batch);
         }
-        if self.buffering.is_empty() && self.hub().over_limit() {
+        if self.stream.borrow().buffering.is_empty() && self.hub().over_limit() {
             self.compact();
         }
     }
@@ -101,7 +161,11 @@ impl WebBackend {
                 lines.push('\n');
             }
         };
-        for (view, s) in &self.surfaces {
+        let (surfaces, images) = {
+            let stream = self.stream.borrow();
+            (stream.surfaces.clone(), stream.images.clone())
+        };
+        for (view, s) in &surfaces {
             push(
                 &Command::CreateSurface {
                     view: *view,
@@ -113,13 +177,13 @@ impl WebBackend {
                 &mut lines,
             );
         }
-        for line in self.images.values() {
+        for line in images.values() {
             lines.push_str(line);
             lines.push('\n');
         }
-        let views: Vec<ViewId> = self.surfaces.keys().copied().collect();
-        for view in views {
-            let Ok(pixels) = self.raster.snapshot(view) else {
+        for &view in surfaces.keys() {
+            // (The raster's own snapshot: a snapshot is not a command.)
+            let Ok(pixels) = self.recorder.snapshot(view) else {
                 continue;
             };
             let (w, h) = (pixels.width, pixels.height);
@@ -152,25 +216,10 @@ impl Backend for WebBackend {
         height: u32,
         background: Color,
     ) -> Result<(), LlvoError> {
-        self.raster
-            .create_surface(view, title, width, height, background)?;
-        self.surfaces.insert(
-            view,
-            Surface {
-                title: title.to_string(),
-                width,
-                height,
-                background,
-            },
-        );
-        self.record(&Command::CreateSurface {
-            view,
-            title: title.to_string(),
-            width,
-            height,
-            background,
-        });
-        Ok(())
+        let r = self
+            .recorder
+            .create_surface(view, title, width, height, background);
+        self.then(r)
     }
 
     fn resize_surface(
@@ -180,64 +229,35 @@ impl Backend for WebBackend {
         height: u32,
         background: Color,
     ) -> Result<(), LlvoError> {
-        self.raster
-            .resize_surface(view, width, height, background)?;
-        if let Some(s) = self.surfaces.get_mut(&view) {
-            s.width = width;
-            s.height = height;
-            s.background = background;
-        }
-        self.record(&Command::ResizeSurface {
-            view,
-            width,
-            height,
-            background,
-        });
-        Ok(())
+        let r = self
+            .recorder
+            .resize_surface(view, width, height, background);
+        self.then(r)
     }
 
     fn destroy_surface(&mut self, view: ViewId) {
-        self.raster.destroy_surface(view);
-        self.surfaces.remove(&view);
-        self.buffering.retain(|v| *v != view);
-        self.record(&Command::DestroySurface { view });
+        self.recorder.destroy_surface(view);
+        self.then(())
     }
 
     fn add_image(&mut self, image: ImageId, pixels: &RgbaPixels) -> Result<(), LlvoError> {
-        self.raster.add_image(image, pixels)?;
-        self.record(&Command::AddImage {
-            image,
-            pixels: pixels.clone(),
-        });
-        Ok(())
+        let r = self.recorder.add_image(image, pixels);
+        self.then(r)
     }
 
     fn draw(&mut self, view: ViewId, cmd: &DrawCmd) -> Result<(), LlvoError> {
-        self.raster.draw(view, cmd)?;
-        self.record(&Command::Draw {
-            view,
-            cmd: cmd.clone(),
-        });
-        Ok(())
+        let r = self.recorder.draw(view, cmd);
+        self.then(r)
     }
 
     fn draw_owned(&mut self, view: ViewId, mark: Mark, cmd: &DrawCmd) -> Result<(), LlvoError> {
-        self.raster.draw_owned(view, mark, cmd)?;
-        self.record(&Command::DrawOwned {
-            view,
-            mark,
-            cmd: cmd.clone(),
-        });
-        Ok(())
+        let r = self.recorder.draw_owned(view, mark, cmd);
+        self.then(r)
     }
 
     fn undraw(&mut self, mark: Mark, erase: &[(ViewId, DrawCmd)]) -> Result<(), LlvoError> {
-        self.raster.undraw(mark, erase)?;
-        self.record(&Command::Undraw {
-            mark,
-            erase: erase.to_vec(),
-        });
-        Ok(())
+        let r = self.recorder.undraw(mark, erase);
+        self.then(r)
     }
 
     fn remap_area(
@@ -247,44 +267,29 @@ impl Backend for WebBackend {
         map: PxRemap,
         fill: Color,
     ) -> Result<bool, LlvoError> {
-        let done = self.raster.remap_area(view, area, map, fill)?;
-        if done {
-            self.record(&Command::RemapArea {
-                view,
-                area,
-                map,
-                fill,
-            });
-        }
-        Ok(done)
+        let r = self.recorder.remap_area(view, area, map, fill);
+        self.then(r)
     }
 
     fn begin_buffer(&mut self, view: ViewId) -> Result<(), LlvoError> {
-        self.raster.begin_buffer(view)?;
-        if !self.buffering.contains(&view) {
-            self.buffering.push(view);
-        }
-        self.record(&Command::BeginBuffer { view });
-        Ok(())
+        let r = self.recorder.begin_buffer(view);
+        self.then(r)
     }
 
     fn flush(&mut self, view: ViewId) -> Result<(), LlvoError> {
-        self.raster.flush(view)?;
-        self.buffering.retain(|v| *v != view);
-        self.record(&Command::Flush { view });
-        Ok(())
+        let r = self.recorder.flush(view);
+        self.then(r)
     }
 
-    /// Sends what was drawn to the pages (a `present` is not itself streamed: a page shows
-    /// what it has drawn at its next animation frame).
+    /// Sends what was drawn to the pages.
     fn present(&mut self, view: ViewId) -> Result<(), LlvoError> {
-        self.raster.present(view)?;
+        self.recorder.present(view)?;
         self.publish();
         Ok(())
     }
 
     fn snapshot(&mut self, view: ViewId) -> Result<RgbaPixels, LlvoError> {
-        self.raster.snapshot(view)
+        self.recorder.snapshot(view)
     }
 
     fn poll_events(&mut self) -> Vec<BackendEvent> {
