@@ -80,9 +80,9 @@ fn bombs_end_quickly_with_located_faults_and_bounded_memory() {
         ("a deep hash key", "", "(set! $0 (hash (let loop ((i 0) (k '())) (if (= i 100000) k (loop (+ i 1) (list k)))) 1))", 1, Config::default(), "hash key"),
         ("string-join with a huge separator", "", "(set! $0 (string-join (range 0 1000) (make-string 1000000 #\\a)))", 1, Config::default(), "string-join"),
         ("string-replace blow-up", "", "(set! $0 (string-replace (make-string 1000000 #\\a) \"a\" (make-string 1000 #\\b)))", 1, Config::default(), "string-replace"),
-        ("reading standard input", "", "(set! $0 (read-line))", 1, Config::default(), "not available"),
-        ("read", "", "(set! $0 (read))", 1, Config::default(), "not available"),
-        ("read-char", "", "(set! $0 (read-char))", 1, Config::default(), "not available"),
+        ("reading standard input", "", "(set! $0 (read-line))", 1, Config::default(), "`read-line` is not defined"),
+        ("read", "", "(set! $0 (read))", 1, Config::default(), "`read` is not defined"),
+        ("read-char", "", "(set! $0 (read-char))", 1, Config::default(), "`read-char` is not defined"),
         ("a panic inside a built-in", "", "(set! $0 (abs (- 0 9223372036854775807 1)))", 1, Config::default(), "bomb.voml"),
     ];
     for (what, utility, code, records, config, expected) in cases {

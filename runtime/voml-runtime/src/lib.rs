@@ -459,7 +459,15 @@ impl Runtime {
                         ),
                         locate_runaway(&engine, &vo, &e),
                     ),
-                    boundary::Failure::Scheme(e) => (error_message(&e), locate_error(&engine, &vo, &e)),
+                    boundary::Failure::Scheme(e) => (
+                        match &unbound {
+                            Some(name) => format!(
+                                "`{name}` is not defined: visual objects have the spec's own definitions, the VOML primitives and prelude, and the Scheme built-ins listed in docs/language.md §7.5 (no files, ports, processes, network, environment, time or evaluation)"
+                            ),
+                            None => error_message(&e),
+                        },
+                        locate_error(&engine, &vo, &e),
+                    ),
                     boundary::Failure::Panic(p) => (
                         format!("the Scheme engine failed inside a built-in ({p})"),
                         None,

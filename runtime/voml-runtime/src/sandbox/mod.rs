@@ -80,7 +80,7 @@ impl Sandbox {
     pub fn new(
         voml: impl FnOnce(&mut Engine) -> Result<(), SteelErr>,
     ) -> Result<Sandbox, SteelErr> {
-        let mut engine = Engine::new_sandboxed();
+        let mut engine = base_engine()?;
         guards::install(&mut engine);
         engine.run(guards::ORIGINALS)?;
         engine.run(guards::SCHEME)?;
@@ -150,6 +150,51 @@ impl Sandbox {
         names
     }
 }
+
+/// The engine VO engines start from: steel's built-in modules and its standard library
+/// (list procedures and the macros of the allowlist), without the rest of steel's prelude
+/// (contracts, ports, printing, readers, pattern matching) and without the kernel that
+/// expands `defmacro`-style macros, which VO code may not define or use. Building it takes
+/// a fifth of what a sandboxed steel engine takes (compiling the prelude is most of
+/// starting a run). `sort` and `dynamic-wind`, which steel keeps in modules of their own,
+/// are [`BASE`]'s.
+fn base_engine() -> Result<Engine, SteelErr> {
+    let mut engine = Engine::new_raw_no_kernel();
+    steel::steel_vm::primitives::register_builtin_modules(&mut engine, true);
+    engine.compile_and_run_raw_program(steel::steel_vm::primitives::ALL_MODULES)?;
+    engine.compile_and_run_raw_program(steel::stdlib::PRELUDE)?;
+    engine.compile_and_run_raw_program(BASE)?;
+    engine.disallow_dylib_loading();
+    Ok(engine)
+}
+
+/// What the base engine adds to steel's standard library, from steel modules it leaves out:
+/// `sort`, a stable merge sort of a list by a `less?` procedure (`(sort list less?)`), and
+/// `dynamic-wind`, which runs `before`, the thunk and `after` and gives the thunk's value
+/// (a continuation that escapes the thunk does not run `after`; an error ends the part).
+const BASE: &str = r#"
+(define (dynamic-wind before thunk after)
+  (before)
+  (let ((result (thunk)))
+    (after)
+    result))
+(define (sort items less?)
+  (define (merge a b)
+    (cond ((null? a) b)
+          ((null? b) a)
+          ((less? (car b) (car a)) (cons (car b) (merge a (cdr b))))
+          (else (cons (car a) (merge (cdr a) b)))))
+  (define (halve items left right)
+    (if (null? items)
+        (cons left right)
+        (halve (cdr items) (cons (car items) right) left)))
+  (define (go items)
+    (if (or (null? items) (null? (cdr items)))
+        items
+        (let ((halves (halve items '() '())))
+          (merge (go (car halves)) (go (cdr halves))))))
+  (go items))
+"#;
 
 /// What VO engines are built from: every global and macro name of an unconfined steel
 /// engine, and its built-in modules. The allowlist is chosen from these; everything else in
