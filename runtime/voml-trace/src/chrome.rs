@@ -741,6 +741,14 @@ impl<R: BufRead> ChromeReader<R> {
                                 ))
                             }
                         };
+                        let end = (micros + dur) / 1e6;
+                        if !end.is_finite() {
+                            return Err((
+                                TraceErrorKind::Syntax,
+                                "an `X` event that ends beyond the largest time".to_owned(),
+                                None,
+                            ));
+                        }
                         let open = self.opening(name, cat, processor, process);
                         let seq = self.state(ENTRY, open, time, line, Tie::Input(0));
                         // Ends come before beginnings of the same time, the end of what began
@@ -750,7 +758,7 @@ impl<R: BufRead> ChromeReader<R> {
                         } else {
                             Tie::Input(0)
                         };
-                        self.state(EXIT, open, (micros + dur) / 1e6, line, tie);
+                        self.state(EXIT, open, end, line, tie);
                     }
                 }
             }

@@ -883,9 +883,10 @@ impl<R: BufRead> PajeReader<R> {
                     ));
                 }
                 self.high = self.high.max(time);
-                // Two places among records of its time: its entry and its exit.
+                // Four places among records of its time: the entry and exit of its side of
+                // the message, and room for the other side after them (see `message`).
                 let seq = self.next_seq();
-                self.next_seq();
+                self.seq += 3;
                 let here = LinkEnd {
                     time,
                     seq,
@@ -1059,7 +1060,8 @@ impl<R: BufRead> PajeReader<R> {
     }
 
     /// The records of a message: the send's entry and exit at the start, the receive's at
-    /// the end, each in the place its end had among the records of its time.
+    /// the end, each in the place its end had among the records of its time; a receive
+    /// written before its send comes after the send's records (in the room its start kept).
     fn message(&mut self, ty: usize, key: &str, start: &LinkEnd, end: &LinkEnd) {
         let tag = self.messages;
         self.messages += 1;
@@ -1068,11 +1070,16 @@ impl<R: BufRead> PajeReader<R> {
         } else {
             end.bytes
         };
-        for (side, etype, partner) in [
-            (start, SEND, end.processor),
-            (end, RECEIVE, start.processor),
+        let receive_at = if end.seq > start.seq {
+            end.seq
+        } else {
+            start.seq + 2
+        };
+        for (side, etype, partner, seq) in [
+            (start, SEND, end.processor, start.seq),
+            (end, RECEIVE, start.processor, receive_at),
         ] {
-            for (rtype, seq) in [(ENTRY, side.seq), (EXIT, side.seq + 1)] {
+            for (rtype, seq) in [(ENTRY, seq), (EXIT, seq + 1)] {
                 let mut r = layout::blank(&mut self.spare);
                 Fill::start(
                     &mut r,

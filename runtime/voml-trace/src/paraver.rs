@@ -30,6 +30,9 @@ use crate::record::Record;
 use crate::reorder::{Reorder, Tie, REORDER_BOUND};
 use crate::AdapterStats;
 
+/// Most threads a header may declare.
+const MAX_THREADS: u64 = 1 << 20;
+
 /// The names a `.pcf` gives states, event types and event values.
 #[derive(Debug, Clone, Default)]
 pub struct Pcf {
@@ -384,7 +387,7 @@ impl<R: BufRead> ParaverReader<R> {
     fn header(&mut self, text: &str) -> Result<(), (usize, TraceErrorKind, String)> {
         let bad = |at: usize, what: &str| {
             Err((
-                at + 1,
+                at.min(text.len()) + 1,
                 TraceErrorKind::Syntax,
                 format!("{what} in the `#Paraver` header: times are taken as microseconds and threads numbered as they come"),
             ))
@@ -429,7 +432,7 @@ impl<R: BufRead> ParaverReader<R> {
                     "expected an application's tasks, `NTASKS(NTHREADS:NODE,...)`",
                 );
             };
-            let Some(close) = rest.find(')') else {
+            let Some(close) = rest[open..].find(')').map(|c| c + open) else {
                 return bad(at, "expected `)` after an application's tasks");
             };
             for (t, spec) in rest[open + 1..close].split(',').enumerate() {
@@ -440,9 +443,12 @@ impl<R: BufRead> ParaverReader<R> {
                 let Some(nthreads) = nthreads else {
                     return bad(at + open + 1, "expected `NTHREADS:NODE` for each task");
                 };
+                if processor as u64 + nthreads > MAX_THREADS {
+                    return bad(at + open + 1, "more than a million threads declared");
+                }
                 let task = t as u64 + 1;
                 self.tasks.insert((appl, task), task_number);
-                for thread in 1..=nthreads.min(1 << 20) {
+                for thread in 1..=nthreads {
                     self.threads
                         .insert((appl, task, thread), (processor, task_number));
                     processor += 1;
