@@ -232,6 +232,9 @@ pub struct ChromeReader<R> {
     slices: HashMap<i64, Vec<Open>>,
     asyncs: HashMap<(u32, Id), Vec<Open>>,
     flows: HashMap<(u32, Id), FlowEnd>,
+    /// Flow finishes whose start has not come (yet), and how many.
+    finishes: HashMap<(u32, Id), Vec<FlowEnd>>,
+    finishes_waiting: usize,
     names: Names,
     state_codes: Codes,
     value_keys: Codes,
@@ -291,6 +294,8 @@ impl<R: BufRead> ChromeReader<R> {
             slices: HashMap::new(),
             asyncs: HashMap::new(),
             flows: HashMap::new(),
+            finishes: HashMap::new(),
+            finishes_waiting: 0,
             names: Names::default(),
             state_codes: Codes::starting_at(1),
             value_keys: Codes::starting_at(0),
@@ -834,32 +839,43 @@ impl<R: BufRead> ChromeReader<R> {
                     name: self.names.id(name),
                     cat: key.0,
                 };
-                let waiting = self.flows.contains_key(&key);
-                if ph != "f" && !waiting && self.flows.len() >= MAX_OPEN {
+                if self.flows.len() + self.finishes_waiting >= MAX_OPEN {
                     return Err((
                         TraceErrorKind::Limit,
-                        format!("more than {MAX_OPEN} flows wait for their next step; this one is left out"),
+                        format!("more than {MAX_OPEN} flow events wait for their other end; this one is left out"),
                         None,
                     ));
                 }
-                match (ph.as_str(), self.flows.remove(&key)) {
-                    ("s", before) => {
-                        if before.is_some() {
-                            // A flow that began again before its end: the first never ends.
-                            self.stats.unmatched += 1;
+                match ph.as_str() {
+                    "s" => match self.take_finish(&key, time) {
+                        // Its finish came first: the finishing thread's events were written
+                        // before the starting thread's, as Chrome flushes thread by thread.
+                        Some(to) => self.message(&here, &to),
+                        None => {
+                            if self.flows.insert(key, here).is_some() {
+                                // A flow that began again before its end: the first never ends.
+                                self.stats.unmatched += 1;
+                            }
+                        }
+                    },
+                    "t" => {
+                        if let Some(from) = self.flows.remove(&key) {
+                            self.message(&from, &here);
                         }
                         self.flows.insert(key, here);
                     }
-                    (_, Some(from)) => {
-                        self.message(&from, &here);
-                        if ph == "t" {
-                            self.flows.insert(key, here);
+                    _ => match self.flows.get(&key) {
+                        Some(from) if from.time <= time => {
+                            let from = *from;
+                            self.flows.remove(&key);
+                            self.message(&from, &here);
                         }
-                    }
-                    ("t", None) => {
-                        self.flows.insert(key, here);
-                    }
-                    (_, None) => self.stats.unmatched += 1,
+                        // Its start may come later in the file.
+                        _ => {
+                            self.finishes.entry(key).or_default().push(here);
+                            self.finishes_waiting += 1;
+                        }
+                    },
                 }
             }
             "C" => {
@@ -987,6 +1003,23 @@ impl<R: BufRead> ChromeReader<R> {
         seq
     }
 
+    /// Of the finishes waiting under `key`, the earliest at or after `time`.
+    fn take_finish(&mut self, key: &(u32, Id), time: f64) -> Option<FlowEnd> {
+        let waiting = self.finishes.get_mut(key)?;
+        let at = waiting
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| f.time >= time)
+            .min_by(|a, b| a.1.time.total_cmp(&b.1.time))
+            .map(|(i, _)| i)?;
+        let found = waiting.remove(at);
+        if waiting.is_empty() {
+            self.finishes.remove(key);
+        }
+        self.finishes_waiting -= 1;
+        Some(found)
+    }
+
     /// The four records of a message from one flow step to the next.
     fn message(&mut self, from: &FlowEnd, to: &FlowEnd) {
         let tag = self.messages;
@@ -1018,7 +1051,7 @@ impl<R: BufRead> ChromeReader<R> {
     }
 
     /// At the end of the input: slices and async intervals still open end at the latest
-    /// time; flows still waiting never end.
+    /// time; flows still waiting never end (nor finishes whose start never came begin).
     fn finish(&mut self) {
         let time = self.high;
         let line = self.line;
@@ -1034,8 +1067,10 @@ impl<R: BufRead> ChromeReader<R> {
         for o in open {
             self.state(EXIT, o, time, line, Tie::Input(0));
         }
-        self.stats.unmatched += self.flows.len() as u64;
+        self.stats.unmatched += (self.flows.len() + self.finishes_waiting) as u64;
         self.flows.clear();
+        self.finishes.clear();
+        self.finishes_waiting = 0;
     }
 }
 

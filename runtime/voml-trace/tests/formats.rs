@@ -570,3 +570,42 @@ fn adapted_records_round_trip_as_picl_lines() {
         assert_eq!(&back, r);
     }
 }
+
+/// A flow whose finish is written before its start (the receiving thread's events flushed
+/// first) is still a message, from the start to the earliest finish after it.
+#[test]
+fn chrome_flow_finished_before_its_start_is_written() {
+    let text = r#"[
+        {"ph":"f","pid":1,"tid":2,"ts":30,"id":5,"cat":"c","name":"m"},
+        {"ph":"f","pid":1,"tid":2,"ts":90,"id":5,"cat":"c","name":"m"},
+        {"ph":"s","pid":1,"tid":1,"ts":20,"id":5,"cat":"c","name":"m"},
+        {"ph":"s","pid":1,"tid":1,"ts":80,"id":5,"cat":"c","name":"m"},
+        {"ph":"s","pid":1,"tid":1,"ts":95,"id":5,"cat":"c","name":"m"}
+    ]"#;
+    let mut reader = ChromeReader::new(text.as_bytes(), "t.json".into(), ReadOptions::default());
+    let messages: Vec<(i64, i64, f64)> = reader
+        .by_ref()
+        .map(Result::unwrap)
+        .filter(|r| r.rtype == -3)
+        .map(|r| {
+            (
+                r.etype,
+                r.processor().unwrap(),
+                r.timestamp().unwrap() * 1e6,
+            )
+        })
+        .map(|(e, p, t)| (e, p, t.round()))
+        .collect();
+    // Processors: thread 2 came first (0), thread 1 second (1).
+    assert_eq!(
+        messages,
+        vec![
+            (-27, 1, 20.0),
+            (-51, 0, 30.0),
+            (-27, 1, 80.0),
+            (-51, 0, 90.0)
+        ]
+    );
+    // The last start never finishes.
+    assert_eq!(reader.stats().unmatched, 1);
+}

@@ -235,7 +235,10 @@ fn every_chrome_trace() {
         let mut messages = 0;
         let mut depth: HashMap<(String, String), usize> = HashMap::new();
         let mut asyncs: HashMap<(String, String), Vec<String>> = HashMap::new();
-        let mut flows: HashSet<(String, String)> = HashSet::new();
+        // Flows waiting for their next step, and finishes that came before their start (a
+        // thread's events written before another's): their times.
+        let mut flows: HashMap<(String, String), f64> = HashMap::new();
+        let mut finishes: HashMap<(String, String), Vec<f64>> = HashMap::new();
         // The events in file order; the adapter sees them so too.
         for e in &events {
             let thread = (s(e, "pid"), s(e, "tid"));
@@ -288,12 +291,34 @@ fn every_chrome_trace() {
                 }
                 "i" | "I" | "n" | "R" => instants += 1,
                 "s" => {
-                    flows.insert(key);
+                    let ts = e["ts"].as_f64().unwrap();
+                    // The earliest finish at or after the start, if one came first.
+                    let early = finishes.get_mut(&key).and_then(|f| {
+                        let i = (0..f.len())
+                            .filter(|&i| f[i] >= ts)
+                            .min_by(|&a, &b| f[a].total_cmp(&f[b]))?;
+                        Some(f.remove(i))
+                    });
+                    if early.is_some() {
+                        messages += 1;
+                    } else {
+                        flows.insert(key, ts);
+                    }
                 }
-                // A step or an end after a start (or a step) is a message; a step with none
-                // before it starts the flow (the guard keeps it).
-                "t" if !flows.insert(key.clone()) => messages += 1,
-                "f" if flows.remove(&key) => messages += 1,
+                "t" => {
+                    if flows.insert(key, e["ts"].as_f64().unwrap()).is_some() {
+                        messages += 1;
+                    }
+                }
+                "f" => {
+                    let ts = e["ts"].as_f64().unwrap();
+                    if flows.get(&key).is_some_and(|&start| start <= ts) {
+                        flows.remove(&key);
+                        messages += 1;
+                    } else {
+                        finishes.entry(key).or_default().push(ts);
+                    }
+                }
                 _ => {}
             }
         }
