@@ -305,10 +305,13 @@ fn every_chrome_trace() {
                         flows.insert(key, ts);
                     }
                 }
-                "t" => {
-                    if flows.insert(key, e["ts"].as_f64().unwrap()).is_some() {
-                        messages += 1;
-                    }
+                // A step after a start (or a step) is a message; the guard keeps it waiting
+                // for its own next step either way.
+                "t" if flows
+                    .insert(key.clone(), e["ts"].as_f64().unwrap())
+                    .is_some() =>
+                {
+                    messages += 1
                 }
                 "f" => {
                     let ts = e["ts"].as_f64().unwrap();
