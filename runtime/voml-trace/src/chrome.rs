@@ -26,7 +26,9 @@ use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde::Deserialize;
 
 use crate::error::{TraceError, TraceErrorKind};
-use crate::layout::{self, Codes, Fill, Names, ENTRY, EVENT, EXIT, MARK, RECEIVE, SEND, VALUE};
+use crate::layout::{
+    self, Codes, Fill, Names, States, ENTRY, EVENT, EXIT, MARK, RECEIVE, SEND, VALUE,
+};
 use crate::reader::ReadOptions;
 use crate::record::Record;
 use crate::reorder::{Reorder, Tie, REORDER_BOUND};
@@ -189,7 +191,8 @@ enum Phase {
     Done,
 }
 
-/// A slice, async interval or flow end that is open: its name, code, category and processor.
+/// A slice or async interval that is open: its state (name number and code), category and
+/// processor.
 #[derive(Debug, Clone, Copy)]
 struct Open {
     /// Its place among the intervals opened.
@@ -236,7 +239,7 @@ pub struct ChromeReader<R> {
     finishes: HashMap<(u32, Id), Vec<FlowEnd>>,
     finishes_waiting: usize,
     names: Names,
-    state_codes: Codes,
+    states: States,
     value_keys: Codes,
     event_keys: Codes,
     messages: i64,
@@ -297,7 +300,7 @@ impl<R: BufRead> ChromeReader<R> {
             finishes: HashMap::new(),
             finishes_waiting: 0,
             names: Names::default(),
-            state_codes: Codes::starting_at(1),
+            states: States::starting_at(1),
             value_keys: Codes::starting_at(0),
             event_keys: Codes::starting_at(0),
             messages: 0,
@@ -792,7 +795,7 @@ impl<R: BufRead> ChromeReader<R> {
                     stack.push(open);
                     self.state(ENTRY, open, time, line, Tie::Input(0));
                 } else {
-                    let name_id = (!name.is_empty()).then(|| self.names.id(name));
+                    let name_id = (!name.is_empty()).then(|| self.states.state(name).0);
                     let found = self.asyncs.get_mut(&key).and_then(|stack| {
                         let at = match name_id {
                             Some(n) => stack.iter().rposition(|o| o.name == n),
@@ -965,10 +968,11 @@ impl<R: BufRead> ChromeReader<R> {
 
     fn opening(&mut self, name: &str, cat: &str, processor: i64, process: i64) -> Open {
         self.opened += 1;
+        let (name, code) = self.states.state(name);
         Open {
             begun: self.opened,
-            name: self.names.id(name),
-            code: layout::state_code(&mut self.state_codes, name),
+            name,
+            code,
             cat: self.names.id(cat),
             processor,
             process,
@@ -996,7 +1000,7 @@ impl<R: BufRead> ChromeReader<R> {
         .int(0)
         .int(-1)
         .int(-1)
-        .str(self.names.get(open.name))
+        .str(self.states.name(open.name))
         .str(self.names.get(open.cat))
         .done();
         self.reorder.push(time, tie, r);

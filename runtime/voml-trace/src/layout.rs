@@ -15,6 +15,7 @@
 //! other kinds carry 0, -1, -1 there (or their value and key; see `docs/formats.md`).
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::record::{Record, Value};
 
@@ -40,6 +41,63 @@ pub const VALUE: i64 = 700;
 /// Event type of an instant event (a Pajé event, a Chrome instant): its key at 8.
 pub const EVENT: i64 = 701;
 
+/// A hash map with a fast hash for the adapters' look-ups of names and numbers (a few per
+/// record): the multiplicative hash the Rust compiler uses, not the standard library's
+/// SipHash. It does not resist inputs made to collide: at worst such a trace reads slowly.
+pub(crate) type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FastHasher>>;
+
+/// The Rust compiler's `FxHasher`: a rotate, a xor and a multiply per word.
+#[derive(Default, Clone, Copy)]
+pub(crate) struct FastHasher(u64);
+
+impl FastHasher {
+    #[inline]
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+impl Hasher for FastHasher {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            self.add(u64::from_le_bytes(c.try_into().expect("8 bytes")));
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut last = [0u8; 8];
+            last[..rest.len()].copy_from_slice(rest);
+            self.add(u64::from_le_bytes(last));
+        }
+    }
+
+    #[inline]
+    fn write_u8(&mut self, i: u8) {
+        self.add(u64::from(i));
+    }
+
+    #[inline]
+    fn write_u32(&mut self, i: u32) {
+        self.add(u64::from(i));
+    }
+
+    #[inline]
+    fn write_u64(&mut self, i: u64) {
+        self.add(i);
+    }
+
+    #[inline]
+    fn write_usize(&mut self, i: usize) {
+        self.add(i as u64);
+    }
+
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
 /// Most names given codes of their own; later names share [`MAX_CODES`] itself, so that a
 /// trace with endless distinct names still reads in bounded memory.
 pub const MAX_CODES: usize = 1 << 16;
@@ -60,14 +118,14 @@ pub fn is_waiting(name: &str) -> bool {
 /// [`MAX_CODES`].
 #[derive(Debug, Default)]
 pub(crate) struct Codes {
-    map: HashMap<String, i64>,
+    map: FastMap<String, i64>,
     first: i64,
 }
 
 impl Codes {
     pub(crate) fn starting_at(first: i64) -> Codes {
         Codes {
-            map: HashMap::new(),
+            map: FastMap::default(),
             first,
         }
     }
@@ -90,7 +148,7 @@ impl Codes {
 /// their name); bounded by [`MAX_CODES`], beyond which names read as `(other)`.
 #[derive(Debug, Default)]
 pub(crate) struct Names {
-    map: HashMap<String, u32>,
+    map: FastMap<String, u32>,
     list: Vec<String>,
 }
 
@@ -114,12 +172,51 @@ impl Names {
     }
 }
 
-/// The event type of a state named `name`: [`WAITING`] for a waiting state, else its code.
-pub(crate) fn state_code(codes: &mut Codes, name: &str) -> i64 {
-    if is_waiting(name) {
-        WAITING
-    } else {
-        codes.code(name)
+/// The states seen: each name kept once (referred to by number) with its event type,
+/// [`WAITING`] for a waiting state ([`is_waiting`]), else a code given in the order names
+/// first appear, from `first`. One look-up per state, whatever is asked of it.
+#[derive(Debug)]
+pub(crate) struct States {
+    names: Names,
+    codes: Vec<i64>,
+    first: i64,
+    next: i64,
+}
+
+impl States {
+    pub(crate) fn starting_at(first: i64) -> States {
+        States {
+            names: Names::default(),
+            codes: Vec::new(),
+            first,
+            next: first,
+        }
+    }
+
+    /// The number of the state named `name`, and its event type.
+    pub(crate) fn state(&mut self, name: &str) -> (u32, i64) {
+        let id = self.names.id(name);
+        if let Some(&code) = self.codes.get(id as usize) {
+            return (id, code);
+        }
+        let code = if is_waiting(name) {
+            WAITING
+        } else if self.next - self.first < MAX_CODES as i64 {
+            self.next += 1;
+            self.next - 1
+        } else {
+            self.first + MAX_CODES as i64
+        };
+        // Names beyond the bound are not kept (their number is `u32::MAX`).
+        if id != u32::MAX {
+            self.codes.push(code);
+        }
+        (id, code)
+    }
+
+    /// The name of state number `id`.
+    pub(crate) fn name(&self, id: u32) -> &str {
+        self.names.get(id)
     }
 }
 
@@ -295,6 +392,16 @@ mod tests {
         }
         assert_eq!(codes.code("never seen"), 1 + MAX_CODES as i64);
         assert_eq!(codes.code("b"), 2);
+    }
+
+    #[test]
+    fn states_number_names_and_give_codes() {
+        let mut states = States::starting_at(1);
+        assert_eq!(states.state("compute"), (0, 1));
+        assert_eq!(states.state("MPI_Wait"), (1, WAITING));
+        assert_eq!(states.state("pack"), (2, 2));
+        assert_eq!(states.state("compute"), (0, 1));
+        assert_eq!(states.name(1), "MPI_Wait");
     }
 
     #[test]

@@ -13,14 +13,16 @@
 //! a stack of states per container and state type, links matched by their type and key
 //! (either end may come first), the current value of each variable.
 
-use std::collections::{BinaryHeap, HashMap, HashSet, VecDeque};
+use std::collections::{BinaryHeap, HashSet, VecDeque};
 use std::fs::File;
+use std::hash::BuildHasherDefault;
 use std::io::{self, BufRead, BufReader};
 use std::path::Path;
 
 use crate::error::{TraceError, TraceErrorKind};
 use crate::layout::{
-    self, Codes, Fill, Names, ENTRY, EVENT, EXIT, LIFE, MARK, RECEIVE, SEND, VALUE,
+    self, Codes, FastHasher, FastMap, Fill, States, ENTRY, EVENT, EXIT, LIFE, MARK, RECEIVE, SEND,
+    VALUE,
 };
 use crate::lines::{read_line, text_of};
 use crate::parse::parse_real;
@@ -31,6 +33,9 @@ use crate::AdapterStats;
 
 /// Most links waiting for their other end at once, and most states pushed on one stack.
 pub const MAX_OPEN: usize = 1 << 16;
+
+/// Event ids below this, written as plain digits, are looked up by number.
+const MAX_NUMBERED: usize = 4096;
 
 /// What a Pajé event does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -242,28 +247,30 @@ pub struct PajeReader<R> {
     ended: bool,
     finished: bool,
     stopped: bool,
-    defs: HashMap<String, Def>,
+    defs: FastMap<String, Def>,
+    /// The definitions of small numeric ids (as most traces number their events), by id:
+    /// found without hashing.
+    numbered: Vec<Option<Def>>,
     /// The definition being read (between `%EventDef` and `%EndEventDef`).
     open_def: Option<(String, Def)>,
-    types: HashMap<String, usize>,
+    types: FastMap<String, usize>,
     type_list: Vec<PType>,
     /// Entity values by type, then alias or name: their names.
-    values: HashMap<usize, HashMap<String, String>>,
-    containers: HashMap<String, usize>,
+    values: FastMap<usize, FastMap<String, String>>,
+    containers: FastMap<String, usize>,
     container_list: Vec<Container>,
     /// Open states by (container, state type), innermost last: (name, code).
-    stacks: HashMap<(usize, usize), Vec<(u32, i64)>>,
-    names: Names,
-    variables: HashMap<(usize, usize), f64>,
+    stacks: FastMap<(usize, usize), Vec<(u32, i64)>>,
+    states: States,
+    variables: FastMap<(usize, usize), f64>,
     /// Link ends waiting for the other end, by (link type, key): starts and ends.
-    starts: HashMap<(usize, String), LinkEnd>,
-    ends: HashMap<(usize, String), LinkEnd>,
+    starts: FastMap<(usize, String), LinkEnd>,
+    ends: FastMap<(usize, String), LinkEnd>,
     /// Times of the waiting link ends, earliest first (entries whose end has come are
     /// skipped when they reach the top).
     waiting: BinaryHeap<std::cmp::Reverse<(u64, u64)>>,
     /// The places (`seq`) of the link ends still waiting.
-    waiting_seqs: HashSet<u64>,
-    state_codes: Codes,
+    waiting_seqs: HashSet<u64, BuildHasherDefault<FastHasher>>,
     variable_keys: Codes,
     event_keys: Codes,
     /// Messages matched so far: the next message's tag.
@@ -358,21 +365,21 @@ impl<R: BufRead> PajeReader<R> {
             ended: false,
             finished: false,
             stopped: false,
-            defs: HashMap::new(),
+            defs: FastMap::default(),
+            numbered: Vec::new(),
             open_def: None,
-            types: HashMap::new(),
+            types: FastMap::default(),
             type_list: Vec::new(),
-            values: HashMap::new(),
-            containers: HashMap::new(),
+            values: FastMap::default(),
+            containers: FastMap::default(),
             container_list: Vec::new(),
-            stacks: HashMap::new(),
-            names: Names::default(),
-            variables: HashMap::new(),
-            starts: HashMap::new(),
-            ends: HashMap::new(),
+            stacks: FastMap::default(),
+            states: States::starting_at(1),
+            variables: FastMap::default(),
+            starts: FastMap::default(),
+            ends: FastMap::default(),
             waiting: BinaryHeap::new(),
-            waiting_seqs: HashSet::new(),
-            state_codes: Codes::starting_at(1),
+            waiting_seqs: HashSet::default(),
             variable_keys: Codes::starting_at(0),
             event_keys: Codes::starting_at(0),
             messages: 0,
@@ -420,6 +427,10 @@ impl<R: BufRead> PajeReader<R> {
             }
             if self.stopped {
                 return None;
+            }
+            if self.reorder.is_empty() && !self.ended {
+                self.read_one();
+                continue;
             }
             let due = self.due();
             if let Some(r) = self.reorder.pop_ready(due) {
@@ -589,7 +600,17 @@ impl<R: BufRead> PajeReader<R> {
                     )
                 });
                 def.broken = def.kind.is_none() || problem.is_some();
-                self.defs.insert(id, def);
+                match id.parse::<usize>() {
+                    Ok(n) if n < MAX_NUMBERED => {
+                        if self.numbered.len() <= n {
+                            self.numbered.resize(n + 1, None);
+                        }
+                        self.numbered[n] = Some(def);
+                    }
+                    _ => {
+                        self.defs.insert(id, def);
+                    }
+                }
                 match problem {
                     Some(message) => Err(Bad(column, TraceErrorKind::Syntax, message)),
                     None => Ok(()),
@@ -626,7 +647,14 @@ impl<R: BufRead> PajeReader<R> {
     fn event(&mut self, text: &str, tokens: &[Token]) -> Result<(), Bad> {
         let tok = |i: usize| &text[tokens[i].1.clone()];
         let id = tok(0);
-        let Some(def) = self.defs.get(id) else {
+        let numbered = crate::parse::parse_int(id.as_bytes())
+            .and_then(|n| usize::try_from(n).ok())
+            .filter(|&n| n < MAX_NUMBERED && id.bytes().all(|b| b.is_ascii_digit()));
+        let def = match numbered {
+            Some(n) => self.numbered.get(n).and_then(Option::as_ref),
+            None => self.defs.get(id),
+        };
+        let Some(def) = def else {
             return Err(Bad(
                 tokens[0].0 + 1,
                 TraceErrorKind::Undefined,
@@ -786,8 +814,7 @@ impl<R: BufRead> PajeReader<R> {
                     .get(&ty)
                     .and_then(|v| v.get(value))
                     .map_or(value, String::as_str);
-                let name_id = self.names.id(name);
-                let code = layout::state_code(&mut self.state_codes, name);
+                let (name_id, code) = self.states.state(name);
                 self.high = self.high.max(time);
                 let key = (c.unwrap_or(usize::MAX), ty);
                 if kind == SetState {
@@ -806,7 +833,7 @@ impl<R: BufRead> PajeReader<R> {
                     .int(0)
                     .int(-1)
                     .int(-1)
-                    .str(self.names.get(name_id))
+                    .str(self.states.name(name_id))
                     .str(&self.type_list[ty].name)
                     .done();
                 self.push(time, r);
@@ -895,7 +922,8 @@ impl<R: BufRead> PajeReader<R> {
                     processor: self.processor(end),
                     value: value.to_owned(),
                     bytes,
-                    text: text.to_owned(),
+                    // Kept only while it waits, for the error if its other end never comes.
+                    text: String::new(),
                 };
                 match other {
                     Some(other) => {
@@ -908,6 +936,8 @@ impl<R: BufRead> PajeReader<R> {
                         self.message(ty, key, &start, &end);
                     }
                     None => {
+                        let mut here = here;
+                        here.text = text.to_owned();
                         self.waiting.push(std::cmp::Reverse((time_key(time), seq)));
                         self.waiting_seqs.insert(seq);
                         if kind == StartLink {
@@ -1041,7 +1071,7 @@ impl<R: BufRead> PajeReader<R> {
                 .int(0)
                 .int(-1)
                 .int(-1)
-                .str(self.names.get(name))
+                .str(self.states.name(name))
                 .str(&self.type_list[key.1].name)
                 .done();
             self.push(time, r);

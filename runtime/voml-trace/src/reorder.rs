@@ -9,7 +9,7 @@
 //! out of time order (its time is not changed), and is counted as late.
 
 use std::cmp::Ordering;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, VecDeque};
 
 use crate::record::Record;
 
@@ -26,39 +26,54 @@ pub(crate) enum Tie {
     Input(u64),
 }
 
-struct Held {
+/// A record's place in time order, and where the record is.
+struct Held<T> {
     time: f64,
     tie: Tie,
-    record: Record,
+    what: T,
 }
 
-impl PartialEq for Held {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
+impl<T> Held<T> {
+    /// Time order, then place among records of that time.
+    fn order<U>(&self, other: &Held<U>) -> Ordering {
+        self.time
+            .total_cmp(&other.time)
+            .then_with(|| self.tie.cmp(&other.tie))
     }
 }
 
-impl Eq for Held {}
+impl<T> PartialEq for Held<T> {
+    fn eq(&self, other: &Self) -> bool {
+        self.order(other) == Ordering::Equal
+    }
+}
 
-impl PartialOrd for Held {
+impl<T> Eq for Held<T> {}
+
+impl<T> PartialOrd for Held<T> {
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))
     }
 }
 
-impl Ord for Held {
+impl<T> Ord for Held<T> {
     /// Reversed, so that the standard (max-)heap gives the earliest first.
     fn cmp(&self, other: &Self) -> Ordering {
-        other
-            .time
-            .total_cmp(&self.time)
-            .then_with(|| other.tie.cmp(&self.tie))
+        other.order(self)
     }
 }
 
 /// Records waiting to go out in time order.
+///
+/// Records pushed in order (each no earlier than the one pushed before it, as most are when
+/// the input is in time order) wait in a queue, the others in a min-heap; the earliest is the
+/// earlier of the two heads. The heap holds only each record's time, place and slot in
+/// `slots`, so that keeping it in order moves a few words, not records.
 pub(crate) struct Reorder {
-    heap: BinaryHeap<Held>,
+    queue: VecDeque<Held<Record>>,
+    heap: BinaryHeap<Held<u32>>,
+    slots: Vec<Option<Record>>,
+    free: Vec<u32>,
     bound: usize,
     /// Time of the latest record given out.
     out: f64,
@@ -68,7 +83,10 @@ pub(crate) struct Reorder {
 impl Reorder {
     pub(crate) fn new(bound: usize) -> Reorder {
         Reorder {
+            queue: VecDeque::new(),
             heap: BinaryHeap::new(),
+            slots: Vec::new(),
+            free: Vec::new(),
             bound: bound.max(1),
             out: f64::NEG_INFINITY,
             late: 0,
@@ -77,19 +95,56 @@ impl Reorder {
 
     /// Holds `record`, due at `time` (finite).
     pub(crate) fn push(&mut self, time: f64, tie: Tie, record: Record) {
-        self.heap.push(Held { time, tie, record });
+        let held = Held {
+            time,
+            tie,
+            what: record,
+        };
+        if self
+            .queue
+            .back()
+            .is_some_and(|last| held.order(last).is_lt())
+        {
+            let slot = match self.free.pop() {
+                Some(slot) => {
+                    self.slots[slot as usize] = Some(held.what);
+                    slot
+                }
+                None => {
+                    self.slots.push(Some(held.what));
+                    (self.slots.len() - 1) as u32
+                }
+            };
+            self.heap.push(Held {
+                time,
+                tie,
+                what: slot,
+            });
+        } else {
+            self.queue.push_back(held);
+        }
+    }
+
+    /// The time and place of the earliest record, and whether it is the queue's.
+    fn earliest(&self) -> Option<(f64, Tie, bool)> {
+        match (self.queue.front(), self.heap.peek()) {
+            (None, None) => None,
+            (Some(q), None) => Some((q.time, q.tie, true)),
+            (None, Some(h)) => Some((h.time, h.tie, false)),
+            (Some(q), Some(h)) if q.order(h).is_le() => Some((q.time, q.tie, true)),
+            (_, Some(h)) => Some((h.time, h.tie, false)),
+        }
     }
 
     /// The earliest record if it is due at or before `upto` (a time, and a place among
     /// records of that time), or if the buffer holds more than its bound.
     pub(crate) fn pop_ready(&mut self, upto: (f64, Tie)) -> Option<Record> {
-        let top = self.heap.peek()?;
-        let due = top
-            .time
+        let (time, tie, _) = self.earliest()?;
+        let due = time
             .total_cmp(&upto.0)
-            .then_with(|| top.tie.cmp(&upto.1))
+            .then_with(|| tie.cmp(&upto.1))
             .is_le();
-        if due || self.heap.len() > self.bound {
+        if due || self.queue.len() + self.heap.len() > self.bound {
             self.pop()
         } else {
             None
@@ -98,18 +153,29 @@ impl Reorder {
 
     /// The earliest record, whatever its time (at the end of the input).
     pub(crate) fn pop(&mut self) -> Option<Record> {
-        let held = self.heap.pop()?;
-        if held.time < self.out {
+        let (time, _, in_queue) = self.earliest()?;
+        let record = if in_queue {
+            self.queue.pop_front()?.what
+        } else {
+            let slot = self.heap.pop()?.what;
+            self.free.push(slot);
+            self.slots[slot as usize].take()?
+        };
+        if time < self.out {
             self.late += 1;
         } else {
-            self.out = held.time;
+            self.out = time;
         }
-        Some(held.record)
+        Some(record)
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.queue.is_empty() && self.heap.is_empty()
     }
 
     #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
-        self.heap.len()
+        self.queue.len() + self.heap.len()
     }
 
     /// Records given out after a later one.
