@@ -829,10 +829,11 @@ impl<R: BufRead> ChromeReader<R> {
                 self.high = self.high.max(time);
                 let (processor, process) = self.processor(&e);
                 let key = (self.names.id(cat), id);
-                // Four places among records of this time: the entry and exit of the message
-                // that ends here, then of the one that leaves (a step does both).
+                // Six places among records of this time: the entry and exit of the message
+                // that ends here, then of the one that leaves (a step does both), then room
+                // for the receive of a finish written before this start (see `message`).
                 let seq = self.next_seq();
-                self.seq += 3;
+                self.seq += 5;
                 let here = FlowEnd {
                     time,
                     seq,
@@ -1028,9 +1029,15 @@ impl<R: BufRead> ChromeReader<R> {
     fn message(&mut self, from: &FlowEnd, to: &FlowEnd) {
         let tag = self.messages;
         self.messages += 1;
+        // The receive after the send, even when its finish was written first.
+        let receive_at = if to.seq > from.seq {
+            to.seq
+        } else {
+            from.seq + 4
+        };
         for (side, etype, partner, seq) in [
             (from, SEND, to.processor, from.seq + 2),
-            (to, RECEIVE, from.processor, to.seq),
+            (to, RECEIVE, from.processor, receive_at),
         ] {
             for (rtype, seq) in [(ENTRY, seq), (EXIT, seq + 1)] {
                 let mut r = layout::blank(&mut self.spare);

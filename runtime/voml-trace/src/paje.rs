@@ -217,7 +217,10 @@ struct PType {
 #[derive(Debug)]
 struct Container {
     name: String,
-    type_name: String,
+    /// Its type (`usize::MAX`: the root type).
+    ty: usize,
+    /// The state types it has a stack of states for (to end them when it is destroyed).
+    state_types: Vec<usize>,
     /// The parent container, `None` for the root's children.
     parent: Option<usize>,
     processor: i64,
@@ -748,14 +751,17 @@ impl<R: BufRead> PajeReader<R> {
                 let index = self.container_list.len();
                 self.container_list.push(Container {
                     name: name.to_owned(),
-                    type_name: self.type_name(ty).to_owned(),
+                    ty,
+                    state_types: Vec::new(),
                     parent,
                     processor: index as i64,
                 });
                 if let Some((_, alias)) = field(Field::Alias) {
                     self.containers.insert(alias.to_owned(), index);
                 }
-                self.containers.entry(name.to_owned()).or_insert(index);
+                if !self.containers.contains_key(name) {
+                    self.containers.insert(name.to_owned(), index);
+                }
                 self.life(ENTRY, index, time);
             }
             DestroyContainer => {
@@ -826,7 +832,16 @@ impl<R: BufRead> PajeReader<R> {
                         format!("more than {MAX_OPEN} states pushed on one container; this one is left out"),
                     ));
                 }
-                self.stacks.entry(key).or_default().push((name_id, code));
+                let stack = self.stacks.entry(key).or_default();
+                if stack.is_empty() {
+                    if let Some(c) = c {
+                        let types = &mut self.container_list[c].state_types;
+                        if !types.contains(&ty) {
+                            types.push(ty);
+                        }
+                    }
+                }
+                stack.push((name_id, code));
                 let processor = self.processor(c);
                 let mut r = layout::blank(&mut self.spare);
                 Fill::start(&mut r, self.line_no, ENTRY, code, time, processor, 0)
@@ -1000,7 +1015,7 @@ impl<R: BufRead> PajeReader<R> {
         .int(-1)
         .int(-1)
         .str(&container.name)
-        .str(&container.type_name)
+        .str(self.type_name(container.ty))
         .str(parent)
         .done();
         self.push(time, r);
@@ -1080,12 +1095,11 @@ impl<R: BufRead> PajeReader<R> {
 
     /// Ends every state open on container `c`.
     fn close_states(&mut self, c: usize, time: f64, line: u64) {
-        let mut keys: Vec<(usize, usize)> =
-            self.stacks.keys().filter(|k| k.0 == c).copied().collect();
-        keys.sort_unstable();
-        for key in keys {
-            self.pop_states(key, time, line, usize::MAX);
-            self.stacks.remove(&key);
+        let mut types = std::mem::take(&mut self.container_list[c].state_types);
+        types.sort_unstable();
+        for ty in types {
+            self.pop_states((c, ty), time, line, usize::MAX);
+            self.stacks.remove(&(c, ty));
         }
     }
 

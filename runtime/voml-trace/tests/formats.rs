@@ -609,3 +609,19 @@ fn chrome_flow_finished_before_its_start_is_written() {
     // The last start never finishes.
     assert_eq!(reader.stats().unmatched, 1);
 }
+
+/// At one time a message's send comes before its receive, even when the receiving thread's
+/// finish was written first.
+#[test]
+fn chrome_send_before_receive_at_one_time() {
+    let text = r#"[
+        {"ph":"f","pid":1,"tid":2,"ts":40,"id":1,"cat":"c","name":"m"},
+        {"ph":"s","pid":1,"tid":1,"ts":40,"id":1,"cat":"c","name":"m"}
+    ]"#;
+    let reader = ChromeReader::new(text.as_bytes(), "t.json".into(), ReadOptions::default());
+    let order: Vec<(i64, i64)> = reader
+        .map(|r| r.unwrap())
+        .map(|r| (r.rtype, r.etype))
+        .collect();
+    assert_eq!(order, vec![(-3, -27), (-4, -27), (-3, -51), (-4, -51)]);
+}
