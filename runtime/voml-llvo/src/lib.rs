@@ -104,6 +104,7 @@ mod llvo;
 mod lower;
 mod primitive;
 mod raster;
+mod scroll;
 mod view;
 
 use serde::{Deserialize, Serialize};

@@ -733,7 +733,16 @@ impl<B: Backend> Llvo<B> {
             .get(view.0 as usize)
             .and_then(|v| v.as_ref())
             .ok_or(LlvoError::UnknownView(view))?;
-        let clip = match style.clip {
+        // An adaptive primitive in a view that adapts stays in the scrollable area whatever
+        // its clip: the area scrolls and rescales under it while the margins stay, so what it
+        // painted in a margin would be left behind there (a smear along a streaming plot's
+        // edge).
+        let clip_mode = if style.adapt && !v.spec.adapt.is_none() {
+            ClipMode::Area
+        } else {
+            style.clip
+        };
+        let clip = match clip_mode {
             ClipMode::Area => v.map.area,
             ClipMode::Margin => v.window_rect(),
         };
@@ -749,7 +758,7 @@ impl<B: Backend> Llvo<B> {
         let lowered = lower(prim, style, &mut ctx);
         let regions: Vec<(PxRect, bool)> = if recording {
             let mut r = vec![(v.map.area, true)];
-            if style.clip == ClipMode::Margin {
+            if clip_mode == ClipMode::Margin {
                 r.extend(v.margin_strips().into_iter().map(|s| (s, false)));
             }
             r

@@ -1,13 +1,14 @@
 //! The headless raster back end: every view is a tiny-skia pixmap.
 //!
 //! A native-window back end can reuse it as is and copy the pixmap to the
-//! window on `present`.
+//! window on `present`. The scrollable area of a view that scrolls is kept in a
+//! [`ScrollStore`], so that scrolling moves no pixels.
 
 use std::collections::HashMap;
 
 use ab_glyph::Font;
 use tiny_skia::{
-    BlendMode, FillRule, FilterQuality, Paint, Path, PathBuilder, Pattern, Pixmap,
+    BlendMode, FillRule, FilterQuality, Paint, Path, PathBuilder, Pattern, Pixmap, PixmapMut,
     PremultipliedColorU8, Rect, SpreadMode, Stroke, StrokeDash, Transform,
 };
 
@@ -19,22 +20,38 @@ use crate::error::LlvoError;
 use crate::font::FontSpec;
 use crate::geom::PxRect;
 use crate::primitive::{LineCap, LineJoin};
+use crate::scroll::ScrollStore;
 use crate::{ImageId, ViewId};
 
 /// Renders into in-memory pixmaps; snapshots read them back.
-#[derive(Default)]
 pub struct RasterBackend {
     surfaces: HashMap<ViewId, Surface>,
     images: HashMap<ImageId, Pixmap>,
+    /// Scrolling moves where the window begins in a [`ScrollStore`] (the default), or moves
+    /// the pixels of the area.
+    scroll_stores: bool,
+}
+
+impl Default for RasterBackend {
+    fn default() -> RasterBackend {
+        RasterBackend {
+            surfaces: HashMap::new(),
+            images: HashMap::new(),
+            scroll_stores: true,
+        }
+    }
 }
 
 struct Surface {
+    /// The window's pixels; its scrollable area is out of date while `scroll` holds it.
     pixmap: Pixmap,
     /// While buffering: the picture as it was when buffering began, which
     /// is what a viewer would still see.
     shown: Option<Pixmap>,
     /// Pixels kept aside while painting through a clip (reused).
     kept: Vec<PremultipliedColorU8>,
+    /// The scrollable area, once the view has scrolled.
+    scroll: Option<ScrollStore>,
 }
 
 impl RasterBackend {
@@ -43,9 +60,13 @@ impl RasterBackend {
         RasterBackend::default()
     }
 
-    /// The live pixmap of a view (what has been drawn, buffered or not).
-    pub fn pixmap(&self, view: ViewId) -> Option<&Pixmap> {
-        self.surfaces.get(&view).map(|s| &s.pixmap)
+    /// A raster that scrolls by moving the pixels of the area, as a plain pixmap would: the
+    /// reference the scroll stores are held to (see `tests/scroll_store.rs`).
+    pub fn moving_pixels() -> RasterBackend {
+        RasterBackend {
+            scroll_stores: false,
+            ..RasterBackend::default()
+        }
     }
 
     /// True while the view draws off-screen ([`Backend::begin_buffer`]).
@@ -130,125 +151,61 @@ impl Surface {
         PxRect::new(0, 0, self.pixmap.width(), self.pixmap.height())
     }
 
-    /// Paints what `paint` draws (on the pixmap it is given, through the transform it is
-    /// given) on the pixels of `clip`, where `ink` bounds what it can touch. Ink that the clip
-    /// does not cut is painted directly. Otherwise the pixels around the clip that the ink
-    /// covers are kept aside, the painting is done, and they are put back: the coordinates
-    /// stay exactly as they are, and the cost is a copy of what lies outside the clip, where
-    /// painting through a clip mask costs several times more per pixel over the whole ink
-    /// (and tiny-skia's `Source` blending clears what a mask hides).
-    fn paint_clipped(
-        &mut self,
-        clip: PxRect,
-        ink: PxRect,
-        paint: impl FnOnce(&mut tiny_skia::PixmapMut<'_>, Transform),
-    ) {
-        let visible = ink.intersect(&self.bounds());
-        let shown = visible.intersect(&clip);
-        if shown.is_empty() {
-            return;
-        }
-        if shown == visible {
-            paint(&mut self.pixmap.as_mut(), Transform::identity());
-            return;
-        }
-        // What the ink covers outside the clip: up to four strips around `shown`.
-        let strips = [
-            PxRect::from_i64(
-                i64::from(visible.x),
-                i64::from(visible.y),
-                visible.right(),
-                i64::from(shown.y),
-            ),
-            PxRect::from_i64(
-                i64::from(visible.x),
-                shown.bottom(),
-                visible.right(),
-                visible.bottom(),
-            ),
-            PxRect::from_i64(
-                i64::from(visible.x),
-                i64::from(shown.y),
-                i64::from(shown.x),
-                shown.bottom(),
-            ),
-            PxRect::from_i64(
-                shown.right(),
-                i64::from(shown.y),
-                visible.right(),
-                shown.bottom(),
-            ),
-        ];
-        let width = self.pixmap.width() as usize;
-        let mut kept = std::mem::take(&mut self.kept);
-        kept.clear();
-        for r in strips.iter().filter(|r| !r.is_empty()) {
-            for y in r.y as usize..r.bottom() as usize {
-                let at = y * width + r.x as usize;
-                kept.extend_from_slice(&self.pixmap.pixels()[at..at + r.w as usize]);
-            }
-        }
-        paint(&mut self.pixmap.as_mut(), Transform::identity());
-        let mut from = 0;
-        let pixels = self.pixmap.pixels_mut();
-        for r in strips.iter().filter(|r| !r.is_empty()) {
-            for y in r.y as usize..r.bottom() as usize {
-                let at = y * width + r.x as usize;
-                let w = r.w as usize;
-                pixels[at..at + w].copy_from_slice(&kept[from..from + w]);
-                from += w;
-            }
-        }
-        self.kept = kept;
-    }
-
-    fn clear(&mut self, rect: PxRect, color: Color) {
-        let r = rect.intersect(&self.bounds());
-        if r.is_empty() {
-            return;
-        }
-        let px = premul(color);
-        let width = self.pixmap.width() as usize;
-        let pixels = self.pixmap.pixels_mut();
-        for y in r.y as usize..r.bottom() as usize {
-            let row = y * width;
-            pixels[row + r.x as usize..row + r.right() as usize].fill(px);
+    /// The window's pixmap, as a canvas.
+    fn window_canvas(&mut self) -> Canvas<'_> {
+        let window = self.bounds();
+        Canvas {
+            pixmap: self.pixmap.as_mut(),
+            window,
         }
     }
 
-    fn shift(&mut self, area: PxRect, dx: i32, dy: i32, fill: Color) {
+    /// Brings the window's pixmap up to date with the scroll store.
+    fn compose(&mut self) {
+        if let Some(store) = &mut self.scroll {
+            store.compose(&mut self.pixmap);
+        }
+    }
+
+    /// Puts the scrollable area back in the window's pixmap, for work on its pixels that a
+    /// store does not do (resampling).
+    fn unstore(&mut self) {
+        self.compose();
+        self.scroll = None;
+    }
+
+    /// Scrolls: moves the pixels of `area` by (dx, dy), through the scroll store unless
+    /// `stores` is off.
+    fn shift(&mut self, area: PxRect, dx: i32, dy: i32, fill: Color, stores: bool) {
         let area = area.intersect(&self.bounds());
-        if area.is_empty() {
+        if area.is_empty() || (dx == 0 && dy == 0) {
             return;
         }
-        let (w, h) = (area.w as i64, area.h as i64);
-        let dx = i64::from(dx).clamp(-w, w);
-        let dy = i64::from(dy).clamp(-h, h);
-        let width = self.pixmap.width() as usize;
-        let bg = premul(fill);
-        let pixels = self.pixmap.pixels_mut();
-        let row_start = |y: i64| (i64::from(area.y) + y) as usize * width + area.x as usize;
-        // The columns that keep content, in destination coordinates.
-        let (keep0, keep1) = (dx.max(0), (w + dx).min(w));
-        // Rows in an order that reads every source row before it is
-        // overwritten; copy_within handles the overlap inside a row.
-        let rows: Box<dyn Iterator<Item = i64>> = if dy > 0 {
-            Box::new((0..h).rev())
-        } else {
-            Box::new(0..h)
+        if !stores {
+            return self.window_canvas().move_area(area, dx, dy, fill);
+        }
+        if self.scroll.as_ref().is_some_and(|s| s.area() != area) {
+            self.unstore();
+        }
+        if self.scroll.is_none() {
+            self.scroll = ScrollStore::new(&self.pixmap, area);
+        }
+        let window = self.bounds();
+        let Some(store) = &mut self.scroll else {
+            return self.window_canvas().move_area(area, dx, dy, fill);
         };
-        for y in rows {
-            let dst = row_start(y);
-            let sy = y - dy;
-            if !(0..h).contains(&sy) || keep0 >= keep1 {
-                pixels[dst..dst + w as usize].fill(bg);
-                continue;
+        let exposed = store.shift(dx, dy);
+        let mut canvas = Canvas {
+            pixmap: store.canvas(),
+            window,
+        };
+        match exposed {
+            Some(strips) => {
+                for r in strips {
+                    canvas.clear(r, fill);
+                }
             }
-            let src = row_start(sy);
-            let (s0, s1) = ((keep0 - dx) as usize, (keep1 - dx) as usize);
-            pixels.copy_within(src + s0..src + s1, dst + keep0 as usize);
-            pixels[dst..dst + keep0 as usize].fill(bg);
-            pixels[dst + keep1 as usize..dst + w as usize].fill(bg);
+            None => canvas.move_area(area, dx, dy, fill),
         }
     }
 
@@ -342,6 +299,138 @@ impl Surface {
             }
         }
     }
+}
+
+/// Pixels to paint on, addressed in window pixels: the window's pixmap, or the part of a
+/// scroll store that shows the window.
+struct Canvas<'a> {
+    pixmap: PixmapMut<'a>,
+    /// The window's pixels: painting changes no others that anyone sees.
+    window: PxRect,
+}
+
+impl Canvas<'_> {
+    /// Paints what `paint` draws (on the pixmap it is given, through the transform it is
+    /// given) on the pixels of `clip`, where `ink` bounds what it can touch. Ink that the clip
+    /// does not cut is painted directly. Otherwise the pixels around the clip that the ink
+    /// covers are kept aside, the painting is done, and they are put back: the coordinates
+    /// stay exactly as they are, and the cost is a copy of what lies outside the clip, where
+    /// painting through a clip mask costs several times more per pixel over the whole ink
+    /// (and tiny-skia's `Source` blending clears what a mask hides).
+    fn paint_clipped(
+        &mut self,
+        kept: &mut Vec<PremultipliedColorU8>,
+        clip: PxRect,
+        ink: PxRect,
+        paint: impl FnOnce(&mut tiny_skia::PixmapMut<'_>, Transform),
+    ) {
+        let visible = ink.intersect(&self.window);
+        let shown = visible.intersect(&clip);
+        if shown.is_empty() {
+            return;
+        }
+        if shown == visible {
+            paint(&mut self.pixmap, Transform::identity());
+            return;
+        }
+        // What the ink covers outside the clip: up to four strips around `shown`.
+        let strips = [
+            PxRect::from_i64(
+                i64::from(visible.x),
+                i64::from(visible.y),
+                visible.right(),
+                i64::from(shown.y),
+            ),
+            PxRect::from_i64(
+                i64::from(visible.x),
+                shown.bottom(),
+                visible.right(),
+                visible.bottom(),
+            ),
+            PxRect::from_i64(
+                i64::from(visible.x),
+                i64::from(shown.y),
+                i64::from(shown.x),
+                shown.bottom(),
+            ),
+            PxRect::from_i64(
+                shown.right(),
+                i64::from(shown.y),
+                visible.right(),
+                shown.bottom(),
+            ),
+        ];
+        let width = self.pixmap.width() as usize;
+        kept.clear();
+        for r in strips.iter().filter(|r| !r.is_empty()) {
+            for y in r.y as usize..r.bottom() as usize {
+                let at = y * width + r.x as usize;
+                kept.extend_from_slice(&self.pixmap.pixels_mut()[at..at + r.w as usize]);
+            }
+        }
+        paint(&mut self.pixmap, Transform::identity());
+        let mut from = 0;
+        let pixels = self.pixmap.pixels_mut();
+        for r in strips.iter().filter(|r| !r.is_empty()) {
+            for y in r.y as usize..r.bottom() as usize {
+                let at = y * width + r.x as usize;
+                let w = r.w as usize;
+                pixels[at..at + w].copy_from_slice(&kept[from..from + w]);
+                from += w;
+            }
+        }
+    }
+
+    fn clear(&mut self, rect: PxRect, color: Color) {
+        let r = rect.intersect(&self.window);
+        if r.is_empty() {
+            return;
+        }
+        let px = premul(color);
+        let width = self.pixmap.width() as usize;
+        let pixels = self.pixmap.pixels_mut();
+        for y in r.y as usize..r.bottom() as usize {
+            let row = y * width;
+            pixels[row + r.x as usize..row + r.right() as usize].fill(px);
+        }
+    }
+
+    /// Moves the pixels of `area` by whole pixels (see [`DrawCmd::Shift`]).
+    fn move_area(&mut self, area: PxRect, dx: i32, dy: i32, fill: Color) {
+        let area = area.intersect(&self.window);
+        if area.is_empty() {
+            return;
+        }
+        let (w, h) = (area.w as i64, area.h as i64);
+        let dx = i64::from(dx).clamp(-w, w);
+        let dy = i64::from(dy).clamp(-h, h);
+        let width = self.pixmap.width() as usize;
+        let bg = premul(fill);
+        let pixels = self.pixmap.pixels_mut();
+        let row_start = |y: i64| (i64::from(area.y) + y) as usize * width + area.x as usize;
+        // The columns that keep content, in destination coordinates.
+        let (keep0, keep1) = (dx.max(0), (w + dx).min(w));
+        // Rows in an order that reads every source row before it is
+        // overwritten; copy_within handles the overlap inside a row.
+        let rows: Box<dyn Iterator<Item = i64>> = if dy > 0 {
+            Box::new((0..h).rev())
+        } else {
+            Box::new(0..h)
+        };
+        for y in rows {
+            let dst = row_start(y);
+            let sy = y - dy;
+            if !(0..h).contains(&sy) || keep0 >= keep1 {
+                pixels[dst..dst + w as usize].fill(bg);
+                continue;
+            }
+            let src = row_start(sy);
+            let (s0, s1) = ((keep0 - dx) as usize, (keep1 - dx) as usize);
+            pixels.copy_within(src + s0..src + s1, dst + keep0 as usize);
+            pixels[dst..dst + keep0 as usize].fill(bg);
+            pixels[dst + keep1 as usize..dst + w as usize].fill(bg);
+        }
+    }
 
     fn text(
         &mut self,
@@ -352,7 +441,7 @@ impl Surface {
         color: Color,
         clip: PxRect,
     ) {
-        let clip = clip.intersect(&self.bounds());
+        let clip = clip.intersect(&self.window);
         if clip.is_empty() || color.a == 0 {
             return;
         }
@@ -409,7 +498,6 @@ impl Surface {
         }
     }
 }
-
 /// When `path` is an upright rectangle (one subpath of four corners with sides along the
 /// axes; `closed` when its outline counts, so the fourth side must be there): `Some` of it
 /// cut to `clip` (`None` inside when nothing is left). `None` for any other path.
@@ -499,6 +587,124 @@ impl Taps {
     }
 }
 
+/// Carries out a drawing command (not a shift) on `canvas`, limited to `limit` too.
+fn paint(
+    s: &mut Canvas<'_>,
+    kept: &mut Vec<PremultipliedColorU8>,
+    images: &HashMap<ImageId, Pixmap>,
+    cmd: &DrawCmd,
+    limit: Option<PxRect>,
+) -> Result<(), LlvoError> {
+    let limited = |r: &PxRect| limit.map_or(*r, |l| r.intersect(&l));
+    match cmd {
+        DrawCmd::Clear { rect, color } => s.clear(limited(rect), *color),
+        // Scrolling is the surface's (see `Surface::shift`).
+        DrawCmd::Shift { .. } => {}
+        DrawCmd::Text {
+            x,
+            baseline,
+            text,
+            font,
+            color,
+            clip,
+        } => s.text(*x, *baseline, text, font, *color, limited(clip)),
+        DrawCmd::Stroke {
+            path,
+            style,
+            color,
+            clip,
+            mode,
+        } => {
+            let clip = &limited(clip);
+            // The outline of an upright rectangle running far out of view is cut to the
+            // clip grown by more than the stroke reaches: its corners and the cut's new
+            // sides stay out of sight, and what shows has the same edges.
+            let reach = style.width * 2.0 + 2.0;
+            let cut;
+            let path = match clip_upright_rect(path, clip.inflate(reach.ceil() as u32), true) {
+                Some(None) => return Ok(()),
+                Some(Some(p)) if style.dash.is_empty() => {
+                    cut = p;
+                    &cut
+                }
+                _ => path,
+            };
+            let Some(path) = sk_path(path) else {
+                return Ok(());
+            };
+            let paint = solid_paint(*color, *mode);
+            let stroke = sk_stroke(style);
+            s.paint_clipped(kept, *clip, cmd.ink(), |pixmap, ts| {
+                pixmap.stroke_path(&path, &paint, &stroke, ts, None);
+            });
+        }
+        DrawCmd::Fill {
+            path,
+            color,
+            clip,
+            mode,
+        } => {
+            let clip = &limited(clip);
+            // An upright rectangle is cut to its clip first (the same edges inside it, so
+            // the same pixels): a Gantt bar running far out of view costs only what shows,
+            // and is painted directly.
+            let clipped;
+            let (path, ink) = match clip_upright_rect(path, *clip, false) {
+                Some(None) => return Ok(()),
+                Some(Some(p)) => {
+                    clipped = p;
+                    let ink = path_ink(&clipped);
+                    (&clipped, ink)
+                }
+                None => (path, cmd.ink()),
+            };
+            let Some(path) = sk_path(path) else {
+                return Ok(());
+            };
+            let paint = solid_paint(*color, *mode);
+            s.paint_clipped(kept, *clip, ink, |pixmap, ts| {
+                pixmap.fill_path(&path, &paint, FillRule::Winding, ts, None);
+            });
+        }
+        DrawCmd::Image {
+            image,
+            src,
+            dst,
+            alpha,
+            clip,
+        } => {
+            let clip = &limited(clip);
+            let img = images.get(image).ok_or(LlvoError::UnknownImage(*image))?;
+            let (du, dv) = (src[2] - src[0], src[3] - src[1]);
+            let Some(rect) = Rect::from_ltrb(dst[0], dst[1], dst[2], dst[3]) else {
+                return Ok(());
+            };
+            if du == 0.0 || dv == 0.0 {
+                return Ok(());
+            }
+            let sx = (dst[2] - dst[0]) / du;
+            let sy = (dst[3] - dst[1]) / dv;
+            let ts =
+                Transform::from_row(sx, 0.0, 0.0, sy, dst[0] - src[0] * sx, dst[1] - src[1] * sy);
+            // Enlarged images keep crisp pixels (as an X server would
+            // draw them); reduced ones are smoothed against aliasing.
+            let quality = if sx.abs() >= 0.999 && sy.abs() >= 0.999 {
+                FilterQuality::Nearest
+            } else {
+                FilterQuality::Bilinear
+            };
+            let paint = Paint {
+                shader: Pattern::new(img.as_ref(), SpreadMode::Pad, quality, *alpha, ts),
+                ..Paint::default()
+            };
+            s.paint_clipped(kept, *clip, cmd.ink(), |pixmap, ts| {
+                pixmap.fill_rect(rect, &paint, ts, None);
+            });
+        }
+    }
+    Ok(())
+}
+
 impl Backend for RasterBackend {
     fn create_surface(
         &mut self,
@@ -515,6 +721,7 @@ impl Backend for RasterBackend {
                 pixmap,
                 shown: None,
                 kept: Vec::new(),
+                scroll: None,
             },
         );
         Ok(())
@@ -530,6 +737,7 @@ impl Backend for RasterBackend {
         let pixmap = new_pixmap(width, height, background)?;
         let s = self.surface(view)?;
         s.pixmap = pixmap;
+        s.scroll = None;
         if s.shown.is_some() {
             s.shown = Some(s.pixmap.clone());
         }
@@ -555,118 +763,42 @@ impl Backend for RasterBackend {
     }
 
     fn draw(&mut self, view: ViewId, cmd: &DrawCmd) -> Result<(), LlvoError> {
-        let images = &self.images;
+        let stores = self.scroll_stores;
         let s = self
             .surfaces
             .get_mut(&view)
             .ok_or(LlvoError::UnknownView(view))?;
-        match cmd {
-            DrawCmd::Clear { rect, color } => s.clear(*rect, *color),
-            DrawCmd::Shift { area, dx, dy, fill } => s.shift(*area, *dx, *dy, *fill),
-            DrawCmd::Text {
-                x,
-                baseline,
-                text,
-                font,
-                color,
-                clip,
-            } => s.text(*x, *baseline, text, font, *color, *clip),
-            DrawCmd::Stroke {
-                path,
-                style,
-                color,
-                clip,
-                mode,
-            } => {
-                // The outline of an upright rectangle running far out of view is cut to the
-                // clip grown by more than the stroke reaches: its corners and the cut's new
-                // sides stay out of sight, and what shows has the same edges.
-                let reach = style.width * 2.0 + 2.0;
-                let cut;
-                let path = match clip_upright_rect(path, clip.inflate(reach.ceil() as u32), true) {
-                    Some(None) => return Ok(()),
-                    Some(Some(p)) if style.dash.is_empty() => {
-                        cut = p;
-                        &cut
-                    }
-                    _ => path,
-                };
-                let Some(path) = sk_path(path) else {
-                    return Ok(());
-                };
-                let paint = solid_paint(*color, *mode);
-                let stroke = sk_stroke(style);
-                s.paint_clipped(*clip, cmd.ink(), |pixmap, ts| {
-                    pixmap.stroke_path(&path, &paint, &stroke, ts, None);
-                });
+        if let DrawCmd::Shift { area, dx, dy, fill } = cmd {
+            s.shift(*area, *dx, *dy, *fill, stores);
+            return Ok(());
+        }
+        let window = s.bounds();
+        let Some(store) = &mut s.scroll else {
+            let mut canvas = Canvas {
+                pixmap: s.pixmap.as_mut(),
+                window,
+            };
+            return paint(&mut canvas, &mut s.kept, &self.images, cmd, None);
+        };
+        // Over the scrollable area, the store is painted; elsewhere, the window's pixmap.
+        let (bounds, area) = (cmd.bounds(), store.area());
+        let over = bounds.intersect(&area);
+        if !over.is_empty() {
+            let mut canvas = Canvas {
+                pixmap: store.canvas(),
+                window,
+            };
+            paint(&mut canvas, &mut s.kept, &self.images, cmd, Some(area))?;
+        }
+        if over != bounds {
+            if !over.is_empty() {
+                store.touched();
             }
-            DrawCmd::Fill {
-                path,
-                color,
-                clip,
-                mode,
-            } => {
-                // An upright rectangle is cut to its clip first (the same edges inside it, so
-                // the same pixels): a Gantt bar running far out of view costs only what shows,
-                // and is painted directly.
-                let clipped;
-                let (path, ink) = match clip_upright_rect(path, *clip, false) {
-                    Some(None) => return Ok(()),
-                    Some(Some(p)) => {
-                        clipped = p;
-                        let ink = path_ink(&clipped);
-                        (&clipped, ink)
-                    }
-                    None => (path, cmd.ink()),
-                };
-                let Some(path) = sk_path(path) else {
-                    return Ok(());
-                };
-                let paint = solid_paint(*color, *mode);
-                s.paint_clipped(*clip, ink, |pixmap, ts| {
-                    pixmap.fill_path(&path, &paint, FillRule::Winding, ts, None);
-                });
-            }
-            DrawCmd::Image {
-                image,
-                src,
-                dst,
-                alpha,
-                clip,
-            } => {
-                let img = images.get(image).ok_or(LlvoError::UnknownImage(*image))?;
-                let (du, dv) = (src[2] - src[0], src[3] - src[1]);
-                let Some(rect) = Rect::from_ltrb(dst[0], dst[1], dst[2], dst[3]) else {
-                    return Ok(());
-                };
-                if du == 0.0 || dv == 0.0 {
-                    return Ok(());
-                }
-                let sx = (dst[2] - dst[0]) / du;
-                let sy = (dst[3] - dst[1]) / dv;
-                let ts = Transform::from_row(
-                    sx,
-                    0.0,
-                    0.0,
-                    sy,
-                    dst[0] - src[0] * sx,
-                    dst[1] - src[1] * sy,
-                );
-                // Enlarged images keep crisp pixels (as an X server would
-                // draw them); reduced ones are smoothed against aliasing.
-                let quality = if sx.abs() >= 0.999 && sy.abs() >= 0.999 {
-                    FilterQuality::Nearest
-                } else {
-                    FilterQuality::Bilinear
-                };
-                let paint = Paint {
-                    shader: Pattern::new(img.as_ref(), SpreadMode::Pad, quality, *alpha, ts),
-                    ..Paint::default()
-                };
-                s.paint_clipped(*clip, cmd.ink(), |pixmap, ts| {
-                    pixmap.fill_rect(rect, &paint, ts, None);
-                });
-            }
+            let mut canvas = Canvas {
+                pixmap: s.pixmap.as_mut(),
+                window,
+            };
+            paint(&mut canvas, &mut s.kept, &self.images, cmd, None)?;
         }
         Ok(())
     }
@@ -678,13 +810,16 @@ impl Backend for RasterBackend {
         map: PxRemap,
         fill: Color,
     ) -> Result<bool, LlvoError> {
-        self.surface(view)?.remap(area, map, fill);
+        let s = self.surface(view)?;
+        s.unstore();
+        s.remap(area, map, fill);
         Ok(true)
     }
 
     fn begin_buffer(&mut self, view: ViewId) -> Result<(), LlvoError> {
         let s = self.surface(view)?;
         if s.shown.is_none() {
+            s.compose();
             s.shown = Some(s.pixmap.clone());
         }
         Ok(())
@@ -701,6 +836,7 @@ impl Backend for RasterBackend {
 
     fn snapshot(&mut self, view: ViewId) -> Result<RgbaPixels, LlvoError> {
         let s = self.surface(view)?;
+        s.compose();
         let p = s.shown.as_ref().unwrap_or(&s.pixmap);
         let mut data = Vec::with_capacity(p.pixels().len() * 4);
         for px in p.pixels() {

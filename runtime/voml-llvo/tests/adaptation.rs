@@ -371,3 +371,73 @@ fn extreme_values_are_survived() {
     assert_eq!(world(&llvo, wide), [0.0, 1.0, -8e307, 8e307]);
     llvo.png(v).unwrap();
 }
+
+/// A streaming plot whose lines may paint in the margins (the paper's Figure 5 draws them with
+/// `clip="margin"`) leaves nothing in the margins as it scrolls: an adaptive line stays in the
+/// scrollable area, which moves under it while the margins stay. Non-adaptive ink, such as an
+/// axis label, still goes in the margins.
+#[test]
+fn a_scrolling_plot_leaves_no_ink_in_its_margins() {
+    let mut llvo = Llvo::headless();
+    let v = llvo
+        .create_view(
+            ViewSpec::new("plot")
+                .window(200, 100)
+                .margins(20, 10, 5, 15)
+                .world(0.0, 10.0, 0.0, 100.0)
+                .adapt(adapt("x+:scroll y+:rescale")),
+        )
+        .expect("view");
+    let style = Style::stroke(Color::rgb(255, 0, 0), 3.0)
+        .adapt(true)
+        .clip(voml_llvo::ClipMode::Margin);
+    let mut rng = Lcg(7);
+    let mut y = 50.0;
+    for i in 0..2000 {
+        let x = f64::from(i) * 0.13;
+        let next = (y + rng.next() * 20.0 - 10.0).clamp(1.0, 99.0);
+        llvo.draw(v, OwnerId::NONE, &line(x, y, x + 0.13, next), &style)
+            .expect("draw");
+        y = next;
+    }
+    let label = Style::stroke(Color::rgb(0, 0, 255), 1.0).clip(voml_llvo::ClipMode::Margin);
+    let [x0, x1, _, _] = world(&llvo, v);
+    llvo.draw(
+        v,
+        OwnerId::NONE,
+        &line(x0 - 1.0, -5.0, x1 + 1.0, -5.0),
+        &label,
+    )
+    .expect("label");
+    let p = llvo.pixels(v).expect("pixels");
+    let at = |x: u32, y: u32| {
+        let i = ((y * p.width + x) * 4) as usize;
+        [p.data[i], p.data[i + 1], p.data[i + 2]].map(i32::from)
+    };
+    let mut red_in_margins = 0;
+    let mut red_in_area = 0;
+    let mut blue_in_margins = 0;
+    for py in 0..p.height {
+        for px in 0..p.width {
+            let inside = (20..190).contains(&px) && (5..85).contains(&py);
+            let c = at(px, py);
+            let reddish = c[0] > c[2] + 40 && c[0] > c[1] + 40;
+            let bluish = c[2] > c[0] + 40;
+            match (inside, reddish, bluish) {
+                (true, true, _) => red_in_area += 1,
+                (false, true, _) => red_in_margins += 1,
+                (false, _, true) => blue_in_margins += 1,
+                _ => {}
+            }
+        }
+    }
+    assert!(
+        red_in_area > 500,
+        "the plot shows its lines ({red_in_area} pixels)"
+    );
+    assert_eq!(red_in_margins, 0, "the lines left ink in the margins");
+    assert!(
+        blue_in_margins > 100,
+        "the label is in the bottom margin ({blue_in_margins})"
+    );
+}
