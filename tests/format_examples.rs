@@ -76,7 +76,7 @@ fn simulate() -> Run {
     let mut clock: Vec<u64> = (0..RANKS).map(|_| 10 + rng.below(20) as u64).collect();
     for round in 0..ROUNDS {
         // (time, bytes) of the message sent to each rank this round.
-        let mut sent = vec![(0u64, 0usize); RANKS];
+        let mut sent = [(0u64, 0usize); RANKS];
         for (rank, c) in clock.iter_mut().enumerate() {
             let work = 300 + rng.below(500) as u64 + if rank == round % RANKS { 1200 } else { 0 };
             run.intervals.push(Interval {
@@ -324,7 +324,7 @@ fn chrome(run: &Run) -> String {
 /// each compute phase as a hardware counter event, each message as a communication record.
 fn paraver(run: &Run) -> String {
     let ns = |us: u64| us * 1000;
-    let tasks = vec!["1:1"; RANKS].join(",");
+    let tasks = ["1:1"; RANKS].join(",");
     let mut out = format!(
         "#Paraver (01/01/2024 at 12:00):{}_ns:1({RANKS}):1:{RANKS}({tasks})\n",
         ns(run.end)
