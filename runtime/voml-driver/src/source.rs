@@ -1,7 +1,7 @@
 //! Where records come from: a trace read on its own thread (a file, standard input, any
-//! stream, in any format `voml_trace` reads: told by content unless forced), handed to the driver in batches through a bounded channel, so that reading and
-//! parsing run beside the visual object's code and a slow visual object slows the reader
-//! rather than filling memory. The driver hands each batch back when it is done with it, and
+//! stream, in any format `voml_trace` reads: told by content unless forced), handed to the
+//! driver in batches through a bounded channel, so that reading and parsing run beside the
+//! visual object's code and a slow visual object slows the reader rather than filling memory. The driver hands each batch back when it is done with it, and
 //! the reader parses new records into the old ones: after the first few batches, reading
 //! allocates nothing per record (and no memory moves from one thread's allocator to the
 //! other's).
@@ -342,8 +342,8 @@ fn fan_out(mut source: Source, mut senders: Vec<SyncSender<Batch>>) {
 
 /// Reads records from `reader` as producer `from` and hands them over in batches (`send`
 /// answers false when nobody listens any more). A batch goes out when it is full, or as
-/// soon as the next record is not already buffered, so that a live producer's records are not
-/// held back waiting for more. Records the driver is done with come back through `back`
+/// soon as the next record is not already buffered, so that a live producer's records are
+/// not held back waiting for more. Records the driver is done with come back through `back`
 /// to be parsed into again. Ends at the end of the input, or when a stop is requested.
 pub(crate) fn read_records(
     mut reader: impl RecordSource,
