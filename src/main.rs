@@ -280,6 +280,7 @@ fn main() -> ExitCode {
                 audio,
                 dump_state,
                 max_audio_seconds,
+                profile,
                 out,
                 frames_every,
                 strict,
@@ -365,6 +366,7 @@ fn main() -> ExitCode {
                 audio,
                 max_audio_s: max_audio_seconds,
                 dump_state,
+                profile,
                 watch: if headless { watch } else { !no_watch },
             };
             if specs.len() > 1 {
@@ -438,6 +440,7 @@ fn serve_command(cli: ServeCli) -> ExitCode {
         audio: None,
         max_audio_s: voml_driver::audio::DEFAULT_MAX_AUDIO_S,
         dump_state,
+        profile: false,
         watch: false,
     };
     serve::serve(&serve::ServeArgs {
@@ -703,6 +706,10 @@ struct RunCli {
     /// The longest sound --audio writes; sound after it is dropped with a warning.
     #[arg(long, value_name = "SECONDS", default_value_t = voml_driver::audio::DEFAULT_MAX_AUDIO_S)]
     max_audio_seconds: f64,
+    /// At the end, show where the time went: how often each part of each component ran
+    /// and the time it took (its drawing and sound included).
+    #[arg(long)]
+    profile: bool,
     /// Where the pictures go.
     #[arg(long, short = 'o', default_value = "out")]
     out: PathBuf,

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use voml_driver::audio::WavSink;
 use voml_driver::sink::file_name;
-use voml_driver::{Hooks, Pictures, Sink, Source, StateDump, Terminal};
+use voml_driver::{Hooks, Pictures, Profiler, Sink, Source, StateDump, Terminal};
 use voml_ir::CompiledVo;
 use voml_llvo::{Backend, LazyRaster};
 use voml_runtime::{Config, Runtime};
@@ -53,6 +53,8 @@ pub struct RunArgs {
     pub max_audio_s: f64,
     /// Write the info and control structures' values here at the end.
     pub dump_state: Option<PathBuf>,
+    /// Show where the time went at the end.
+    pub profile: bool,
     /// Recompile and swap in the spec when it or a file it includes changes.
     pub watch: bool,
 }
@@ -117,6 +119,9 @@ pub(crate) fn headless(
     }
     if let Some(path) = &args.dump_state {
         sinks.push(Box::new(StateDump::new(path)));
+    }
+    if args.profile {
+        sinks.push(Box::new(Profiler));
     }
     let vo_for_refusal = db.as_ref().map(|_| vo.clone());
     let reload: Option<Box<dyn voml_driver::Reload>> = args.watch.then(|| {
@@ -252,6 +257,7 @@ pub fn load_runtime(
         budget: args.budget,
         // Snapshots go to the pictures' directory in headless runs.
         snapshots: !args.window,
+        profile: args.profile,
         ..Config::default()
     };
     Runtime::new(vo, backend, config)

@@ -4,7 +4,7 @@
 
 use std::process::ExitCode;
 
-use voml_driver::{Pictures, Sink, StateDump, Terminal};
+use voml_driver::{Pictures, Profiler, Sink, StateDump, Terminal};
 use voml_ir::CompiledVo;
 
 use crate::run::RunArgs;
@@ -95,6 +95,9 @@ fn engine(
     let mut sinks: Vec<Box<dyn Sink>> = vec![Box::new(Pictures::new(&args.out).snapshots_only())];
     if let Some(path) = &args.dump_state {
         sinks.push(Box::new(StateDump::new(path)));
+    }
+    if args.profile {
+        sinks.push(Box::new(Profiler));
     }
     // Sound plays live when the replay follows the clock (--speed) and the build has it;
     // otherwise the user hears of it once.

@@ -270,3 +270,65 @@ fn components_lists_the_library_and_shows_an_interface() {
         "{said}"
     );
 }
+
+/// `voml run --profile` ends with where the time went: each part that ran, as often as it
+/// ran, and what was left outside the parts.
+#[test]
+fn run_profile_shows_each_part_and_its_calls() {
+    let out_dir = scratch("profile");
+    let trace = "examples/paper/lineplot.trf";
+    let records = std::fs::read_to_string(root().join(trace))
+        .unwrap()
+        .lines()
+        .filter(|l| {
+            let l = l.trim();
+            !l.is_empty() && !l.starts_with('#') && !l.starts_with('%')
+        })
+        .count();
+    let out = run(&mut voml(&[
+        "run",
+        "examples/paper/lineplot.voml",
+        "--trace",
+        trace,
+        "--headless",
+        "--out",
+        out_dir.to_str().unwrap(),
+        "--profile",
+    ]));
+    let err = text(&out.stderr);
+    assert_eq!(status(&out), 0, "{err}");
+    assert!(err.contains("where the time went"), "{err}");
+    let row = |part: &str| {
+        err.lines()
+            .map(str::trim_start)
+            .find(|l| l.starts_with(part))
+            .unwrap_or_else(|| panic!("no row for {part}:\n{err}"))
+            .to_string()
+    };
+    // The number of calls is the first column after the part's name.
+    let calls = |part: &str| -> usize {
+        let line = row(part);
+        line[part.len()..]
+            .split_whitespace()
+            .next()
+            .and_then(|w| w.parse().ok())
+            .unwrap_or_else(|| panic!("no count in `{line}`"))
+    };
+    // The EP component runs once per sample record; the IR component renders after each
+    // record, and also at the start and the end of the input.
+    assert_eq!(calls("EP component `onescalarprocess` input ^0"), records);
+    assert!(calls("IR component `lineplotrender` phase 1") > records);
+    assert!(row("everything else").ends_with('%'));
+    assert!(err.contains("loading the visual object"), "{err}");
+    // Without the flag there is no table.
+    let out = run(&mut voml(&[
+        "run",
+        "examples/paper/lineplot.voml",
+        "--trace",
+        trace,
+        "--headless",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]));
+    assert!(!text(&out.stderr).contains("where the time went"));
+}

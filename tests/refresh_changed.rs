@@ -151,3 +151,60 @@ fn a_control_changed_in_phase_2_makes_its_readers_redraw() {
         "the bar ends at {end}"
     );
 }
+
+/// Code that names a structure on every record but leaves its value as it was does not make
+/// its readers redraw: a level set for each record to 1 or 2 (by the record's event type)
+/// changes only where the event type does, and the bar that shows it redraws only then.
+#[test]
+fn a_structure_rewritten_with_the_same_value_does_not_make_its_readers_redraw() {
+    let spec = r#"<?xml version="1.0"?>
+<voml><body><visual-object name="v">
+  <event-declarations>
+    <data-event name="one" rtype="mark" etype="1"><data-field name="ts" type="real"/></data-event>
+    <data-event name="two" rtype="mark" etype="2"><data-field name="ts" type="real"/></data-event>
+  </event-declarations>
+  <info-structures><variable name="level" type="int" init="0"/><variable name="label" type="string" init="none"/></info-structures>
+  <view-initializations><view name="v" window="120 100" world="0 3 0 10"/></view-initializations>
+  <event-processing>
+    <ep-component name="levels" inputs="one.ts two.ts" infos="level label">
+      <input name="^0">(set! $0 1) (set! $1 "one")</input>
+      <input name="^1">(set! $0 2) (set! $1 "two")</input>
+    </ep-component>
+  </event-processing>
+  <info-rendition>
+    <ir-component name="bar" views="v" infos="level label" refresh="REFRESH">
+      <rectangle view="^0" from="0 2" to="$0 4" fill="blue"/>
+      <text view="^0" coords="0.1 6" content="$1"/>
+    </ir-component>
+  </info-rendition>
+</visual-object></body></voml>
+"#;
+    // Event type 2 for records 30 to 59, 1 otherwise: the level changes three times.
+    let trace: String = (0..100)
+        .map(|k| {
+            format!(
+                "-2 {} {k}.5 0 0 0\n",
+                if (30..60).contains(&k) { 2 } else { 1 }
+            )
+        })
+        .collect();
+    let run = |refresh: &str| {
+        let mut rt = start_runtime(
+            compile_text("same.voml", &spec.replace("REFRESH", refresh)),
+            true,
+            1000,
+        );
+        replay_bytes(&mut rt, trace.as_bytes(), "t.trf", true);
+        assert!(rt.faults().is_empty(), "{:?}", rt.faults());
+        let stats = rt.stats().clone();
+        (view_pixels(&rt, 0).data, stats.renders, stats.unchanged)
+    };
+    let (every_round, renders, none) = run("update");
+    assert_eq!(none, 0);
+    let (changed, renders_too, skipped) = run("update changed");
+    assert_eq!(renders, renders_too);
+    // The bar draws at the start of input (level 0), for the first record (1), then where
+    // the level goes to 2 and back to 1.
+    assert_eq!(skipped, renders - 4, "{renders} renders");
+    assert!(changed == every_round, "the pictures differ");
+}

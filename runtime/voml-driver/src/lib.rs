@@ -26,7 +26,7 @@ use voml_runtime::{Runtime, Stop};
 
 pub use pacer::Pacer;
 pub use report::{Progress, Reporter, Terminal};
-pub use sink::{Pictures, Sink, StateDump};
+pub use sink::{Pictures, Profiler, Sink, StateDump};
 pub use source::{request_stop, stop_requested, Next, Share, Source};
 
 /// How to run.

@@ -218,3 +218,34 @@ impl Sink for StateDump {
         )])
     }
 }
+
+/// `--profile`: at the end, how often each part of each component ran and the time it took,
+/// against the run's wall time.
+pub struct Profiler;
+
+impl Sink for Profiler {
+    fn end(&mut self, runtime: &mut Runtime, outcome: &Outcome) -> Result<Vec<String>, String> {
+        let Some(rows) = runtime.profile() else {
+            return Ok(Vec::new());
+        };
+        let mut lines = vec![format!(
+            "where the time went ({} records in {:.2} s, loading not included):",
+            outcome.records,
+            outcome.elapsed.as_secs_f64()
+        )];
+        let (loading, parts): (Vec<_>, Vec<_>) =
+            rows.into_iter().partition(|r| r.component == "loading");
+        lines.extend(
+            voml_runtime::profile::table(&parts, outcome.elapsed)
+                .into_iter()
+                .map(|l| format!("  {l}")),
+        );
+        if let Some(l) = loading.first() {
+            lines.push(format!(
+                "  loading the visual object (engine, program, top level) took {:.2} s",
+                l.time.as_secs_f64()
+            ));
+        }
+        Ok(lines)
+    }
+}

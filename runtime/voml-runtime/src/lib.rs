@@ -19,6 +19,7 @@ pub mod fault;
 pub mod host;
 pub mod memory;
 pub mod prelude;
+pub mod profile;
 mod reload;
 pub mod sandbox;
 pub mod state;
@@ -27,7 +28,7 @@ mod watchdog;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use base64::Engine as _;
 use steel::rvals::SteelVal;
@@ -43,6 +44,7 @@ use voml_trace::{Record, Value};
 pub use fault::{Action, EventRef, Fault, FaultKind};
 use host::Host;
 pub use host::{Snapshot, SoundCommand, TimedSound};
+pub use profile::ProfileRow;
 pub use reload::Adopted;
 
 /// Record type of the runtime's callback events (start and end of input, clock ticks,
@@ -79,6 +81,8 @@ pub struct Config {
     /// The most heap the VO's code may hold (net bytes allocated while it runs) before the
     /// running part is interrupted and disabled.
     pub memory_limit: usize,
+    /// Time every part of every component (see [`Runtime::profile`]).
+    pub profile: bool,
 }
 
 /// The inputs (EP component, input) that take one (record type, event type).
@@ -125,6 +129,7 @@ impl Default for Config {
             budget: Duration::from_millis(250),
             snapshots: false,
             memory_limit: DEFAULT_MEMORY_LIMIT,
+            profile: false,
         }
     }
 }
@@ -240,7 +245,7 @@ struct Who {
 }
 
 /// Which part of its component (or view) the running code is.
-#[derive(Clone)]
+#[derive(Clone, PartialEq, Eq, Hash)]
 enum Part {
     /// The initialisation code of the view of that name.
     ViewInit(String),
@@ -252,7 +257,7 @@ enum Part {
     Phase2,
 }
 
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 enum Target {
     Ep(usize),
     Ir(usize),
@@ -283,6 +288,9 @@ pub struct Runtime {
     next_tick: Option<f64>,
     started: bool,
     general_owner: OwnerId,
+    /// With [`Config::profile`]: calls and time per part, and what loading took.
+    profile: Option<profile::Profile<(Target, Part)>>,
+    load_time: Duration,
 }
 
 impl Runtime {
@@ -298,6 +306,7 @@ impl Runtime {
         backend: Box<dyn Backend>,
         config: Config,
     ) -> Result<Runtime, LoadError> {
+        let loading = Instant::now();
         let mut llvo = Llvo::new(backend);
         // Nothing in a `.vo` file is trusted before it is checked.
         if let Err(errors) = vo.validate() {
@@ -560,6 +569,7 @@ impl Runtime {
             RenderMode::Asynchronous => None,
         };
         let changes = changes::Changes::new(vo.infos.len(), vo.controls.len());
+        let config_profile = config.profile;
         Ok(Runtime {
             vo,
             engine,
@@ -580,6 +590,8 @@ impl Runtime {
             next_tick,
             started: false,
             general_owner,
+            profile: config_profile.then(profile::Profile::new),
+            load_time: loading.elapsed(),
         })
     }
 
@@ -992,13 +1004,34 @@ impl Runtime {
     }
 
     /// Whether IR component `i` asked to skip rounds when nothing changed, and nothing did:
-    /// nothing it reads was written since it last ran, and its views are as it left them.
+    /// its views are as it left them, and nothing it reads was written since it last ran, or
+    /// what it reads is plain values that are as they were.
     fn unchanged(&self, i: usize) -> bool {
         let comp = &self.vo.ir_components[i];
         let Some(drawn) = self.irs[i].drawn.as_ref().filter(|_| comp.refresh.changed) else {
             return false;
         };
-        !self.changes.since(drawn.at, comp) && drawn.views == self.view_changes(comp)
+        if drawn.views != self.view_changes(comp) {
+            return false;
+        }
+        !self.changes.since(drawn.at, comp)
+            || drawn
+                .values
+                .as_ref()
+                .is_some_and(|old| self.plain_values(comp).as_ref() == Some(old))
+    }
+
+    /// The values of `comp`'s infos and controls, when they are all plain values.
+    fn plain_values(&self, comp: &voml_ir::IrComponent) -> Option<Vec<SteelVal>> {
+        let infos = comp.infos.iter().map(|&i| self.vo.infos.get(i));
+        let controls = comp.controls.iter().map(|&i| self.vo.controls.get(i));
+        infos
+            .chain(controls)
+            .map(|var| {
+                let v = self.engine.extract_value(&var?.global).ok()?;
+                changes::plain(&v).then_some(v)
+            })
+            .collect()
     }
 
     /// Where each view of `comp` stands ([`voml_llvo::Llvo::changes`]).
@@ -1057,6 +1090,7 @@ impl Runtime {
             self.irs[i].drawn = Some(changes::Drawn {
                 at: self.changes.now(),
                 views: self.view_changes(&comp),
+                values: self.plain_values(&comp),
             });
         }
         result
@@ -1128,9 +1162,14 @@ impl Runtime {
             (Target::None, _) => self.changes.anything_runs(),
         }
         let engine = &mut self.engine;
-        match boundary::call(&self.meter, || {
+        let timed = self.profile.is_some().then(Instant::now);
+        let result = boundary::call(&self.meter, || {
             engine.call_function_with_args_from_mut_slice(f.clone(), args)
-        }) {
+        });
+        if let (Some(profile), Some(t)) = (&mut self.profile, timed) {
+            profile.add(&(who.target, who.part.clone()), t.elapsed());
+        }
+        match result {
             Ok(v) => Ok(Some(v)),
             Err(failure) => {
                 let fired = self.watchdog.take_fired();
@@ -1193,6 +1232,32 @@ impl Runtime {
                 Ok(None)
             }
         }
+    }
+
+    /// With [`Config::profile`]: every part that ran, with its calls and time, the longest
+    /// first, and what loading the visual object took (the engine, the program and its top
+    /// level).
+    pub fn profile(&self) -> Option<Vec<ProfileRow>> {
+        let profile = self.profile.as_ref()?;
+        let mut rows = profile.rows(|(target, part)| {
+            let who = Who {
+                part: part.clone(),
+                span: Span::default(),
+                target: *target,
+            };
+            let (component, part) = self.describe(&who);
+            (
+                component.unwrap_or_else(|| "outside components".into()),
+                part,
+            )
+        });
+        rows.push(ProfileRow {
+            component: "loading".into(),
+            part: "(engine, program, top level)".into(),
+            calls: 1,
+            time: self.load_time,
+        });
+        Some(rows)
     }
 
     /// The component (or view) and the part a fault names.
