@@ -71,8 +71,12 @@ enum Command {
     Serve(Box<ServeCli>),
     /// Send a trace to a `voml run --listen` socket as a live producer would.
     Send {
-        /// The PICL trace (`-` for standard input).
+        /// The trace (`-` for standard input): PICL, Pajé, Chrome JSON or Paraver, told by
+        /// its content; records of the other formats are sent as PICL lines.
         trace: PathBuf,
+        /// Read the trace in this format instead of telling it by its content.
+        #[arg(long, value_enum, value_name = "FORMAT")]
+        format: Option<TraceFormat>,
         /// Where `voml run --listen` listens: tcp://HOST:PORT, :PORT, or unix:PATH.
         #[arg(long, value_name = "ADDR")]
         to: String,
@@ -148,6 +152,30 @@ struct CommonArgs {
     color: ColorChoice,
 }
 
+/// The `--format` words: the trace formats `voml_trace` reads.
+#[derive(Clone, Copy, PartialEq, ValueEnum)]
+enum TraceFormat {
+    /// PICL "new" format (MPICL's), one record a line.
+    Picl,
+    /// Pajé (PajeNG, SimGrid, Poti).
+    Paje,
+    /// Chrome Trace Event Format (JSON).
+    Chrome,
+    /// Paraver `.prv`, with its `.pcf` beside it.
+    Paraver,
+}
+
+impl From<TraceFormat> for voml_trace::Format {
+    fn from(f: TraceFormat) -> Self {
+        match f {
+            TraceFormat::Picl => voml_trace::Format::Picl,
+            TraceFormat::Paje => voml_trace::Format::Paje,
+            TraceFormat::Chrome => voml_trace::Format::Chrome,
+            TraceFormat::Paraver => voml_trace::Format::Paraver,
+        }
+    }
+}
+
 #[derive(Clone, Copy, ValueEnum)]
 enum Emit {
     /// The compiled visual object as JSON (what a .vo file holds).
@@ -208,6 +236,7 @@ fn main() -> ExitCode {
         Command::Components { name } => components::show(name.as_deref()),
         Command::Send {
             trace,
+            format,
             to,
             speed,
             split_by_processor,
@@ -225,6 +254,7 @@ fn main() -> ExitCode {
             }
             send::send(&send::SendArgs {
                 trace,
+                format: format.map(Into::into),
                 to,
                 speed,
                 split_by_processor,
@@ -235,6 +265,7 @@ fn main() -> ExitCode {
             let RunCli {
                 specs,
                 trace,
+                format,
                 listen,
                 producers,
                 reorder_window_ms,
@@ -315,6 +346,7 @@ fn main() -> ExitCode {
             let args = run::RunArgs {
                 spec: specs[0].clone(),
                 trace,
+                format: format.map(Into::into),
                 listen,
                 producers,
                 reorder_window: std::time::Duration::from_millis(reorder_window_ms),
@@ -350,6 +382,7 @@ fn serve_command(cli: ServeCli) -> ExitCode {
     let ServeCli {
         spec,
         trace,
+        format,
         http,
         token,
         speed,
@@ -387,6 +420,7 @@ fn serve_command(cli: ServeCli) -> ExitCode {
     let run = run::RunArgs {
         spec,
         trace: Some(trace),
+        format: format.map(Into::into),
         listen: None,
         producers: None,
         reorder_window: std::time::Duration::from_millis(100),
@@ -571,9 +605,13 @@ struct ServeCli {
     /// The spec (.voml, compiled on the fly) or a compiled visual object (.vo).
     #[arg(value_name = "SPEC")]
     spec: PathBuf,
-    /// The PICL trace to replay (`-` for standard input).
+    /// The trace to replay (`-` for standard input): PICL, Pajé, Chrome JSON or Paraver,
+    /// told by its content.
     #[arg(long, short = 't')]
     trace: PathBuf,
+    /// Read the trace in this format instead of telling it by its content.
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    format: Option<TraceFormat>,
     /// Where to serve the page: loopback by default. Any other address must be given here
     /// and makes the server print an access token the page must present.
     #[arg(long, value_name = "ADDR:PORT", default_value = "127.0.0.1:8080")]
@@ -609,9 +647,13 @@ struct RunCli {
     /// run side by side on the same records (outputs under --out/NAME/).
     #[arg(required = true, num_args = 1.., value_name = "SPEC")]
     specs: Vec<PathBuf>,
-    /// The PICL trace to replay (`-` for standard input).
+    /// The trace to replay (`-` for standard input): PICL, Pajé, Chrome JSON or Paraver,
+    /// told by its content.
     #[arg(long, short = 't', required_unless_present = "listen")]
     trace: Option<PathBuf>,
+    /// Read the trace in this format instead of telling it by its content.
+    #[arg(long, value_enum, value_name = "FORMAT", conflicts_with = "listen")]
+    format: Option<TraceFormat>,
     /// Take live records from producers that connect here instead of a trace:
     /// tcp://HOST:PORT, :PORT (loopback), or unix:PATH. Runs until --producers have come
     /// and gone, or until interrupted (Ctrl-C, SIGTERM); the outputs are written either way.

@@ -18,6 +18,8 @@ pub struct RunArgs {
     pub spec: PathBuf,
     /// The trace file (`-` for standard input), unless listening.
     pub trace: Option<PathBuf>,
+    /// The trace's format, when forced (`None`: told by its content).
+    pub format: Option<voml_trace::Format>,
     /// Where live producers connect, instead of a trace.
     pub listen: Option<voml_driver::listen::ListenAddr>,
     /// With `listen`: end after this many producers.
@@ -168,11 +170,12 @@ pub(crate) fn headless(
 /// live producers, which cannot be read twice.
 pub fn reopen(args: &RunArgs) -> Option<Source> {
     let trace = args.trace.as_ref().filter(|t| t.as_os_str() != "-")?;
-    Source::file(
+    Source::file_as(
         trace,
         ReadOptions {
             strict: args.strict,
         },
+        args.format,
     )
     .ok()
 }
@@ -291,9 +294,9 @@ pub fn open_source(args: &RunArgs) -> Option<Source> {
     }
     let trace = args.trace.clone().unwrap_or_else(|| PathBuf::from("-"));
     if trace.as_os_str() == "-" {
-        return Some(Source::stdin(options));
+        return Some(Source::stdin_as(options, args.format));
     }
-    match Source::file(&trace, options) {
+    match Source::file_as(&trace, options, args.format) {
         Ok(source) => Some(source),
         Err(e) => {
             eprintln!("error: cannot open the trace `{}`: {e}", trace.display());

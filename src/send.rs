@@ -1,19 +1,23 @@
 //! `voml send`: replays a trace as a live producer to a `voml run --listen` socket, paced by
 //! trace time or as fast as possible, over one connection or one per processor (as monitors
-//! of real programs do).
+//! of real programs do). A PICL trace goes as it is, line for line; a trace of another format
+//! is read by its adapter and its records go as PICL lines.
 
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::io::{BufRead, BufReader, BufWriter, Read, Write};
 use std::os::unix::net::UnixStream;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use voml_driver::listen::ListenAddr;
+use voml_trace::{Format, FormatReader, ReadOptions};
 
 /// What `voml send` was asked to do.
 pub struct SendArgs {
     pub trace: PathBuf,
+    /// The trace's format, when forced (`None`: told by its content).
+    pub format: Option<Format>,
     pub to: ListenAddr,
     pub speed: Option<f64>,
     pub split_by_processor: bool,
@@ -34,11 +38,11 @@ fn connect(to: &ListenAddr) -> std::io::Result<Conn> {
 }
 
 pub fn send(args: &SendArgs) -> ExitCode {
-    let input: Box<dyn BufRead> = if args.trace.as_os_str() == "-" {
-        Box::new(BufReader::new(std::io::stdin()))
+    let raw: Box<dyn Read> = if args.trace.as_os_str() == "-" {
+        Box::new(std::io::stdin())
     } else {
         match std::fs::File::open(&args.trace) {
-            Ok(f) => Box::new(BufReader::with_capacity(1 << 16, f)),
+            Ok(f) => Box::new(f),
             Err(e) => {
                 eprintln!(
                     "error: cannot open the trace `{}`: {e}",
@@ -48,13 +52,46 @@ pub fn send(args: &SendArgs) -> ExitCode {
             }
         }
     };
+    let sniffed = match args.format {
+        Some(f) => Ok((f, std::io::Cursor::new(Vec::new()).chain(raw))),
+        None => voml_trace::sniff(raw),
+    };
+    let (format, raw) = match sniffed {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: reading `{}`: {e}", args.trace.display());
+            return ExitCode::from(1);
+        }
+    };
+    let picl = format == Format::Picl;
+    let input: Box<dyn Iterator<Item = std::io::Result<Vec<u8>>>> = if picl {
+        Box::new(BufReader::with_capacity(1 << 16, raw).split(b'\n'))
+    } else {
+        let path = (args.trace.as_os_str() != "-").then_some(args.trace.as_path());
+        let reader = FormatReader::from_input(
+            raw,
+            args.trace.display().to_string(),
+            ReadOptions::default(),
+            Some(format),
+            path,
+        );
+        // A bad record has no PICL line to send: it is reported here, and the rest goes on.
+        Box::new(reader.filter_map(|item| match item {
+            Ok(record) => Some(Ok(record.to_string().into_bytes())),
+            Err(e) => {
+                eprintln!("warning: {e}; not sent");
+                None
+            }
+        }))
+    };
     let live = args.trace.as_os_str() == "-";
     let speed = args.speed.filter(|s| s.is_finite() && *s > 0.0);
     let started = Instant::now();
     let mut origin: Option<f64> = None;
     let mut conns: HashMap<String, Conn> = HashMap::new();
     let mut sent = 0u64;
-    for (n, line) in input.split(b'\n').enumerate() {
+    let place = if picl { "line" } else { "record" };
+    for (n, line) in input.enumerate() {
         let line = match line {
             Ok(l) => l,
             Err(e) => {
@@ -105,7 +142,7 @@ pub fn send(args: &SendArgs) -> ExitCode {
             .and_then(|()| if live { conn.flush() } else { Ok(()) });
         if let Err(e) = written {
             eprintln!(
-                "error: {} stopped taking records at line {} of `{}`: {e}",
+                "error: {} stopped taking records at {place} {} of `{}`: {e}",
                 args.to,
                 n + 1,
                 args.trace.display()

@@ -69,6 +69,7 @@ fn the_schema_accepts_every_example() {
         "examples/auralization",
         "examples/interactive",
         "examples/library",
+        "examples/formats",
         "stdlib-components",
         "tests/compile",
     ]);

@@ -244,6 +244,21 @@ pub fn replay_file(runtime: &mut voml_runtime::Runtime, trace: &Path) -> Replaye
     replay_bytes(runtime, &bytes, &trace.display().to_string(), false)
 }
 
+/// Replays a trace file of any format as `voml run` reads it (`Source::file`: the format told
+/// by its content, a Paraver trace's `.pcf` found beside it).
+pub fn replay_path(runtime: &mut voml_runtime::Runtime, trace: &Path) -> Replayed {
+    let mut source = voml_driver::Source::file(trace, voml_trace::ReadOptions::default())
+        .unwrap_or_else(|e| panic!("cannot open {}: {e}", trace.display()));
+    let options = voml_driver::Options::default();
+    let mut collect = Collect::default();
+    let summary = voml_driver::run(runtime, &mut source, &options, &mut [], &mut collect);
+    Replayed {
+        summary,
+        bad_lines: collect.bad_lines,
+        bad_line_numbers: collect.bad_line_numbers,
+    }
+}
+
 /// The pixels view number `index` shows now.
 pub fn view_pixels(runtime: &voml_runtime::Runtime, index: usize) -> voml_llvo::RgbaPixels {
     let mut host = runtime.host();

@@ -1,19 +1,19 @@
 //! Where records come from: a trace read on its own thread (a file, standard input, any
-//! stream), handed to the driver in batches through a bounded channel, so that reading and
-//! parsing run beside the visual object's code and a slow visual object slows the reader
-//! rather than filling memory. The driver hands each batch back when it is done with it, and
+//! stream, in any format `voml_trace` reads: told by content unless forced), handed to the
+//! driver in batches through a bounded channel, so that reading and parsing run beside the
+//! visual object's code and a slow visual object slows the reader rather than filling memory. The driver hands each batch back when it is done with it, and
 //! the reader parses new records into the old ones: after the first few batches, reading
 //! allocates nothing per record (and no memory moves from one thread's allocator to the
 //! other's).
 
-use std::io::{BufReader, Read};
-use std::path::Path;
+use std::io::Read;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender, TryRecvError};
 use std::sync::Arc;
 use std::time::Duration;
 
-use voml_trace::{ReadOptions, Record, TraceError, TraceReader};
+use voml_trace::{Format, FormatReader, ReadOptions, Record, RecordSource, TraceError};
 
 /// Records (or bad lines) read in one go, each with the producer it came from, and the
 /// names of producers that appeared since the last batch.
@@ -97,15 +97,31 @@ pub struct Source {
 }
 
 impl Source {
-    /// Reads a trace file, named by its path in messages.
+    /// Reads a trace file, named by its path in messages, in the format its first bytes
+    /// tell.
     pub fn file(path: &Path, options: ReadOptions) -> std::io::Result<Source> {
+        Source::file_as(path, options, None)
+    }
+
+    /// Reads a trace file in `format` (`None`: the format its first bytes tell).
+    pub fn file_as(
+        path: &Path,
+        options: ReadOptions,
+        format: Option<Format>,
+    ) -> std::io::Result<Source> {
         let file = std::fs::File::open(path)?;
         let total = file
             .metadata()
             .ok()
             .filter(|m| m.is_file())
             .map(|m| m.len());
-        let mut source = Source::reader(path.display().to_string(), file, options);
+        let mut source = Source::reader_as(
+            path.display().to_string(),
+            file,
+            options,
+            format,
+            Some(path.to_path_buf()),
+        );
         source.share.total = total;
         Ok(source)
     }
@@ -113,11 +129,28 @@ impl Source {
     /// Reads standard input (named `-`). It counts as live: it may pause while its producer
     /// runs.
     pub fn stdin(options: ReadOptions) -> Source {
-        Source::reader("-".to_string(), std::io::stdin(), options).live()
+        Source::stdin_as(options, None)
     }
 
-    /// Reads any stream, naming it `name` in messages.
+    /// Reads standard input in `format` (`None`: the format its first bytes tell).
+    pub fn stdin_as(options: ReadOptions, format: Option<Format>) -> Source {
+        Source::reader_as("-".to_string(), std::io::stdin(), options, format, None).live()
+    }
+
+    /// Reads any stream, naming it `name` in messages, in the format its first bytes tell.
     pub fn reader(name: String, input: impl Read + Send + 'static, options: ReadOptions) -> Source {
+        Source::reader_as(name, input, options, None, None)
+    }
+
+    /// Reads any stream in `format` (`None`: the format its first bytes tell); `path`, for a
+    /// file, is where a Paraver trace's `.pcf` is looked for.
+    pub fn reader_as(
+        name: String,
+        input: impl Read + Send + 'static,
+        options: ReadOptions,
+        format: Option<Format>,
+        path: Option<PathBuf>,
+    ) -> Source {
         let (tx, rx) = mpsc::sync_channel(AHEAD);
         let (back, back_rx) = mpsc::sync_channel(AHEAD + 2);
         let share = Share::default();
@@ -130,7 +163,16 @@ impl Source {
         // empty, and the caller reports zero records.
         let _ = std::thread::Builder::new()
             .name("voml-trace-reader".into())
-            .spawn(move || read(thread_name, counted, options, tx, back_rx));
+            .spawn(move || {
+                let reader = FormatReader::from_input(
+                    counted,
+                    thread_name,
+                    options,
+                    format,
+                    path.as_deref(),
+                );
+                read_records(reader, 0, |batch| tx.send(batch).is_ok(), &back_rx);
+            });
         Source::from_channel(name, rx, back, share)
     }
 
@@ -298,28 +340,13 @@ fn fan_out(mut source: Source, mut senders: Vec<SyncSender<Batch>>) {
     send(&mut batch, &mut senders);
 }
 
-/// The reader thread: parses lines and sends them in batches. A batch goes out when it is
-/// full, or as soon as the next line is not already buffered, so that a live producer's
-/// records are not held back waiting for more. Ends when the input ends or the driver has
-/// gone.
-fn read<R: Read>(
-    name: String,
-    input: Counted<R>,
-    options: ReadOptions,
-    tx: SyncSender<Batch>,
-    back: Receiver<Batch>,
-) {
-    let reader = TraceReader::new(BufReader::with_capacity(1 << 16, input), name, options);
-    read_records(reader, 0, |batch| tx.send(batch).is_ok(), &back);
-}
-
 /// Reads records from `reader` as producer `from` and hands them over in batches (`send`
 /// answers false when nobody listens any more). A batch goes out when it is full, or as
-/// soon as the next line is not already buffered, so that a live producer's records are not
-/// held back waiting for more. Records the driver is done with come back through `back`
+/// soon as the next record is not already buffered, so that a live producer's records are
+/// not held back waiting for more. Records the driver is done with come back through `back`
 /// to be parsed into again. Ends at the end of the input, or when a stop is requested.
-pub(crate) fn read_records<R: Read>(
-    mut reader: TraceReader<BufReader<R>>,
+pub(crate) fn read_records(
+    mut reader: impl RecordSource,
     from: u32,
     mut send: impl FnMut(Batch) -> bool,
     back: &Receiver<Batch>,
@@ -336,9 +363,7 @@ pub(crate) fn read_records<R: Read>(
             break;
         };
         batch.items.push((from, item));
-        let buffered = reader.get_ref().buffer();
-        let line_ready = memchr_newline(buffered);
-        if batch.items.len() >= BATCH || !line_ready {
+        if batch.items.len() >= BATCH || !reader.next_is_buffered() {
             if !send(std::mem::replace(&mut batch, Batch::with_capacity(BATCH))) {
                 return;
             }
@@ -350,10 +375,6 @@ pub(crate) fn read_records<R: Read>(
     if !batch.is_empty() {
         send(batch);
     }
-}
-
-fn memchr_newline(bytes: &[u8]) -> bool {
-    bytes.contains(&b'\n')
 }
 
 /// A reader that counts the bytes read through it.

@@ -27,6 +27,20 @@ pub enum TraceErrorKind {
     CutLine,
     /// The underlying reader failed; reading stops.
     Io,
+    /// A record of another format ([`crate::Format`]) is not in that format's syntax: JSON
+    /// that does not parse, a line with too few or too many fields, a number that is not one.
+    Syntax,
+    /// A record names something its trace never defined: a Pajé event, type or container, a
+    /// Chrome event phase the reader does not know.
+    Undefined,
+    /// An end without its beginning (a Chrome `E` with no open slice, a Pajé `PopState` with
+    /// no state pushed), or a beginning whose end never came (a Pajé link).
+    Unmatched,
+    /// A file the trace needs beside it (a Paraver `.pcf`) is missing or has bad lines.
+    Companion,
+    /// One of the adapters' bounds (open flows, nesting, reordering) was reached; what it
+    /// could not keep is reported here and left out.
+    Limit,
 }
 
 /// A line that could not be read as a record.
@@ -75,5 +89,27 @@ pub(crate) fn excerpt(text: &str, limit: usize) -> String {
     match text.char_indices().nth(limit) {
         Some((cut, _)) => text[..cut].to_owned(),
         None => text.to_owned(),
+    }
+}
+
+impl TraceError {
+    /// An error at `line`:`column` of `source_name`, with the line's text cut to
+    /// [`TraceError::TEXT_LIMIT`].
+    pub(crate) fn at(
+        source_name: &str,
+        line: u64,
+        column: usize,
+        kind: TraceErrorKind,
+        message: String,
+        text: &str,
+    ) -> TraceError {
+        TraceError {
+            source_name: source_name.to_owned(),
+            line,
+            column,
+            kind,
+            message,
+            text: excerpt(text.trim_end_matches('\r'), TraceError::TEXT_LIMIT),
+        }
     }
 }

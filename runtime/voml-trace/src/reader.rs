@@ -6,6 +6,7 @@ use std::io::{self, BufRead, BufReader};
 use std::path::Path;
 
 use crate::error::{excerpt, LineError, TraceError, TraceErrorKind};
+use crate::lines::{read_line, RawLine};
 use crate::parse::{is_comment_or_blank_bytes, parse_record, parse_record_into};
 use crate::record::{Record, Value};
 
@@ -54,12 +55,6 @@ pub struct TraceReader<R> {
     stats: TraceStats,
     done: bool,
     missing_final_newline: bool,
-}
-
-struct RawLine {
-    /// Bytes beyond the length limit were dropped.
-    overflow: bool,
-    terminated: bool,
 }
 
 impl TraceReader<BufReader<File>> {
@@ -133,43 +128,9 @@ impl<R: BufRead> TraceReader<R> {
         &self.inner
     }
 
-    /// Reads up to the next `\n` into `buf`, keeping at most `max_line_len` bytes so that a
-    /// line without end cannot exhaust memory; `None` at end of input.
+    /// Reads the next line into `buf`; `None` at end of input.
     fn read_raw_line(&mut self) -> io::Result<Option<RawLine>> {
-        self.buf.clear();
-        let mut overflow = false;
-        let mut any = false;
-        loop {
-            let avail = match self.inner.fill_buf() {
-                Ok(b) => b,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(e),
-            };
-            if avail.is_empty() {
-                return Ok(any.then_some(RawLine {
-                    overflow,
-                    terminated: false,
-                }));
-            }
-            any = true;
-            let newline = find_newline(avail);
-            let chunk = &avail[..newline.unwrap_or(avail.len())];
-            let room = self.max_line_len.saturating_sub(self.buf.len());
-            if chunk.len() > room {
-                overflow = true;
-                self.buf.extend_from_slice(&chunk[..room]);
-            } else {
-                self.buf.extend_from_slice(chunk);
-            }
-            let used = newline.map_or(avail.len(), |n| n + 1);
-            self.inner.consume(used);
-            if newline.is_some() {
-                return Ok(Some(RawLine {
-                    overflow,
-                    terminated: true,
-                }));
-            }
-        }
+        read_line(&mut self.inner, &mut self.buf, self.max_line_len)
     }
 
     fn bad_line(&mut self, e: LineError) -> TraceError {
@@ -280,31 +241,6 @@ impl<R: BufRead> Iterator for TraceReader<R> {
     }
 }
 
-/// Position of the first `\n`, a word at a time: lines are short, but this runs on every byte
-/// of the input.
-#[inline]
-fn find_newline(hay: &[u8]) -> Option<usize> {
-    const LO: u64 = 0x0101_0101_0101_0101;
-    const HI: u64 = 0x8080_8080_8080_8080;
-    const NL: u64 = LO * b'\n' as u64;
-    let mut chunks = hay.chunks_exact(8);
-    let mut offset = 0;
-    for chunk in &mut chunks {
-        let word = u64::from_le_bytes(chunk.try_into().expect("chunk of 8"));
-        let x = word ^ NL;
-        let found = x.wrapping_sub(LO) & !x & HI;
-        if found != 0 {
-            return Some(offset + (found.trailing_zeros() / 8) as usize);
-        }
-        offset += 8;
-    }
-    chunks
-        .remainder()
-        .iter()
-        .position(|&b| b == b'\n')
-        .map(|i| offset + i)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -314,19 +250,6 @@ mod tests {
         let mut r = TraceReader::new(input, "t.trf".to_owned(), ReadOptions { strict });
         let items: Vec<_> = r.by_ref().collect();
         (items, r.stats())
-    }
-
-    #[test]
-    fn find_newline_agrees_with_naive_search() {
-        let mut hay = vec![b'a'; 40];
-        assert_eq!(find_newline(&hay), None);
-        for pos in 0..40 {
-            hay[pos] = b'\n';
-            for start in 0..=pos {
-                assert_eq!(find_newline(&hay[start..]), Some(pos - start));
-            }
-            hay[pos] = 0x8a;
-        }
     }
 
     #[test]

@@ -1,0 +1,428 @@
+//! The PICL layout every format adapter writes its records in: the record- and event-type
+//! codes it gives each kind of construct, the three numbers and the names that follow, and
+//! the helpers that fill a record in place (reusing its storage) with names made safe to
+//! write back as a PICL line.
+//!
+//! Every adapted record reads, by absolute position:
+//!
+//! ```text
+//! 0 rtype  1 etype  2 time (s)  3 processor  4 process  5 ndata  6 descriptor
+//! 7 number  8 number  9 number  10.. names
+//! ```
+//!
+//! The three numbers are those MPICL writes for a message (bytes, tag, partner), so that
+//! components glued to MPICL's sends and receives take the adapters' messages unchanged; the
+//! other kinds carry 0, -1, -1 there (or their value and key; see `docs/formats.md`).
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+use crate::record::{Record, Value};
+
+/// Record type of the beginning of a state, a send, a receive or a processor's life.
+pub const ENTRY: i64 = -3;
+/// Record type of their end.
+pub const EXIT: i64 = -4;
+/// Record type of a value or an instant event.
+pub const MARK: i64 = -2;
+
+/// Event type of a state whose name says the processor waits (see [`is_waiting`]): MPICL's
+/// blocking receive, which the library's utilisation displays take as "blocked".
+pub const WAITING: i64 = -52;
+/// Event type of a send (MPICL's `MPI_Send`): bytes, tag and destination at 7, 8, 9.
+pub const SEND: i64 = -27;
+/// Event type of a receive (MPICL's receive): bytes, tag and source at 7, 8, 9.
+pub const RECEIVE: i64 = -51;
+/// Event type of a processor's life (MPICL's tracing event): a Pajé container created
+/// (entry) and destroyed (exit).
+pub const LIFE: i64 = -901;
+/// Event type of a value (a Pajé variable, a Chrome counter): the value at 7, its key at 8.
+pub const VALUE: i64 = 700;
+/// Event type of an instant event (a Pajé event, a Chrome instant): its key at 8.
+pub const EVENT: i64 = 701;
+
+/// A hash map with a fast hash for the adapters' look-ups of names and numbers (a few per
+/// record): the multiplicative hash the Rust compiler uses, not the standard library's
+/// SipHash. It does not resist inputs made to collide: at worst such a trace reads slowly.
+pub(crate) type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FastHasher>>;
+
+/// The Rust compiler's `FxHasher`: a rotate, a xor and a multiply per word.
+#[derive(Default, Clone, Copy)]
+pub(crate) struct FastHasher(u64);
+
+impl FastHasher {
+    #[inline]
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+impl Hasher for FastHasher {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            self.add(u64::from_le_bytes(c.try_into().expect("8 bytes")));
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut last = [0u8; 8];
+            last[..rest.len()].copy_from_slice(rest);
+            self.add(u64::from_le_bytes(last));
+        }
+    }
+
+    #[inline]
+    fn write_u8(&mut self, i: u8) {
+        self.add(u64::from(i));
+    }
+
+    #[inline]
+    fn write_u32(&mut self, i: u32) {
+        self.add(u64::from(i));
+    }
+
+    #[inline]
+    fn write_u64(&mut self, i: u64) {
+        self.add(i);
+    }
+
+    #[inline]
+    fn write_usize(&mut self, i: usize) {
+        self.add(i as u64);
+    }
+
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// Most names given codes of their own; later names share [`MAX_CODES`] itself, so that a
+/// trace with endless distinct names still reads in bounded memory.
+pub const MAX_CODES: usize = 1 << 16;
+
+/// Whether a state's name says the processor is waiting rather than working: it contains
+/// (in any case) `wait`, `block`, `sync`, `barrier`, `idle`, `sleep`, `recv` or `receiv`.
+/// Such states get the event type [`WAITING`].
+pub fn is_waiting(name: &str) -> bool {
+    const WORDS: [&str; 8] = [
+        "wait", "block", "sync", "barrier", "idle", "sleep", "recv", "receiv",
+    ];
+    // Names are short: lowering a copy costs less than a case-insensitive search per word.
+    let lower = name.to_ascii_lowercase();
+    WORDS.iter().any(|w| lower.contains(w))
+}
+
+/// Codes given to names in the order they first appear, from `first`; bounded by
+/// [`MAX_CODES`].
+#[derive(Debug, Default)]
+pub(crate) struct Codes {
+    map: FastMap<String, i64>,
+    first: i64,
+}
+
+impl Codes {
+    pub(crate) fn starting_at(first: i64) -> Codes {
+        Codes {
+            map: FastMap::default(),
+            first,
+        }
+    }
+
+    /// The code of `name`, giving it the next one if it has none.
+    pub(crate) fn code(&mut self, name: &str) -> i64 {
+        if let Some(&c) = self.map.get(name) {
+            return c;
+        }
+        if self.map.len() >= MAX_CODES {
+            return self.first + MAX_CODES as i64;
+        }
+        let c = self.first + self.map.len() as i64;
+        self.map.insert(name.to_owned(), c);
+        c
+    }
+}
+
+/// Names kept once each and referred to by number (open states keep a number, not a copy of
+/// their name); bounded by [`MAX_CODES`], beyond which names read as `(other)`.
+#[derive(Debug, Default)]
+pub(crate) struct Names {
+    map: FastMap<String, u32>,
+    list: Vec<String>,
+}
+
+impl Names {
+    /// The number of `name`, keeping it if new.
+    pub(crate) fn id(&mut self, name: &str) -> u32 {
+        if let Some(&i) = self.map.get(name) {
+            return i;
+        }
+        if self.list.len() >= MAX_CODES {
+            return u32::MAX;
+        }
+        let i = self.list.len() as u32;
+        self.list.push(name.to_owned());
+        self.map.insert(name.to_owned(), i);
+        i
+    }
+
+    pub(crate) fn get(&self, id: u32) -> &str {
+        self.list.get(id as usize).map_or("(other)", String::as_str)
+    }
+}
+
+/// The states seen: each name kept once (referred to by number) with its event type,
+/// [`WAITING`] for a waiting state ([`is_waiting`]), else a code given in the order names
+/// first appear, from `first`. One look-up per state, whatever is asked of it.
+#[derive(Debug)]
+pub(crate) struct States {
+    names: Names,
+    codes: Vec<i64>,
+    first: i64,
+    next: i64,
+}
+
+impl States {
+    pub(crate) fn starting_at(first: i64) -> States {
+        States {
+            names: Names::default(),
+            codes: Vec::new(),
+            first,
+            next: first,
+        }
+    }
+
+    /// The number of the state named `name`, and its event type.
+    pub(crate) fn state(&mut self, name: &str) -> (u32, i64) {
+        let id = self.names.id(name);
+        if let Some(&code) = self.codes.get(id as usize) {
+            return (id, code);
+        }
+        let code = if is_waiting(name) {
+            WAITING
+        } else if self.next - self.first < MAX_CODES as i64 {
+            self.next += 1;
+            self.next - 1
+        } else {
+            self.first + MAX_CODES as i64
+        };
+        // Names beyond the bound are not kept (their number is `u32::MAX`).
+        if id != u32::MAX {
+            self.codes.push(code);
+        }
+        (id, code)
+    }
+
+    /// The name of state number `id`.
+    pub(crate) fn name(&self, id: u32) -> &str {
+        self.names.get(id)
+    }
+}
+
+/// Fills a record's fields in place, reusing the strings already there.
+pub(crate) struct Fill<'a> {
+    fields: &'a mut Vec<Value>,
+    at: usize,
+}
+
+impl<'a> Fill<'a> {
+    /// Starts `record` over as `rtype etype time processor process`, the numbers and names
+    /// to follow; [`Fill::done`] writes `ndata` and the descriptor.
+    pub(crate) fn start(
+        record: &'a mut Record,
+        line: u64,
+        rtype: i64,
+        etype: i64,
+        time: f64,
+        processor: i64,
+        process: i64,
+    ) -> Fill<'a> {
+        record.line = line;
+        record.rtype = rtype;
+        record.etype = etype;
+        let mut fill = Fill {
+            fields: &mut record.fields,
+            at: 0,
+        };
+        fill.put_real(time);
+        fill.put_int(processor);
+        fill.put_int(process);
+        // ndata and the descriptor, written by `done` once the data are known.
+        fill.put_int(0);
+        fill.put_str("");
+        fill
+    }
+
+    fn slot(&mut self) -> Option<&mut Value> {
+        let at = self.at;
+        self.at += 1;
+        self.fields.get_mut(at)
+    }
+
+    fn put_int(&mut self, v: i64) {
+        match self.slot() {
+            Some(slot) => *slot = Value::Int(v),
+            None => self.fields.push(Value::Int(v)),
+        }
+    }
+
+    fn put_real(&mut self, v: f64) {
+        match self.slot() {
+            Some(slot) => *slot = Value::Real(v),
+            None => self.fields.push(Value::Real(v)),
+        }
+    }
+
+    fn put_str(&mut self, s: &str) {
+        match self.slot() {
+            Some(Value::Str(old)) => {
+                old.clear();
+                push_safe(old, s);
+            }
+            Some(slot) => *slot = Value::Str(safe(s)),
+            None => self.fields.push(Value::Str(safe(s))),
+        }
+    }
+
+    pub(crate) fn int(mut self, v: i64) -> Self {
+        self.put_int(v);
+        self
+    }
+
+    pub(crate) fn real(mut self, v: f64) -> Self {
+        self.put_real(v);
+        self
+    }
+
+    pub(crate) fn str(mut self, s: &str) -> Self {
+        self.put_str(s);
+        self
+    }
+
+    /// Ends the record: drops what the storage held beyond it and writes `ndata` (the data
+    /// after the descriptor) and the descriptor (a scanf format of the data, as PICL's
+    /// statistics records carry).
+    pub(crate) fn done(self) {
+        self.fields.truncate(self.at);
+        let ndata = self.fields.len().saturating_sub(5);
+        self.fields[3] = Value::Int(ndata as i64);
+        let mut descriptor = match std::mem::replace(&mut self.fields[4], Value::Int(0)) {
+            Value::Str(mut s) => {
+                s.clear();
+                s
+            }
+            _ => String::new(),
+        };
+        for v in &self.fields[5..] {
+            descriptor.push_str(match v {
+                Value::Int(_) => "%d",
+                Value::Real(_) => "%lf",
+                Value::Str(_) => "%s",
+            });
+        }
+        self.fields[4] = Value::Str(descriptor);
+    }
+}
+
+/// `s` as a PICL string can hold it: `"` becomes `'` and control characters (line breaks,
+/// tabs) spaces, so that every adapted record can be written as a PICL line and read back.
+pub(crate) fn safe(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    push_safe(&mut out, s);
+    out
+}
+
+fn push_safe(out: &mut String, s: &str) {
+    if !s.bytes().any(|b| b == b'"' || b < 0x20 || b == 0x7f) {
+        out.push_str(s);
+        return;
+    }
+    out.extend(s.chars().map(|c| match c {
+        '"' => '\'',
+        c if c.is_control() => ' ',
+        c => c,
+    }));
+}
+
+/// A record to fill: one handed back by the caller, or a new one.
+pub(crate) fn blank(spare: &mut Vec<Record>) -> Record {
+    spare.pop().unwrap_or_else(|| Record {
+        line: 0,
+        rtype: 0,
+        etype: 0,
+        fields: Vec::with_capacity(12),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn waiting_names() {
+        for name in [
+            "MPI_Wait",
+            "action_recv",
+            "Blocking Send",
+            "Synchronization",
+            "Idle",
+        ] {
+            assert!(is_waiting(name), "{name}");
+        }
+        for name in [
+            "Running",
+            "MPI_Send",
+            "action_bcast",
+            "Executing",
+            "compute",
+        ] {
+            assert!(!is_waiting(name), "{name}");
+        }
+    }
+
+    #[test]
+    fn codes_in_first_seen_order_and_bounded() {
+        let mut codes = Codes::starting_at(1);
+        assert_eq!(codes.code("a"), 1);
+        assert_eq!(codes.code("b"), 2);
+        assert_eq!(codes.code("a"), 1);
+        for i in 0..MAX_CODES + 10 {
+            codes.code(&i.to_string());
+        }
+        assert_eq!(codes.code("never seen"), 1 + MAX_CODES as i64);
+        assert_eq!(codes.code("b"), 2);
+    }
+
+    #[test]
+    fn states_number_names_and_give_codes() {
+        let mut states = States::starting_at(1);
+        assert_eq!(states.state("compute"), (0, 1));
+        assert_eq!(states.state("MPI_Wait"), (1, WAITING));
+        assert_eq!(states.state("pack"), (2, 2));
+        assert_eq!(states.state("compute"), (0, 1));
+        assert_eq!(states.name(1), "MPI_Wait");
+    }
+
+    #[test]
+    fn fill_writes_the_layout_and_reuses_storage() {
+        let mut r = blank(&mut Vec::new());
+        Fill::start(&mut r, 3, ENTRY, SEND, 0.5, 2, 0)
+            .int(100)
+            .int(7)
+            .int(1)
+            .str("a \"b\"\nc")
+            .done();
+        assert_eq!(r.line, 3);
+        assert_eq!(
+            r.to_string(),
+            "-3 -27 0.5 2 0 4 \"%d%d%d%s\" 100 7 1 \"a 'b' c\""
+        );
+        Fill::start(&mut r, 4, MARK, VALUE, 1.0, 0, 0)
+            .real(2.5)
+            .done();
+        assert_eq!(r.to_string(), "-2 700 1.0 0 0 1 \"%lf\" 2.5");
+        let back = crate::parse_line(&r.to_string(), 4).unwrap();
+        assert_eq!(back, r);
+    }
+}
