@@ -131,21 +131,27 @@ impl WebBackend {
         self.hub.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Publishes once a batch has gathered; hands `result` on.
+    /// Sends a batch once it has gathered; hands `result` on. The history is not compacted
+    /// here: this runs while the visual object's code draws, and compacting (the pictures
+    /// encoded again) would be charged to the code's time budget.
     fn then<T>(&mut self, result: T) -> T {
         if self.stream.borrow().pending.len() >= BATCH_BYTES {
-            self.publish();
+            self.send();
         }
         result
     }
 
-    /// Sends what is pending to the pages and the history; compacts the history when it has
-    /// outgrown its limit.
-    pub fn publish(&mut self) {
+    fn send(&mut self) {
         let batch = std::mem::take(&mut self.stream.borrow_mut().pending);
         if !batch.is_empty() {
             self.hub().publish(batch);
         }
+    }
+
+    /// Sends what is pending to the pages and the history; compacts the history when it has
+    /// outgrown its limit. The driver calls it (through `present`) between records.
+    pub fn publish(&mut self) {
+        self.send();
         if self.stream.borrow().buffering.is_empty() && self.hub().over_limit() {
             self.compact();
         }
