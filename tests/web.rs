@@ -125,6 +125,12 @@ fn connect(addr: SocketAddr, query: &str) -> Result<Socket, String> {
         .map_err(|e| e.to_string())
 }
 
+/// Whether a streamed line is one of those only a page gets (the inspector, answers).
+fn page_only(line: &str) -> bool {
+    serde_json::from_str::<serde_json::Value>(line)
+        .is_ok_and(|v| matches!(v["op"].as_str(), Some("inspector" | "answer")))
+}
+
 /// The command lines a page receives until the run's status says it has finished (the
 /// status lines apart).
 fn until_finished(socket: &mut Socket) -> Vec<String> {
@@ -137,6 +143,10 @@ fn until_finished(socket: &mut Socket) -> Vec<String> {
             continue;
         };
         for line in text.as_str().lines() {
+            // The inspector's values and answers are the page's, not drawing.
+            if page_only(line) {
+                continue;
+            }
             let command: Command = serde_json::from_str(line)
                 .unwrap_or_else(|e| panic!("a streamed line is not a command ({e}): {line}"));
             match command {

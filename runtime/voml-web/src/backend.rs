@@ -317,6 +317,11 @@ impl Backend for WebBackend {
         }
     }
 
+    /// The answer goes to the page that asked, alone.
+    fn answer(&mut self, to: u64, outcome: Result<(), &str>) {
+        self.hub().answer(to, outcome);
+    }
+
     fn interactive(&self) -> bool {
         true
     }

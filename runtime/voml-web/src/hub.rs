@@ -1,6 +1,7 @@
 //! What the engine and the connections share: the history a page joining now needs, the
-//! pages connected, and what they asked of the run.
+//! pages connected, what they asked of the run and the answers on their way back.
 
+use std::collections::HashMap;
 use std::sync::mpsc::{self, Receiver, SyncSender, TrySendError};
 use std::sync::Arc;
 
@@ -11,6 +12,10 @@ use voml_llvo::BackendEvent;
 const PAGE_QUEUE: usize = 256;
 /// Keys waiting for the engine; more are dropped.
 const MAX_EVENTS: usize = 256;
+
+/// What a page joining gets: the batches that draw the current picture, and the channel on
+/// which what follows arrives.
+pub type Joined = (Vec<Arc<str>>, Receiver<Arc<str>>);
 
 /// The shared state of a served run.
 pub struct Hub {
@@ -24,8 +29,15 @@ pub struct Hub {
     floor: usize,
     /// The latest status line, sent to a page that joins after the history.
     status: Option<Arc<str>>,
-    pages: Vec<SyncSender<Arc<str>>>,
+    /// The latest inspector line (the structures and their values), likewise.
+    inspector: Option<Arc<str>>,
+    /// Pages by their number.
+    pages: Vec<(u64, SyncSender<Arc<str>>)>,
+    next_page: u64,
     events: Vec<BackendEvent>,
+    /// Commands given to the driver, by ticket: the page that asked and its request's id.
+    asked: HashMap<u64, (u64, u64)>,
+    next_ticket: u64,
     compactions: u64,
 }
 
@@ -38,8 +50,12 @@ impl Hub {
             limit,
             floor: 0,
             status: None,
+            inspector: None,
             pages: Vec::new(),
+            next_page: 0,
             events: Vec::new(),
+            asked: HashMap::new(),
+            next_ticket: 0,
             compactions: 0,
         }
     }
@@ -55,7 +71,7 @@ impl Hub {
     fn broadcast(&mut self, batch: &Arc<str>) {
         // A page that cannot keep up, or has gone, is dropped.
         self.pages
-            .retain(|page| match page.try_send(batch.clone()) {
+            .retain(|(_, page)| match page.try_send(batch.clone()) {
                 Ok(()) => true,
                 Err(TrySendError::Full(_) | TrySendError::Disconnected(_)) => false,
             });
@@ -80,20 +96,62 @@ impl Hub {
         self.broadcast(&line);
     }
 
-    /// A page joins: what draws the current picture (and the latest status), and the
-    /// channel on which what follows arrives.
-    pub fn join(&mut self) -> (Vec<Arc<str>>, Receiver<Arc<str>>) {
+    /// The structures of the visual object and their values, for the inspector: sent to
+    /// every page, and kept for pages that join later.
+    pub fn set_inspector(&mut self, line: String) {
+        let line: Arc<str> = Arc::from(line);
+        self.inspector = Some(line.clone());
+        self.broadcast(&line);
+    }
+
+    /// A page joins: what draws the current picture (and the latest status and inspector),
+    /// and the channel on which what follows arrives.
+    pub fn join(&mut self) -> Joined {
+        self.join_page().1
+    }
+
+    /// [`Hub::join`], with the page's number (for its commands).
+    pub(crate) fn join_page(&mut self) -> (u64, Joined) {
         let (tx, rx) = mpsc::sync_channel(PAGE_QUEUE);
-        self.pages.push(tx);
+        let page = self.next_page;
+        self.next_page += 1;
+        self.pages.push((page, tx));
         let mut first = self.history.clone();
         first.extend(self.status.clone());
-        (first, rx)
+        first.extend(self.inspector.clone());
+        (page, (first, rx))
     }
 
     /// Something a page asked of the run (a key).
     pub fn push_event(&mut self, event: BackendEvent) {
         if self.events.len() < MAX_EVENTS {
             self.events.push(event);
+        }
+    }
+
+    /// A command line from `page` (its request `id`) for the driver; `Err` when too many
+    /// wait already.
+    pub(crate) fn push_command(&mut self, page: u64, id: u64, line: String) -> Result<(), ()> {
+        if self.events.len() >= MAX_EVENTS || self.asked.len() >= MAX_EVENTS {
+            return Err(());
+        }
+        let ticket = self.next_ticket;
+        self.next_ticket += 1;
+        self.asked.insert(ticket, (page, id));
+        self.events
+            .push(BackendEvent::Command { from: ticket, line });
+        Ok(())
+    }
+
+    /// The driver's answer to command `ticket`, to the page that asked (if still there).
+    pub(crate) fn answer(&mut self, ticket: u64, outcome: Result<(), &str>) {
+        let Some((page, id)) = self.asked.remove(&ticket) else {
+            return;
+        };
+        let line = answer_line(id, outcome);
+        if let Some((_, tx)) = self.pages.iter().find(|(p, _)| *p == page) {
+            // A page too slow for its answer is dropped by the next broadcast anyway.
+            let _ = tx.try_send(Arc::from(line));
         }
     }
 
@@ -114,5 +172,18 @@ impl Hub {
     /// Pages connected now.
     pub fn pages(&self) -> usize {
         self.pages.len()
+    }
+}
+
+/// The answer to a page's request `id`: `{"op": "answer", "id": ID, "ok": true}`, or with
+/// `"ok": false` and the `message` saying why.
+pub(crate) fn answer_line(id: u64, outcome: Result<(), &str>) -> String {
+    // `op` first, as in the drawing commands' lines.
+    match outcome {
+        Ok(()) => format!(r#"{{"op":"answer","id":{id},"ok":true}}"#),
+        Err(why) => format!(
+            r#"{{"op":"answer","id":{id},"ok":false,"message":{}}}"#,
+            serde_json::Value::String(why.to_string())
+        ),
     }
 }

@@ -8,11 +8,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use tungstenite::protocol::Role;
+use tungstenite::protocol::{Role, WebSocketConfig};
 use tungstenite::{Message, WebSocket};
 use voml_llvo::BackendEvent;
 
-use crate::hub::Hub;
+use crate::hub::{answer_line, Hub};
 
 /// The longest request head read.
 const MAX_HEAD: usize = 16 * 1024;
@@ -24,6 +24,10 @@ const IO_TIMEOUT: Duration = Duration::from_secs(10);
 const TICK: Duration = Duration::from_millis(5);
 /// The longest key name a page may send.
 const MAX_KEY: usize = 32;
+/// The longest command line a page may send (an edit's value included).
+const MAX_COMMAND: usize = 80 * 1024;
+/// The longest message a page may send; a longer one ends its connection.
+const MAX_MESSAGE: usize = 256 * 1024;
 
 /// The page: its style and script are put in at build time, nothing is fetched elsewhere.
 fn page() -> String {
@@ -280,12 +284,15 @@ fn websocket(mut stream: TcpStream, request: &Request, shared: &Shared) -> io::R
     )?;
     stream.flush()?;
     stream.set_read_timeout(Some(TICK))?;
-    let mut ws = WebSocket::from_raw_socket(stream, Role::Server, None);
-    let (first, rx) = shared
+    let config = WebSocketConfig::default()
+        .max_message_size(Some(MAX_MESSAGE))
+        .max_frame_size(Some(MAX_MESSAGE));
+    let mut ws = WebSocket::from_raw_socket(stream, Role::Server, Some(config));
+    let (page, (first, rx)) = shared
         .hub
         .lock()
         .unwrap_or_else(PoisonError::into_inner)
-        .join();
+        .join_page();
     for batch in first {
         ws.send(Message::text(batch.to_string()))
             .map_err(io::Error::other)?;
@@ -314,7 +321,12 @@ fn websocket(mut stream: TcpStream, request: &Request, shared: &Shared) -> io::R
         }
         // ... and what the page sent (waits up to a tick).
         match ws.read() {
-            Ok(Message::Text(text)) => page_key(text.as_str(), shared),
+            Ok(Message::Text(text)) => {
+                // What cannot be passed on is answered here, at once.
+                if let Err(answer) = page_message(text.as_str(), page, shared) {
+                    ws.send(Message::text(answer)).map_err(io::Error::other)?;
+                }
+            }
             Ok(Message::Close(_)) => return Ok(()),
             Ok(_) => {}
             Err(tungstenite::Error::Io(e))
@@ -330,23 +342,53 @@ fn websocket(mut stream: TcpStream, request: &Request, shared: &Shared) -> io::R
     }
 }
 
-/// A key from the page (`{"key": " "}`): the same replay commands as a window's keys.
-fn page_key(text: &str, shared: &Shared) {
+/// A message from page number `page`: a key (`{"key": " "}`: the same replay commands as a
+/// window's keys; others are the visual object's), or a command line for the driver
+/// (`{"command": "seek 2.5", "id": 7}`: a replay command or an edit, `set NAME VALUE`), whose
+/// answer comes back with its `id`. A message that is neither is answered with why (`Err`:
+/// the answer), and nothing else happens.
+fn page_message(text: &str, page: u64, shared: &Shared) -> Result<(), String> {
+    let refuse = |id: u64, why: &str| Err(answer_line(id, Err(why)));
     let Ok(value) = serde_json::from_str::<serde_json::Value>(text) else {
-        return;
+        return refuse(
+            0,
+            "a message is a JSON object: {\"key\": K} or {\"command\": LINE, \"id\": N}",
+        );
     };
-    let Some(key) = value.get("key").and_then(|k| k.as_str()) else {
-        return;
-    };
-    if key.is_empty() || key.len() > MAX_KEY {
-        return;
+    let id = value.get("id").and_then(|i| i.as_u64()).unwrap_or(0);
+    if let Some(key) = value.get("key") {
+        let Some(key) = key.as_str().filter(|k| !k.is_empty() && k.len() <= MAX_KEY) else {
+            return refuse(id, "a key is a name of 1 to 32 bytes");
+        };
+        shared
+            .hub
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push_event(BackendEvent::Key {
+                view: None,
+                key: key.to_string(),
+            });
+        return Ok(());
     }
-    shared
+    let Some(command) = value.get("command") else {
+        return refuse(id, "a message has a `key` or a `command`");
+    };
+    let Some(line) = command.as_str() else {
+        return refuse(id, "a command is a string");
+    };
+    if line.len() > MAX_COMMAND {
+        return refuse(id, "the command is too long");
+    }
+    if line.contains(['\n', '\r']) {
+        return refuse(id, "a command is one line");
+    }
+    let pushed = shared
         .hub
         .lock()
         .unwrap_or_else(PoisonError::into_inner)
-        .push_event(BackendEvent::Key {
-            view: None,
-            key: key.to_string(),
-        });
+        .push_command(page, id, line.to_string());
+    match pushed {
+        Ok(()) => Ok(()),
+        Err(()) => refuse(id, "too many commands are waiting; try again"),
+    }
 }

@@ -1,15 +1,26 @@
 "use strict";
 // The page's low-level layer: each message from the server is one or more commands (JSON
 // lines, the runtime's `Command` values); each view is a canvas that they draw as the
-// raster back end does.
+// raster back end does. Besides them come the inspector's structures and values and the
+// answers to the page's own commands. The replay controls and the inspector send command
+// lines of the driver's replay control language (`step`, `seek T`, `set NAME VALUE`).
 (function () {
   const views = new Map();   // view id -> {canvas, ctx, figure, background}
   const images = new Map();  // image id -> canvas holding its pixels
   const statusEl = document.getElementById("status");
   const keysEl = document.getElementById("keys");
   const main = document.getElementById("views");
+  const messageEl = document.getElementById("message");
+  const timeEl = document.getElementById("time");
+  const seekEl = document.getElementById("seek");
+  const speedEl = document.getElementById("speed");
+  const playEl = document.getElementById("play");
   const token = new URLSearchParams(location.search).get("token");
   let socket = null;
+  let status = null;        // the latest status from the driver
+  let seeking = false;      // the seek bar is held: the status does not move it
+  let nextId = 1;           // ids of the page's commands, for their answers
+  const waiting = new Map(); // command id -> what to do with its answer
 
   const css = (c) => `rgba(${c.r},${c.g},${c.b},${c.a / 255})`;
   const families = { sans: "'DejaVu Sans', Verdana, sans-serif", serif: "'DejaVu Serif', Georgia, serif",
@@ -166,11 +177,9 @@
       // A raster keeps pixels only: it paints the erase commands the core gives.
       case "undraw": for (const [view, cmd] of c.erase) draw(view, cmd); break;
       case "remap-area": remap(c); break;
-      case "status":
-        statusEl.textContent = c.status.text;
-        keysEl.textContent = c.status.keys || "";
-        document.title = "VOML · " + c.status.text;
-        break;
+      case "status": showStatus(c.status); break;
+      case "inspector": inspect(c); break;
+      case "answer": answered(c); break;
       default: break; // begin-buffer, flush, present: the page shows at its next frame anyway
     }
   }
@@ -184,6 +193,7 @@
       for (const v of views.values()) v.figure.remove();
       views.clear();
       images.clear();
+      waiting.clear();
       statusEl.textContent = "connected";
     };
     socket.onmessage = (e) => {
@@ -199,16 +209,221 @@
     };
   }
 
+  const open = () => socket && socket.readyState === WebSocket.OPEN;
+
+  // A command line for the driver; `then` hears its answer ({ok, message}).
+  function command(line, then) {
+    if (!open()) { say("not connected", true); return; }
+    const id = nextId++;
+    waiting.set(id, then || ((a) => { if (!a.ok) say(a.message, true); }));
+    socket.send(JSON.stringify({ command: line, id }));
+  }
+
+  function answered(a) {
+    const then = waiting.get(a.id);
+    waiting.delete(a.id);
+    if (then) then(a);
+    else if (!a.ok) say(a.message, true);
+  }
+
+  let sayTimer = null;
+  function say(text, bad) {
+    messageEl.textContent = text || "";
+    messageEl.classList.toggle("bad", !!bad);
+    clearTimeout(sayTimer);
+    sayTimer = setTimeout(() => { messageEl.textContent = ""; }, 8000);
+  }
+
+  const seconds = (t) => (Math.abs(t) >= 100 ? t.toFixed(1) : Math.abs(t) >= 1 ? t.toFixed(3) : t.toPrecision(4)) + " s";
+
+  function showStatus(st) {
+    status = st;
+    statusEl.textContent = st.text;
+    document.title = "VOML · " + st.text;
+    // The driver lists keys while the user drives the replay; the page offers its own.
+    keysEl.textContent = st.keys ? KEYS_HELP : "";
+    const live = !!st.keys && !st.finished;
+    for (const b of document.querySelectorAll("#replay button")) b.disabled = !live;
+    speedEl.disabled = !live;
+    playEl.textContent = st.paused ? "⏵" : "⏸";
+    playEl.dataset.paused = st.paused ? "1" : "";
+    timeEl.textContent = st.trace_time == null ? "t = –" : "t = " + seconds(st.trace_time);
+    const span = st.span;
+    seekEl.disabled = !live || !span;
+    if (span && !seeking) {
+      seekEl.min = span[0];
+      seekEl.max = Math.max(span[1], span[0] + 1e-9);
+      seekEl.value = st.trace_time == null ? span[0] : st.trace_time;
+    }
+    const speed = st.speed == null ? "max" : String(st.speed);
+    if (![...speedEl.options].some((o) => o.value === speed)) {
+      const o = document.createElement("option");
+      o.value = speed; o.textContent = "×" + st.speed;
+      speedEl.append(o);
+    }
+    if (document.activeElement !== speedEl) speedEl.value = speed;
+  }
+
+  // The replay controls: the same commands as the keys and `--control`.
+  const buttons = {
+    start: "seek start", back: "back", step: "step", step100: "step 100",
+  };
+  for (const [id, line] of Object.entries(buttons)) {
+    document.getElementById(id).addEventListener("click", () => command(line));
+  }
+  playEl.addEventListener("click", () => command(playEl.dataset.paused ? "resume" : "pause"));
+  speedEl.addEventListener("change", () => command("speed " + speedEl.value));
+  seekEl.addEventListener("pointerdown", () => { seeking = true; });
+  seekEl.addEventListener("change", () => {
+    seeking = false;
+    command("seek " + Number(seekEl.value));
+  });
+
   // The replay keys, as the window's: space pause/resume, → step (shift: 100), ← back,
-  // Home start, + faster, - slower, 1 real time, 0 max speed.
+  // Home start, + faster, - slower, 1 real time, 0 max speed. (A window's `s` writes
+  // pictures to files, which a served run has none of.)
+  const KEYS_HELP = "space pause/resume · → step (shift: 100) · ← back · Home start · + faster · - slower · 1 real time · 0 max speed";
   const replayKeys = new Set([" ", "ArrowRight", "ArrowLeft", "Home", "+", "=", "-", "1", "0"]);
   document.addEventListener("keydown", (e) => {
-    if (e.ctrlKey || e.altKey || e.metaKey || !socket || socket.readyState !== WebSocket.OPEN) return;
+    if (e.ctrlKey || e.altKey || e.metaKey || !open()) return;
+    // Typing in the inspector is not driving the replay.
+    if (e.target.closest && e.target.closest("input, select, textarea, button")) return;
     if (!replayKeys.has(e.key)) return;
     const key = e.shiftKey && e.key === "ArrowRight" ? "Shift+ArrowRight" : e.key;
     socket.send(JSON.stringify({ key }));
     e.preventDefault();
   });
+
+  // The inspector: the visual object's info and control structures with their values as
+  // they change; control structures are edited with inputs of their declared type, and a
+  // value is sent as `set NAME VALUE` only once it reads as that type.
+  const voNameEl = document.getElementById("vo-name");
+  const tables = { infos: document.querySelector("#infos tbody"), controls: document.querySelector("#controls tbody") };
+  const rows = { infos: new Map(), controls: new Map() };
+  let shape = "";
+
+  // The value an input holds, as JSON of the structure's type, or an Error saying why not.
+  function typed(type, input) {
+    const text = input.type === "checkbox" ? null : input.value.trim();
+    switch (type) {
+      case "boolean": return input.checked;
+      case "int":
+        if (!/^[-+]?\d+$/.test(text)) return new Error("an int is a whole number, e.g. 3");
+        if (!Number.isSafeInteger(Number(text))) return new Error("too large for an int");
+        return Number(text);
+      case "real": {
+        const x = Number(text);
+        if (text === "" || !Number.isFinite(x)) return new Error("a real is a number, e.g. 0.5");
+        return x;
+      }
+      case "string": return input.value;
+      default: {
+        let v;
+        try { v = JSON.parse(text); } catch (e) { return new Error("not JSON: " + e.message); }
+        if ((type === "list" || type === "vector") && !Array.isArray(v)) {
+          return new Error(`a ${type} is written [a, b, …]`);
+        }
+        return v;
+      }
+    }
+  }
+
+  function editor(s) {
+    const input = document.createElement("input");
+    input.name = s.name;
+    input.dataset.type = s.type;
+    input.setAttribute("aria-label", `${s.name} (${s.type})`);
+    switch (s.type) {
+      case "boolean": input.type = "checkbox"; break;
+      case "int": input.type = "text"; input.inputMode = "numeric"; break;
+      case "real": input.type = "text"; input.inputMode = "decimal"; break;
+      default: input.type = "text"; input.spellcheck = false;
+        if (s.type !== "string") input.placeholder = "JSON, e.g. [1, 2]";
+    }
+    return input;
+  }
+
+  function row(kind, s) {
+    const tr = document.createElement("tr");
+    tr.dataset.name = s.name;
+    const name = document.createElement("th");
+    name.textContent = s.name;
+    name.scope = "row";
+    const type = document.createElement("td");
+    type.className = "type";
+    type.textContent = s.type;
+    const value = document.createElement("td");
+    value.className = "value";
+    tr.append(name, type, value);
+    const r = { tr, value };
+    if (kind === "controls") {
+      const edit = document.createElement("td");
+      const form = document.createElement("form");
+      const input = editor(s);
+      const set = document.createElement("button");
+      set.type = "submit";
+      set.textContent = "Set";
+      const note = document.createElement("div");
+      note.className = "note";
+      note.setAttribute("role", "status");
+      form.append(input, set, note);
+      edit.append(form);
+      tr.append(edit);
+      r.input = input; r.note = note; r.dirty = false;
+      input.addEventListener("input", () => { r.dirty = true; });
+      const send = (e) => {
+        if (e) e.preventDefault();
+        const v = typed(s.type, input);
+        if (v instanceof Error) {
+          note.textContent = "refused: " + v.message;
+          note.className = "note bad";
+          return;
+        }
+        note.textContent = "…";
+        note.className = "note";
+        command(`set ${s.name} ${JSON.stringify(v)}`, (a) => {
+          note.textContent = a.ok ? "set" : "refused: " + a.message;
+          note.className = a.ok ? "note ok" : "note bad";
+          if (a.ok) r.dirty = false;
+        });
+      };
+      form.addEventListener("submit", send);
+      if (s.type === "boolean") input.addEventListener("change", () => send());
+    }
+    return r;
+  }
+
+  function inspect(c) {
+    voNameEl.textContent = c["visual-object"] ? "· " + c["visual-object"] : "";
+    const now = JSON.stringify([c.infos.map((s) => [s.name, s.type]), c.controls.map((s) => [s.name, s.type])]);
+    if (now !== shape) {
+      shape = now;
+      for (const kind of ["infos", "controls"]) {
+        tables[kind].replaceChildren();
+        rows[kind].clear();
+        for (const s of c[kind]) {
+          const r = row(kind, s);
+          rows[kind].set(s.name, r);
+          tables[kind].append(r.tr);
+        }
+      }
+    }
+    for (const kind of ["infos", "controls"]) {
+      for (const s of c[kind]) {
+        const r = rows[kind].get(s.name);
+        if (!r) continue;
+        r.value.textContent = s.text;
+        r.value.classList.toggle("cut", !!s.cut);
+        if (!r.input) continue;
+        r.input.disabled = !!s.cut;
+        // What the user is typing stays; otherwise the input shows the value now.
+        if (r.dirty || document.activeElement === r.input) continue;
+        if (s.type === "boolean") r.input.checked = s.value === true;
+        else if (s.type === "string") r.input.value = typeof s.value === "string" ? s.value : "";
+        else r.input.value = s.cut ? "" : s.text;
+      }
+    }
+  }
 
   connect();
 })();
