@@ -519,6 +519,8 @@ impl Run {
                 }
             }
             if let Some(to) = asked {
+                // The picture the command made goes out before its answer.
+                runtime.present();
                 runtime.answer(to, heard.outcome());
             }
             if halted {
@@ -1046,6 +1048,8 @@ impl Run {
         if let C::Set(name, value) = &command {
             let mut heard = Heard::new(reporter);
             let result = self.set(name, value, "page", runtime, sinks, &mut heard);
+            // The picture the edit made goes out before its answer.
+            runtime.present();
             runtime.answer(from, heard.outcome());
             return result;
         }
