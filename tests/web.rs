@@ -2,11 +2,14 @@
 //! runtime asks of its back end (the same commands the `Recorder` records), a page that
 //! joins after the end gets the current picture (the headless PNGs, pixel for pixel, also
 //! from a compacted history), and a server on a non-loopback address refuses requests
-//! without its access token. Every server is stopped at the end of its test.
+//! without its access token. A page's replay commands and edits of control structures draw
+//! what the same `--control` commands draw headless; bad ones are answered with why and
+//! change nothing. Every server is stopped at the end of its test.
 
 mod support;
 
 use std::cell::RefCell;
+use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::path::Path;
@@ -14,14 +17,19 @@ use std::process::{Child, Command as Process, Stdio};
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
+use serde_json::Value;
 use support::{compile_spec, replay_file, root};
-use voml_llvo::{Backend, Command, RasterBackend, Recorder, ViewId};
+use voml_llvo::{Backend, Command, RasterBackend, Recorder, RgbaPixels, Status, ViewId};
 use voml_runtime::{Config, Runtime};
 
 const SPEC: &str = "examples/paper/bandwidth.voml";
 const TRACE: &str = "examples/paper/bandwidth.trf";
 /// How long anything here may take.
 const LIMIT: Duration = Duration::from_secs(60);
+/// The visual objects' time budget per event, in ms: the budget is wall time, and these tests
+/// run several servers, headless runs and a browser at once; a component stopped as a
+/// runaway on a loaded machine would change the pictures compared.
+const BUDGET_MS: &str = "20000";
 
 /// A `voml serve` process, stopped when dropped.
 struct Served {
@@ -33,14 +41,24 @@ struct Served {
 
 impl Served {
     fn start(extra: &[&str]) -> Served {
+        Served::of(SPEC, TRACE, extra)
+    }
+
+    /// Serves `spec` on `trace` (paths from the repository's root).
+    fn of(spec: &str, trace: &str, extra: &[&str]) -> Served {
         let mut child = Process::new(env!("CARGO_BIN_EXE_voml"))
             .arg("serve")
-            .arg(root().join(SPEC))
+            .arg(root().join(spec))
             .arg("--trace")
-            .arg(root().join(TRACE))
+            .arg(root().join(trace))
+            .args(["--budget-ms", BUDGET_MS])
             .args(extra)
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(if std::env::var_os("VOML_WEB_STDERR").is_some() {
+                Stdio::inherit()
+            } else {
+                Stdio::null()
+            })
             .spawn()
             .expect("voml serve starts");
         let mut out = BufReader::new(child.stdout.take().unwrap());
@@ -172,7 +190,10 @@ fn recorded() -> (Runtime, Vec<String>) {
     let mut rt = Runtime::new(
         compile_spec(&root().join(SPEC)),
         Box::new(backend),
-        Config::default(),
+        Config {
+            budget: Duration::from_millis(BUDGET_MS.parse().unwrap()),
+            ..Config::default()
+        },
     )
     .expect("the visual object loads");
     replay_file(&mut rt, &root().join(TRACE));
@@ -349,25 +370,27 @@ fn playwright() -> Option<std::path::PathBuf> {
     (dir.join("playwright-core").is_dir() && Path::new("/usr/bin/chromium").exists()).then_some(dir)
 }
 
-#[test]
-fn the_page_in_headless_chromium_draws_the_headless_pngs() {
+/// The JSON lines a browser script (`tests/web/SCRIPT`) prints for the page at `url`, with
+/// `extra` arguments; `None` (with a note) where there is no browser to run.
+fn browser(script: &str, url: &str, extra: &[&str]) -> Option<Vec<Value>> {
     let Some(node_path) = playwright() else {
-        let note = "the browser test needs /usr/bin/chromium and playwright-core in target/web-browser (scripts/test installs them)";
+        let note = "the browser tests need /usr/bin/chromium and playwright-core in target/web-browser (scripts/test installs them)";
         assert!(std::env::var_os("VOML_REQUIRE_TOOLS").is_none(), "{note}");
         eprintln!("note: skipped: {note}");
-        return;
+        return None;
     };
-    let (mut rt, _) = recorded();
-    let pngs = rt.pngs();
-    let served = Served::start(&["--http", "127.0.0.1:0"]);
-    let url = format!("http://{}/", served.local());
-    let profile = std::env::temp_dir().join(format!("voml-web-chromium-{}", std::process::id()));
+    let profile = std::env::temp_dir().join(format!(
+        "voml-web-chromium-{}-{}",
+        std::process::id(),
+        NEXT_RUN.fetch_add(1, std::sync::atomic::Ordering::SeqCst)
+    ));
     let _ = std::fs::remove_dir_all(&profile);
     std::fs::create_dir_all(&profile).unwrap();
     let out = Process::new("node")
-        .arg(root().join("tests/web/browser.cjs"))
-        .arg(&url)
+        .arg(root().join("tests/web").join(script))
+        .arg(url)
         .arg(&profile)
+        .args(extra)
         .env("NODE_PATH", node_path)
         .output()
         .expect("node runs");
@@ -378,55 +401,533 @@ fn the_page_in_headless_chromium_draws_the_headless_pngs() {
         String::from_utf8_lossy(&out.stderr)
     );
     let text = String::from_utf8_lossy(&out.stdout);
-    let canvases: Vec<serde_json::Value> = text
+    let lines: Vec<Value> = text
         .lines()
         .map(|l| serde_json::from_str(l).expect("a JSON line"))
         .collect();
     assert!(
-        canvases.iter().all(|c| c.get("errors").is_none()),
+        lines.iter().all(|c| c.get("errors").is_none()),
         "the page reported errors: {text}"
     );
-    assert_eq!(canvases.len(), pngs.len(), "one canvas per view");
-    for (canvas, (name, png)) in canvases.iter().zip(&pngs) {
-        use base64::Engine as _;
-        let png = support::decode_png(png.as_ref().expect("a PNG")).unwrap();
-        let size = |k: &str| canvas[k].as_u64().unwrap() as u32;
-        assert_eq!(
-            (size("width"), size("height")),
-            (png.width, png.height),
-            "{name}"
-        );
-        let rgba = base64::engine::general_purpose::STANDARD
-            .decode(canvas["rgba"].as_str().unwrap())
+    Some(lines)
+}
+
+/// The canvases a browser script printed under `label`, in view order, as pixels.
+fn canvases(lines: &[Value], label: &str) -> Vec<RgbaPixels> {
+    use base64::Engine as _;
+    lines
+        .iter()
+        .filter(|l| l["label"] == label)
+        .map(|c| {
+            let size = |k: &str| c[k].as_u64().unwrap() as u32;
+            RgbaPixels {
+                width: size("width"),
+                height: size("height"),
+                data: base64::engine::general_purpose::STANDARD
+                    .decode(c["rgba"].as_str().unwrap())
+                    .unwrap(),
+            }
+        })
+        .collect()
+}
+
+/// How far a canvas is from the headless picture: the pixels off by more than 64 in a
+/// channel, the pixels in all, and the mean difference of a channel.
+fn distance(got: &RgbaPixels, png: &RgbaPixels) -> (usize, usize, f64) {
+    let far = got
+        .data
+        .chunks_exact(4)
+        .zip(png.data.chunks_exact(4))
+        .filter(|(a, b)| a.iter().zip(b.iter()).any(|(x, y)| x.abs_diff(*y) > 64))
+        .count();
+    let mean = got
+        .data
+        .iter()
+        .zip(&png.data)
+        .map(|(x, y)| f64::from(x.abs_diff(*y)))
+        .sum::<f64>()
+        / got.data.len() as f64;
+    (far, got.data.len() / 4, mean)
+}
+
+/// Anti-aliasing and glyphs differ a little between the browser and the raster: a canvas
+/// counts as the picture when at most 1% of its pixels are far off and the mean difference
+/// is below 1.
+fn close(got: &RgbaPixels, png: &RgbaPixels) -> bool {
+    let (far, pixels, mean) = distance(got, png);
+    far * 100 <= pixels && mean < 1.0
+}
+
+/// A canvas is the headless picture (`close`), which is not nearly blank.
+fn like(got: &RgbaPixels, png: &RgbaPixels, what: &str) {
+    assert_eq!(
+        (got.width, got.height),
+        (png.width, png.height),
+        "{what}: the sizes differ"
+    );
+    let (far, pixels, mean) = distance(got, png);
+    eprintln!("{what}: {far} of {pixels} pixels far off, mean difference {mean:.3}");
+    let inked = png
+        .data
+        .chunks_exact(4)
+        .filter(|p| p[..3] != [255, 255, 255])
+        .count();
+    assert!(
+        inked > pixels / 100,
+        "{what}: the headless picture is nearly blank"
+    );
+    assert!(
+        close(got, png),
+        "{what}: the page's canvas differs from the headless PNG: {far} of {pixels} pixels far off, mean {mean:.3}"
+    );
+}
+
+/// Every canvas is like the headless picture of its view.
+fn all_like(got: &[RgbaPixels], expected: &[(String, RgbaPixels)], when: &str) {
+    assert_eq!(got.len(), expected.len(), "one canvas per view ({when})");
+    for (canvas, (name, png)) in got.iter().zip(expected) {
+        like(canvas, png, &format!("{name} ({when})"));
+    }
+}
+
+/// Two pages open on one run, and each draws the headless pictures; the two pages' canvases
+/// are the same, pixel for pixel.
+#[test]
+fn the_page_in_headless_chromium_draws_the_headless_pngs() {
+    let expected = headless(SPEC, TRACE, "");
+    let served = Served::start(&["--http", "127.0.0.1:0"]);
+    let url = format!("http://{}/", served.local());
+    let Some(lines) = browser("browser.cjs", &url, &["two"]) else {
+        return;
+    };
+    let first = canvases(&lines, "first");
+    let second = canvases(&lines, "second");
+    all_like(&first, &expected, "the first page");
+    all_like(&second, &expected, "the second page");
+    for (a, b) in first.iter().zip(&second) {
+        assert_eq!(differing(a, b), 0, "the two pages differ");
+    }
+}
+
+#[test]
+fn the_inspector_in_chromium_refuses_a_bad_value_and_an_edit_changes_the_picture() {
+    let plain = headless(CHROME_SPEC, CHROME_TRACE, "");
+    let edited = headless(CHROME_SPEC, CHROME_TRACE, &format!("resume\n{SET_RATE}\n"));
+    let served = Served::of(CHROME_SPEC, CHROME_TRACE, &["--http", "127.0.0.1:0"]);
+    let url = format!("http://{}/", served.local());
+    let shot = std::env::var("VOML_WEB_SCREENSHOTS")
+        .ok()
+        .map(|dir| format!("{dir}/web-inspector.png"));
+    let Some(lines) = browser(
+        "inspector.cjs",
+        &url,
+        &shot.as_deref().into_iter().collect::<Vec<_>>(),
+    ) else {
+        return;
+    };
+    let before = canvases(&lines, "before");
+    all_like(&before, &plain, "before the edits");
+    let refused = canvases(&lines, "refused");
+    for (a, b) in before.iter().zip(&refused) {
+        assert_eq!(differing(a, b), 0, "a refused value changed the picture");
+    }
+    let after = canvases(&lines, "edited");
+    all_like(&after, &edited, "after the edit");
+    let counters = plain.iter().position(|(n, _)| n == "counters").unwrap();
+    assert!(
+        differing(&before[counters], &after[counters]) > 1000,
+        "the edit changed the counters' canvas"
+    );
+    // The tolerance tells the two pictures apart.
+    assert!(!close(&before[counters], &edited[counters].1));
+    assert!(!close(&after[counters], &plain[counters].1));
+    let notes = lines
+        .iter()
+        .find_map(|l| l.get("notes"))
+        .expect("the notes");
+    let refusal = notes["refused"].as_str().unwrap();
+    assert!(
+        refusal.contains("refused") && refusal.contains("at most 65536 bytes"),
+        "{refusal}"
+    );
+    assert_eq!(notes["edited"], "set");
+}
+
+#[test]
+fn the_replay_controls_in_chromium_seek_and_step_as_control_commands_do() {
+    let served = Served::start(&["--http", "127.0.0.1:0", "--speed", "0.25"]);
+    let url = format!("http://{}/", served.local());
+    let shot = std::env::var("VOML_WEB_SCREENSHOTS")
+        .ok()
+        .map(|dir| format!("{dir}/web-replay.png"));
+    let Some(lines) = browser(
+        "replay.cjs",
+        &url,
+        &shot.as_deref().into_iter().collect::<Vec<_>>(),
+    ) else {
+        return;
+    };
+    all_like(
+        &canvases(&lines, "seek"),
+        &headless(SPEC, TRACE, "seek 1\n"),
+        "after the seek bar",
+    );
+    all_like(
+        &canvases(&lines, "step"),
+        &headless(SPEC, TRACE, "seek 1\nstep\n"),
+        "after the step button",
+    );
+    let at = lines
+        .iter()
+        .find(|l| l.get("seeked").is_some())
+        .expect("where the replay stood");
+    assert!(at["seeked"]["paused"] == true && at["stepped"]["paused"] == true);
+    assert!(at["seeked"]["time"].as_f64().unwrap() <= 1.0);
+}
+
+/// A page as the tests see it: every drawing command carried out on a raster, the latest
+/// status and inspector line, and the answers to its commands.
+struct Page {
+    socket: Socket,
+    raster: RasterBackend,
+    status: Option<Status>,
+    inspector: Option<Value>,
+    answers: HashMap<u64, Value>,
+    next_id: u64,
+}
+
+impl Page {
+    fn connect(addr: SocketAddr, query: &str) -> Page {
+        Page {
+            socket: connect(addr, query).expect("a page connects"),
+            raster: RasterBackend::new(),
+            status: None,
+            inspector: None,
+            answers: HashMap::new(),
+            next_id: 1,
+        }
+    }
+
+    /// Reads one message and takes in its lines.
+    fn read(&mut self) {
+        let message = self.socket.read().expect("the stream goes on");
+        let tungstenite::Message::Text(text) = message else {
+            return;
+        };
+        for line in text.as_str().lines() {
+            let value: Value = serde_json::from_str(line)
+                .unwrap_or_else(|e| panic!("a streamed line is not JSON ({e}): {line}"));
+            match value["op"].as_str() {
+                Some("inspector") => self.inspector = Some(value),
+                Some("answer") => {
+                    let id = value["id"].as_u64().expect("an answer has an id");
+                    self.answers.insert(id, value);
+                }
+                _ => match serde_json::from_value::<Command>(value) {
+                    Ok(Command::Status { status }) => self.status = Some(status),
+                    Ok(command) => command
+                        .apply(&mut self.raster)
+                        .expect("a streamed command applies"),
+                    Err(e) => panic!("a streamed line is not a command ({e}): {line}"),
+                },
+            }
+        }
+    }
+
+    /// Reads until `done` holds.
+    fn until(&mut self, what: &str, mut done: impl FnMut(&Page) -> bool) {
+        let start = Instant::now();
+        while !done(self) {
+            assert!(
+                start.elapsed() < LIMIT,
+                "the page waited too long for {what}"
+            );
+            self.read();
+        }
+    }
+
+    fn finished(&mut self) {
+        self.until("the end of the run", |p| {
+            p.status.as_ref().is_some_and(|s| s.finished)
+        });
+    }
+
+    /// Sends a raw message; the answer to `id`, once it has come (the picture the command
+    /// made comes before it).
+    fn send_raw(&mut self, text: &str, id: u64) -> Value {
+        self.socket
+            .send(tungstenite::Message::text(text.to_string()))
             .unwrap();
-        assert_eq!(rgba.len(), png.data.len());
-        // Anti-aliasing and glyphs differ a little between the browser and the raster; a
-        // pixel counts as different when a channel is off by more than 64.
-        let pixels = rgba.len() / 4;
-        let far = rgba
-            .chunks_exact(4)
-            .zip(png.data.chunks_exact(4))
-            .filter(|(a, b)| a.iter().zip(b.iter()).any(|(x, y)| x.abs_diff(*y) > 64))
-            .count();
-        let mean = rgba
-            .iter()
-            .zip(&png.data)
-            .map(|(x, y)| f64::from(x.abs_diff(*y)))
-            .sum::<f64>()
-            / rgba.len() as f64;
-        eprintln!("{name}: {far} of {pixels} pixels far off, mean difference {mean:.3}");
-        let inked = png
-            .data
-            .chunks_exact(4)
-            .filter(|p| p[..3] != [255, 255, 255])
-            .count();
-        assert!(
-            inked > pixels / 100,
-            "{name}: the headless picture is nearly blank"
+        self.until(&format!("the answer to {text}"), |p| {
+            p.answers.contains_key(&id)
+        });
+        self.answers.remove(&id).unwrap()
+    }
+
+    /// Gives the driver a command line; its answer.
+    fn command(&mut self, line: &str) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        let text = serde_json::json!({ "command": line, "id": id }).to_string();
+        self.send_raw(&text, id)
+    }
+
+    /// Gives a command that must be carried out.
+    fn ok(&mut self, line: &str) {
+        let answer = self.command(line);
+        assert_eq!(answer["ok"], true, "`{line}` was refused: {answer}");
+    }
+
+    /// Gives a command that must be refused; the message.
+    fn refused(&mut self, line: &str) -> String {
+        let answer = self.command(line);
+        assert_eq!(answer["ok"], false, "`{line}` was carried out");
+        answer["message"]
+            .as_str()
+            .expect("a refusal says why")
+            .to_string()
+    }
+
+    fn picture(&mut self, view: u32) -> RgbaPixels {
+        self.raster
+            .snapshot(ViewId(view))
+            .expect("the view is drawn")
+    }
+
+    /// The value of a structure in the latest inspector line.
+    fn value(&self, kind: &str, name: &str) -> Value {
+        let inspector = self.inspector.as_ref().expect("the inspector came");
+        inspector[kind]
+            .as_array()
+            .and_then(|all| all.iter().find(|s| s["name"] == name))
+            .unwrap_or_else(|| panic!("no {kind} `{name}` in {inspector}"))["value"]
+            .clone()
+    }
+}
+
+/// The views' pictures of a headless `voml run` of `spec` on `trace` driven by the
+/// `--control` commands `script` (the whole trace when empty), in view order.
+fn headless(spec: &str, trace: &str, script: &str) -> Vec<(String, RgbaPixels)> {
+    let dir = std::env::temp_dir().join(format!(
+        "voml-web-headless-{}-{}",
+        std::process::id(),
+        NEXT_RUN.fetch_add(1, std::sync::atomic::Ordering::SeqCst)
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut run = Process::new(env!("CARGO_BIN_EXE_voml"));
+    run.arg("run")
+        .arg(root().join(spec))
+        .arg("--trace")
+        .arg(root().join(trace))
+        .arg("--headless")
+        .args(["--budget-ms", BUDGET_MS])
+        .arg("--out")
+        .arg(&dir);
+    if !script.is_empty() {
+        let path = dir.join("control.txt");
+        std::fs::write(&path, script).unwrap();
+        run.arg("--control").arg(path);
+    }
+    let out = run.output().expect("voml run runs");
+    assert!(
+        out.status.success(),
+        "the headless run failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let pictures = compile_spec(&root().join(spec))
+        .views
+        .iter()
+        .map(|v| {
+            let png = std::fs::read(dir.join(format!("{}.png", v.name)))
+                .unwrap_or_else(|e| panic!("no picture of {}: {e}", v.name));
+            (v.name.clone(), support::decode_png(&png).unwrap())
+        })
+        .collect();
+    let _ = std::fs::remove_dir_all(&dir);
+    pictures
+}
+
+static NEXT_RUN: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+
+/// How many pixels differ.
+fn differing(a: &RgbaPixels, b: &RgbaPixels) -> usize {
+    assert_eq!((a.width, a.height), (b.width, b.height), "the sizes differ");
+    a.data
+        .chunks_exact(4)
+        .zip(b.data.chunks_exact(4))
+        .filter(|(x, y)| x != y)
+        .count()
+}
+
+/// Every view of the page is, pixel for pixel, the headless picture.
+fn same_pictures(page: &mut Page, expected: &[(String, RgbaPixels)], after: &str) {
+    for (view, (name, want)) in expected.iter().enumerate() {
+        let got = page.picture(view as u32);
+        let n = differing(&got, want);
+        if n > 0 {
+            if let Some(dir) = std::env::var_os("VOML_WEB_DIFF") {
+                let dir = Path::new(&dir);
+                let _ = std::fs::write(
+                    dir.join(format!("{name}-page.png")),
+                    support::encode_png(&got),
+                );
+                let _ = std::fs::write(
+                    dir.join(format!("{name}-headless.png")),
+                    support::encode_png(want),
+                );
+            }
+        }
+        assert_eq!(
+            n, 0,
+            "after `{after}`, view {name} differs from the headless picture in {n} pixels"
         );
-        assert!(
-            far * 100 <= pixels && mean < 1.0,
-            "{name}: the page's canvas differs from the headless PNG: {far} of {pixels} pixels far off, mean {mean:.3}"
-        );
+    }
+}
+
+const CHROME_SPEC: &str = "examples/formats/chrome.voml";
+const CHROME_TRACE: &str = "examples/formats/ring.json";
+/// The counter graphs of the Chrome dashboard: their control `how` is "mean" or "rate".
+const SET_RATE: &str = r#"set how "rate""#;
+
+#[test]
+fn a_control_edited_from_a_page_changes_the_picture_as_the_same_edit_does_headless() {
+    let plain = headless(CHROME_SPEC, CHROME_TRACE, "");
+    let edited = headless(CHROME_SPEC, CHROME_TRACE, &format!("resume\n{SET_RATE}\n"));
+    let counters = plain.iter().position(|(n, _)| n == "counters").unwrap();
+    assert!(
+        differing(&plain[counters].1, &edited[counters].1) > 1000,
+        "the edit changes the counters' picture headless"
+    );
+    let served = Served::of(CHROME_SPEC, CHROME_TRACE, &["--http", "127.0.0.1:0"]);
+    let mut page = Page::connect(served.local(), "");
+    page.finished();
+    same_pictures(&mut page, &plain, "the run");
+    page.until("the inspector", |p| p.inspector.is_some());
+    assert_eq!(page.value("controls", "how"), "mean");
+    assert!(page.value("infos", "sampled").as_i64().unwrap() > 0);
+    page.ok(SET_RATE);
+    same_pictures(&mut page, &edited, SET_RATE);
+    page.until("the value edited", |p| p.value("controls", "how") == "rate");
+    // A page that joins now sees the edited picture and value.
+    let mut late = Page::connect(served.local(), "");
+    late.finished();
+    late.until("the inspector", |p| p.inspector.is_some());
+    same_pictures(&mut late, &edited, "joining after the edit");
+    assert_eq!(late.value("controls", "how"), "rate");
+}
+
+#[test]
+fn bad_edits_and_messages_are_refused_with_why_and_change_nothing() {
+    let plain = headless(CHROME_SPEC, CHROME_TRACE, "");
+    let served = Served::of(CHROME_SPEC, CHROME_TRACE, &["--http", "127.0.0.1:0"]);
+    let mut page = Page::connect(served.local(), "");
+    page.finished();
+    for (line, why) in [
+        ("set how 3", "expected a string"),
+        ("set how [\"rate\"]", "expected a string"),
+        ("set sums 1", "is an info structure"),
+        ("set nothing 1", "no control structure `nothing`"),
+        ("set how", "needs a value"),
+        ("set how rate", "not a JSON value"),
+        ("bogus", "unknown command `bogus`"),
+        // After the end of the input the replay has nothing left to take.
+        ("step", "the input has ended"),
+    ] {
+        let message = page.refused(line);
+        assert!(message.contains(why), "`{line}`: {message}");
+    }
+    let long = format!("set how \"{}\"", "x".repeat(70_000));
+    assert!(page.refused(&long).contains("at most 65536 bytes"));
+    for (raw, id, why) in [
+        ("not json", 0, "a message is a JSON object"),
+        (r#"{"command": 5, "id": 41}"#, 41, "a command is a string"),
+        (
+            r#"{"command": "set how \"a\"\nset how \"b\"", "id": 42}"#,
+            42,
+            "one line",
+        ),
+        (r#"{"id": 43}"#, 43, "a `key` or a `command`"),
+        (r#"{"key": "", "id": 44}"#, 44, "a key is a name"),
+    ] {
+        let answer = page.send_raw(raw, id);
+        assert_eq!(answer["ok"], false, "{raw}");
+        let message = answer["message"].as_str().unwrap();
+        assert!(message.contains(why), "{raw}: {message}");
+    }
+    same_pictures(&mut page, &plain, "the bad edits");
+    page.until("the inspector", |p| p.inspector.is_some());
+    assert_eq!(page.value("controls", "how"), "mean");
+    // The connection still works: a good edit is carried out.
+    page.ok(r#"set how "mean""#);
+}
+
+/// With a token in force, a page without it cannot connect, so neither edits nor replay
+/// commands reach the run; with it they do.
+#[test]
+fn without_the_token_no_edit_reaches_the_run() {
+    let served = Served::of(
+        CHROME_SPEC,
+        CHROME_TRACE,
+        &["--http", "127.0.0.1:0", "--token"],
+    );
+    let token = served.token().expect("a token printed");
+    let addr = served.local();
+    for query in ["", "?token=", "?token=0123456789abcdef0123456789abcdef"] {
+        let refused = connect(addr, query);
+        assert!(refused.is_err(), "a page connected with `{query}`");
+        assert!(refused.unwrap_err().contains("403"));
+    }
+    let mut page = Page::connect(addr, &format!("?token={token}"));
+    page.finished();
+    page.until("the inspector", |p| p.inspector.is_some());
+    assert_eq!(page.value("controls", "how"), "mean", "an edit got through");
+    page.ok(SET_RATE);
+    page.until("the value edited", |p| p.value("controls", "how") == "rate");
+}
+
+#[test]
+fn pause_step_back_and_seek_from_a_page_draw_what_the_same_control_commands_draw() {
+    // Paced: the trace's 4.75 s take about 20 s, time enough to pause it early.
+    let served = Served::start(&["--http", "127.0.0.1:0", "--speed", "0.25"]);
+    let mut page = Page::connect(served.local(), "");
+    page.ok("pause");
+    page.until("the pause", |p| p.status.as_ref().is_some_and(|s| s.paused));
+    let at = page.status.as_ref().unwrap().trace_time.unwrap_or(0.0);
+    assert!(at < 2.0, "the replay was not paused early: t = {at}");
+    let mut script = String::new();
+    for (line, headless_line) in [
+        ("seek 2", "seek 2"),
+        ("step 5", "step 5"),
+        // Back, by running again from the start.
+        ("seek 1", "seek 1"),
+        ("back", "back"),
+        ("step", "step"),
+    ] {
+        page.ok(line);
+        script.push_str(headless_line);
+        script.push('\n');
+        let expected = headless(SPEC, TRACE, &script);
+        same_pictures(&mut page, &expected, line);
+    }
+    // Refused: the page hears why, and the picture stays.
+    assert!(page
+        .refused("step-to nothing")
+        .contains("declares no event `nothing`"));
+    assert!(page.refused("seek").contains("needs a trace time"));
+    let expected = headless(SPEC, TRACE, &script);
+    same_pictures(&mut page, &expected, "the refused commands");
+    // The status has the trace times seen, for the seek bar: the first record's and the
+    // furthest (before the seek back).
+    let span = page.status.as_ref().unwrap().span.expect("a span");
+    assert!(span[0] <= 0.05 + 1e-9 && span[1] >= 2.0, "{span:?}");
+    page.ok("speed max");
+    page.ok("resume");
+    page.finished();
+    let (mut rt, _) = recorded();
+    for (view, (name, png)) in rt.pngs().iter().enumerate() {
+        let png = support::decode_png(png.as_ref().unwrap()).unwrap();
+        let n = differing(&page.picture(view as u32), &png);
+        assert_eq!(n, 0, "view {name} at the end differs in {n} pixels");
     }
 }

@@ -245,7 +245,7 @@
     const live = !!st.keys && !st.finished;
     for (const b of document.querySelectorAll("#replay button")) b.disabled = !live;
     speedEl.disabled = !live;
-    playEl.textContent = st.paused ? "⏵" : "⏸";
+    playEl.textContent = st.paused ? "resume" : "pause";
     playEl.dataset.paused = st.paused ? "1" : "";
     timeEl.textContent = st.trace_time == null ? "t = –" : "t = " + seconds(st.trace_time);
     const span = st.span;
@@ -352,9 +352,11 @@
     const type = document.createElement("td");
     type.className = "type";
     type.textContent = s.type;
-    const value = document.createElement("td");
+    const cell = document.createElement("td");
+    const value = document.createElement("div");
     value.className = "value";
-    tr.append(name, type, value);
+    cell.append(value);
+    tr.append(name, type, cell);
     const r = { tr, value };
     if (kind === "controls") {
       const edit = document.createElement("td");
