@@ -71,17 +71,24 @@ impl Runtime {
     }
 
     /// A vector the visual object may update with `vector-set!` (the engine's own `vector`
-    /// makes it: a vector literal would be immutable).
+    /// makes it: a vector literal would be immutable). `vector` takes the engine's context,
+    /// which only code running in the engine has: a procedure compiled here applies it.
     fn mutable_vector(&mut self, items: Vec<SteelVal>) -> Result<SteelVal, String> {
-        let make = self
-            .engine
-            .extract_value("vector")
-            .map_err(|e| format!("the engine cannot make a vector: {e}"))?;
+        let cannot = |e: &dyn std::fmt::Display| format!("the engine cannot make a vector: {e}");
         let engine = &mut self.engine;
-        boundary::call(&self.meter, || {
-            engine.call_function_with_args(make.clone(), items)
-        })
-        .map_err(|_| "the engine cannot make a vector".to_string())
+        let made = boundary::call(&self.meter, || {
+            let maker = engine
+                .run("(lambda (items) (apply vector items))")?
+                .pop()
+                .unwrap_or(SteelVal::Void);
+            engine
+                .call_function_with_args(maker, vec![SteelVal::ListV(items.into_iter().collect())])
+        });
+        match made {
+            Ok(v) => Ok(v),
+            Err(boundary::Failure::Scheme(e)) => Err(cannot(&e)),
+            Err(boundary::Failure::Panic(e)) => Err(cannot(&e)),
+        }
     }
 }
 

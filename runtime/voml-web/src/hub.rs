@@ -187,3 +187,45 @@ pub(crate) fn answer_line(id: u64, outcome: Result<(), &str>) -> String {
         ),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_answer_goes_to_the_page_that_asked_and_commands_are_bounded() {
+        let mut hub = Hub::new(usize::MAX);
+        let (first, (_, first_rx)) = hub.join_page();
+        let (second, (_, second_rx)) = hub.join_page();
+        assert_ne!(first, second);
+        hub.push_command(second, 7, "step".into()).unwrap();
+        let events = hub.take_events();
+        let [BackendEvent::Command { from, line }] = events.as_slice() else {
+            panic!("{events:?}");
+        };
+        assert_eq!(line, "step");
+        hub.answer(*from, Err("no \"such\" thing"));
+        let answer = second_rx.try_recv().expect("the page that asked hears");
+        let answer: serde_json::Value = serde_json::from_str(&answer).unwrap();
+        assert_eq!(answer["op"], "answer");
+        assert_eq!(answer["id"], 7);
+        assert_eq!(answer["ok"], false);
+        assert_eq!(answer["message"], "no \"such\" thing");
+        assert!(
+            first_rx.try_recv().is_err(),
+            "another page heard the answer"
+        );
+        // Answered once only.
+        hub.answer(*from, Ok(()));
+        assert!(second_rx.try_recv().is_err());
+        // Commands waiting are bounded; more are refused.
+        for k in 0..MAX_EVENTS {
+            hub.push_command(first, k as u64, "step".into()).unwrap();
+        }
+        assert!(hub.push_command(first, 0, "step".into()).is_err());
+        // A late page gets the latest inspector line after the history.
+        hub.set_inspector(r#"{"op":"inspector"}"#.into());
+        let (joined, _) = hub.join();
+        assert_eq!(joined.last().map(|l| &**l), Some(r#"{"op":"inspector"}"#));
+    }
+}
