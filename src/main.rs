@@ -13,6 +13,7 @@ mod components;
 mod download;
 mod fetch;
 mod paths;
+mod record;
 mod run;
 mod send;
 mod serve;
@@ -279,6 +280,7 @@ fn main() -> ExitCode {
                 no_watch,
                 audio,
                 dump_state,
+                record,
                 max_audio_seconds,
                 profile,
                 out,
@@ -289,6 +291,14 @@ fn main() -> ExitCode {
             } = *run_cli;
             if !(max_audio_seconds.is_finite() && max_audio_seconds > 0.0) {
                 eprintln!("error: --max-audio-seconds needs a positive number of seconds");
+                return ExitCode::from(2);
+            }
+            if record.is_some() && !headless {
+                eprintln!("error: --record writes the drawing of a headless run: add --headless");
+                return ExitCode::from(2);
+            }
+            if record.is_some() && specs.len() > 1 {
+                eprintln!("error: --record records one visual object; give one spec");
                 return ExitCode::from(2);
             }
             if audio.is_some() && !headless {
@@ -366,6 +376,7 @@ fn main() -> ExitCode {
                 audio,
                 max_audio_s: max_audio_seconds,
                 dump_state,
+                record,
                 profile,
                 watch: if headless { watch } else { !no_watch },
             };
@@ -440,6 +451,7 @@ fn serve_command(cli: ServeCli) -> ExitCode {
         audio: None,
         max_audio_s: voml_driver::audio::DEFAULT_MAX_AUDIO_S,
         dump_state,
+        record: None,
         profile: false,
         watch: false,
     };
@@ -703,6 +715,11 @@ struct RunCli {
     /// to this JSON file.
     #[arg(long, value_name = "FILE.json")]
     dump_state: Option<PathBuf>,
+    /// Write the run as one self-contained HTML page that replays its drawing (and keeps
+    /// its sound commands) with pause, step, seek and speed (headless; a straight run: not
+    /// with --control or --watch).
+    #[arg(long, value_name = "FILE.html", conflicts_with_all = ["control", "watch"])]
+    record: Option<PathBuf>,
     /// The longest sound --audio writes; sound after it is dropped with a warning.
     #[arg(long, value_name = "SECONDS", default_value_t = voml_driver::audio::DEFAULT_MAX_AUDIO_S)]
     max_audio_seconds: f64,

@@ -931,3 +931,68 @@ fn pause_step_back_and_seek_from_a_page_draw_what_the_same_control_commands_draw
         assert_eq!(n, 0, "view {name} at the end differs in {n} pixels");
     }
 }
+
+/// `voml run --headless --record run.html` writes a page that, opened from disk with
+/// nothing fetched, replays to the run's final picture (the headless PNGs, within the
+/// browser's tolerance) and seeks as `seek` does.
+#[test]
+fn a_recorded_run_replays_in_chromium_to_the_headless_pictures_and_seeks() {
+    let dir = std::env::temp_dir().join(format!("voml-web-record-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let page = dir.join("run.html");
+    let out = Process::new(env!("CARGO_BIN_EXE_voml"))
+        .arg("run")
+        .arg(root().join(SPEC))
+        .arg("--trace")
+        .arg(root().join(TRACE))
+        .args(["--headless", "--budget-ms", BUDGET_MS, "--out"])
+        .arg(&dir)
+        .arg("--record")
+        .arg(&page)
+        .output()
+        .expect("voml run runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let html = std::fs::read_to_string(&page).expect("the page is written");
+    for outside in ["http://", "https://", "<script src", "<link"] {
+        assert!(!html.contains(outside), "the page fetches `{outside}`");
+    }
+    let expected: Vec<(String, RgbaPixels)> = compile_spec(&root().join(SPEC))
+        .views
+        .iter()
+        .map(|v| {
+            let png = std::fs::read(dir.join(format!("{}.png", v.name))).unwrap();
+            (v.name.clone(), support::decode_png(&png).unwrap())
+        })
+        .collect();
+    let shot = std::env::var("VOML_WEB_SCREENSHOTS")
+        .ok()
+        .map(|d| format!("{d}/web-recorded.png"));
+    let url = format!("file://{}", page.display());
+    let lines = browser(
+        "recorded.cjs",
+        &url,
+        &shot.as_deref().into_iter().collect::<Vec<_>>(),
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    let Some(lines) = lines else {
+        return;
+    };
+    all_like(&canvases(&lines, "end"), &expected, "the recording's end");
+    let seek = canvases(&lines, "seek");
+    all_like(
+        &seek,
+        &headless(SPEC, TRACE, "seek 1\n"),
+        "the recording at 1 s",
+    );
+    assert!(!close(&seek[0], &expected[0].1), "the seek changed nothing");
+    let said = lines
+        .iter()
+        .find(|l| l.get("requests").is_some())
+        .expect("the requests");
+    assert_eq!(said["requests"], serde_json::json!([]), "the page fetched");
+}

@@ -180,6 +180,7 @@ pub fn run_controlled(
         earlier: None,
         snapshots: 0,
         span: None,
+        follow: sinks.iter().any(|s| s.follows_records()),
     };
     // Timer callbacks belong to runs that keep time: a window, a paced replay, live input.
     // A replay as fast as possible has no wall clock to speak of.
@@ -295,6 +296,8 @@ struct Run {
     /// The first record's timestamp and the furthest the run has reached (a seek back
     /// keeps it), for the device's seek bar.
     span: Option<[f64; 2]>,
+    /// Some sink hears of every record ([`Sink::follows_records`]).
+    follow: bool,
 }
 
 /// Why the run cannot go on: the user quit or the visual object stopped it.
@@ -617,6 +620,13 @@ impl Run {
         let result = runtime.process(record, from);
         self.outcome.records += 1;
         self.after_callback(result, before, runtime, sinks, reporter)?;
+        if self.follow {
+            for sink in sinks.iter_mut() {
+                if let Err(e) = sink.after_record(runtime, ts) {
+                    self.sink_error(reporter, e);
+                }
+            }
+        }
         let trigger = runtime.take_pause();
         self.since_look += 1;
         if self.since_look >= RECORDS_PER_LOOK {

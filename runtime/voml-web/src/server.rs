@@ -34,7 +34,31 @@ fn page() -> String {
     include_str!("page/index.html")
         .replace("/*STYLE*/", include_str!("page/page.css"))
         .replace("//SCRIPT", include_str!("page/page.js"))
+        .replace("<!--HEAD-->", "")
+        .replace("<!--RECORDING-->", "")
 }
+
+/// The page replaying a recording (`data`: JSON in which `<` is escaped), for a file opened
+/// from disk: its policy, which a server would send as a header, is in the page, and the
+/// recording is put in last, so that nothing in it is taken for a place holder.
+pub(crate) fn recorded_page(data: &str) -> String {
+    include_str!("page/index.html")
+        .replace("/*STYLE*/", include_str!("page/page.css"))
+        .replace("//SCRIPT", include_str!("page/page.js"))
+        .replace(
+            "<!--HEAD-->",
+            &format!(r#"<meta http-equiv="Content-Security-Policy" content="{CSP}">"#),
+        )
+        .replacen(
+            "<!--RECORDING-->",
+            &format!(r#"<script type="application/json" id="recording">{data}</script>"#),
+            1,
+        )
+}
+
+/// What the page may load and run: its own inline script and style, images it makes, and
+/// (served) its WebSocket.
+const CSP: &str = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data: blob:; connect-src 'self'";
 
 /// Whether serving on `addr` needs an access token: anything but loopback does.
 pub fn needs_token(addr: &SocketAddr) -> bool {
@@ -203,7 +227,7 @@ fn respond(mut stream: &TcpStream, code: u16, kind: &str, body: &[u8]) -> io::Re
         _ => "Error",
     };
     let head = format!(
-        "HTTP/1.1 {code} {reason}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nCache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\nContent-Security-Policy: default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data: blob:; connect-src 'self'\r\nConnection: close\r\n\r\n",
+        "HTTP/1.1 {code} {reason}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nCache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\nContent-Security-Policy: {CSP}\r\nConnection: close\r\n\r\n",
         body.len()
     );
     stream.write_all(head.as_bytes())?;

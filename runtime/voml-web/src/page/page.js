@@ -211,8 +211,17 @@
 
   const open = () => socket && socket.readyState === WebSocket.OPEN;
 
-  // A command line for the driver; `then` hears its answer ({ok, message}).
+  let player = null;         // a recorded run's player, instead of the server
+
+  // A command line for the driver (or the recording's player); `then` hears its answer
+  // ({ok, message}).
   function command(line, then) {
+    if (player) {
+      const why = player.command(line);
+      const a = why ? { ok: false, message: why } : { ok: true };
+      if (then) then(a); else if (!a.ok) say(a.message, true);
+      return;
+    }
     if (!open()) { say("not connected", true); return; }
     const id = nextId++;
     waiting.set(id, then || ((a) => { if (!a.ok) say(a.message, true); }));
@@ -242,7 +251,8 @@
     document.title = "VOML · " + st.text;
     // The driver lists keys while the user drives the replay; the page offers its own.
     keysEl.textContent = st.keys ? KEYS_HELP : "";
-    const live = !!st.keys && !st.finished;
+    // A recording may be replayed again after its end; a run may not.
+    const live = st.local || (!!st.keys && !st.finished);
     for (const b of document.querySelectorAll("#replay button")) b.disabled = !live;
     speedEl.disabled = !live;
     playEl.textContent = st.paused ? "resume" : "pause";
@@ -285,12 +295,13 @@
   const KEYS_HELP = "space pause/resume · → step (shift: 100) · ← back · Home start · + faster · - slower · 1 real time · 0 max speed";
   const replayKeys = new Set([" ", "ArrowRight", "ArrowLeft", "Home", "+", "=", "-", "1", "0"]);
   document.addEventListener("keydown", (e) => {
-    if (e.ctrlKey || e.altKey || e.metaKey || !open()) return;
+    if (e.ctrlKey || e.altKey || e.metaKey || !(open() || player)) return;
     // Typing in the inspector is not driving the replay.
     if (e.target.closest && e.target.closest("input, select, textarea, button")) return;
     if (!replayKeys.has(e.key)) return;
     const key = e.shiftKey && e.key === "ArrowRight" ? "Shift+ArrowRight" : e.key;
-    socket.send(JSON.stringify({ key }));
+    if (player) command(player.keyCommand(key));
+    else socket.send(JSON.stringify({ key }));
     e.preventDefault();
   });
 
@@ -396,6 +407,7 @@
   }
 
   function inspect(c) {
+    document.getElementById("inspector").hidden = false;
     voNameEl.textContent = c["visual-object"] ? "· " + c["visual-object"] : "";
     const now = JSON.stringify([c.infos.map((s) => [s.name, s.type]), c.controls.map((s) => [s.name, s.type])]);
     if (now !== shape) {
@@ -427,5 +439,135 @@
     }
   }
 
-  connect();
+  // A recorded run (`voml run --record`): its moments, each the trace time of the record
+  // that drew it (null: before any record) and the commands drawn, replayed here with the
+  // replay commands the driver knows. Going back draws again from the start, as the driver
+  // runs again: the commands are the same, so the picture is the same.
+  function startPlayer(rec) {
+    const moments = rec.moments;
+    const times = moments.map((m) => m[0]).filter((t) => t !== null);
+    const first = times.length ? times[0] : 0;
+    const last = times.length ? times[times.length - 1] : 0;
+    let next = 0;           // the next moment to draw
+    let clock = null;       // the trace time drawn up to
+    let playing = true;
+    let speed = null;       // trace seconds per second; null: as fast as possible
+    let lastFrame = null;
+    let lines = 0;
+    document.title = "VOML · " + rec.title;
+
+    const reset = () => {
+      for (const v of views.values()) v.figure.remove();
+      views.clear();
+      images.clear();
+      next = 0; clock = null; lines = 0;
+    };
+    const drawMoment = () => {
+      const [t, text] = moments[next++];
+      for (const line of text.split("\n")) {
+        if (!line) continue;
+        lines++;
+        try { apply(JSON.parse(line)); } catch (err) { console.error("bad command", err, line); }
+      }
+      if (t !== null) clock = t;
+    };
+    // Every moment stamped at most `t` drawn (and those before any record).
+    const drawTo = (t) => {
+      if (clock !== null && t < clock) reset();
+      while (next < moments.length && (moments[next][0] === null || moments[next][0] <= t)) drawMoment();
+    };
+    const show = () => {
+      const done = next >= moments.length;
+      let text = `recorded run — ${next} of ${moments.length} moments`;
+      if (clock !== null) text += ` — trace time ${seconds(clock)}`;
+      if (speed !== null) text += ` — ×${speed}`;
+      if (done) text += " — done";
+      else if (!playing) text = "paused — " + text;
+      if (rec.cut !== null && rec.cut !== undefined) text += ` (recorded up to ${seconds(rec.cut)})`;
+      showStatus({ text, trace_time: clock, speed, finished: done, paused: !playing && !done,
+        keys: "yes", span: [first, Math.max(last, first)], local: true });
+    };
+    const frame = (now) => {
+      if (playing && next < moments.length) {
+        if (speed === null) {
+          // As fast as possible, a slice of a frame at a time, so that the page stays live.
+          const until = performance.now() + 12;
+          while (next < moments.length && performance.now() < until) drawMoment();
+        } else {
+          const dt = lastFrame === null ? 0 : (now - lastFrame) / 1000;
+          const t = (clock === null ? first : clock) + dt * speed;
+          drawTo(t);
+          if (next < moments.length) clock = t;
+        }
+      }
+      if (next >= moments.length) playing = false;
+      lastFrame = now;
+      show();
+      requestAnimationFrame(frame);
+    };
+    player = {
+      command(line) {
+        const [verb, arg, extra] = line.trim().split(/\s+/);
+        if (extra !== undefined) return `\`${verb}\` takes at most one argument`;
+        switch (verb) {
+          case "pause": playing = false; break;
+          case "resume": playing = next < moments.length; lastFrame = null; break;
+          case "step": {
+            const n = arg === undefined ? 1 : Number(arg);
+            if (!Number.isInteger(n) || n < 0) return "`step` needs a number of moments";
+            playing = false;
+            for (let k = 0; k < n && next < moments.length; k++) {
+              drawMoment();
+              // A moment before any record goes with the first one.
+              if (moments[next - 1][0] === null) k--;
+            }
+            break;
+          }
+          case "back": {
+            playing = false;
+            const before = times.filter((t) => clock !== null && t < clock);
+            reset();
+            if (before.length) drawTo(before[before.length - 1]);
+            break;
+          }
+          case "seek": {
+            const t = arg === "start" ? -Infinity : Number(arg);
+            if (arg === undefined || Number.isNaN(t)) return "`seek` needs a trace time or `start`";
+            playing = false;
+            if (t === -Infinity) { reset(); drawTo(-Infinity); } else drawTo(t);
+            break;
+          }
+          case "speed": {
+            if (arg === "max" || Number(arg) === 0) { speed = null; break; }
+            const f = Number(arg);
+            if (!(f > 0) || !Number.isFinite(f)) return "`speed` needs a factor of 0 or more, or `max`";
+            speed = f; lastFrame = null;
+            break;
+          }
+          default: return `unknown command \`${verb}\` (a recording takes: pause, resume, step [N], back, seek T, speed F)`;
+        }
+        show();
+        return null;
+      },
+      keyCommand(key) {
+        switch (key) {
+          case " ": return playing ? "pause" : "resume";
+          case "ArrowRight": return "step";
+          case "Shift+ArrowRight": return "step 100";
+          case "ArrowLeft": return "back";
+          case "Home": return "seek start";
+          case "+": case "=": return speed === null ? "speed max" : "speed " + Math.min(speed * 2, 1048576);
+          case "-": return "speed " + (speed === null ? 1 : Math.max(speed / 2, 1 / 1024));
+          case "1": return "speed 1";
+          default: return "speed max";
+        }
+      },
+    };
+    statusEl.textContent = "recorded run";
+    requestAnimationFrame(frame);
+  }
+
+  const recording = document.getElementById("recording");
+  if (recording) startPlayer(JSON.parse(recording.textContent));
+  else connect();
 })();
