@@ -996,3 +996,39 @@ fn a_recorded_run_replays_in_chromium_to_the_headless_pictures_and_seeks() {
         .expect("the requests");
     assert_eq!(said["requests"], serde_json::json!([]), "the page fetched");
 }
+
+/// A streaming example: the paper's line plot, scrolling and rescaling, over a generated
+/// trace of 3,000 samples (a peak two thirds of the way), paced so that the page joins while
+/// it streams (450 trace seconds in 6 s); the page draws the headless picture.
+#[test]
+fn a_scrolling_line_plot_streams_into_chromium_as_it_draws_headless() {
+    let dir = std::env::temp_dir().join(format!("voml-web-lineplot-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let trace = dir.join("samples.trf");
+    let samples: String = (0..3000)
+        .map(|k| {
+            let key = k % 3;
+            let mut value = 50.0 + 30.0 * (f64::from(k) * 0.05 + f64::from(key)).sin();
+            if k == 2000 {
+                value = 300.0;
+            }
+            format!(
+                "-3 3000 {:.6} {key} {value:.3}\n",
+                0.25 + f64::from(k) * 0.15
+            )
+        })
+        .collect();
+    std::fs::write(&trace, samples).unwrap();
+    let trace = trace.to_str().unwrap().to_string();
+    let spec = "examples/paper/lineplot.voml";
+    let expected = headless(spec, &trace, "");
+    let served = Served::of(spec, &trace, &["--http", "127.0.0.1:0", "--speed", "75"]);
+    let url = format!("http://{}/", served.local());
+    let lines = browser("browser.cjs", &url, &[]);
+    let _ = std::fs::remove_dir_all(&dir);
+    let Some(lines) = lines else {
+        return;
+    };
+    all_like(&canvases(&lines, "first"), &expected, "the line plot");
+}
