@@ -19,8 +19,11 @@ pub type Joined = (Vec<Arc<str>>, Receiver<Arc<str>>);
 
 /// The shared state of a served run.
 pub struct Hub {
-    /// Batches of JSON lines that, carried out in order, draw the current picture.
-    history: Vec<Arc<str>>,
+    /// Batches of JSON lines that, carried out in order, draw the current picture, each
+    /// with its number (a compaction has the number of the last batch it replaced).
+    history: Vec<(u64, Arc<str>)>,
+    /// The number of the last batch published.
+    last_batch: u64,
     history_bytes: usize,
     /// The history is compacted when it grows beyond this many bytes ...
     limit: usize,
@@ -46,6 +49,7 @@ impl Hub {
     pub fn new(limit: usize) -> Hub {
         Hub {
             history: Vec::new(),
+            last_batch: 0,
             history_bytes: 0,
             limit,
             floor: 0,
@@ -64,8 +68,14 @@ impl Hub {
     pub(crate) fn publish(&mut self, batch: String) {
         let batch: Arc<str> = Arc::from(batch);
         self.history_bytes += batch.len();
-        self.history.push(batch.clone());
+        self.last_batch += 1;
+        self.history.push((self.last_batch, batch.clone()));
         self.broadcast(&batch);
+    }
+
+    /// The number of the last batch published.
+    pub(crate) fn last_batch(&self) -> u64 {
+        self.last_batch
     }
 
     fn broadcast(&mut self, batch: &Arc<str>) {
@@ -81,12 +91,13 @@ impl Hub {
         self.history_bytes > self.limit.max(self.floor.saturating_mul(2))
     }
 
-    /// The history becomes `lines`, which draw what the old one drew (the pages connected
-    /// have that already).
-    pub(crate) fn replace_history(&mut self, lines: String) {
-        self.history_bytes = lines.len();
+    /// The history through batch `through` becomes `lines`, which draw what it drew (the
+    /// pages connected have that already); the batches published since stay after them.
+    pub(crate) fn replace_history_through(&mut self, through: u64, lines: String) {
+        self.history.retain(|(n, _)| *n > through);
         self.floor = lines.len();
-        self.history = vec![Arc::from(lines)];
+        self.history.insert(0, (through, Arc::from(lines)));
+        self.history_bytes = self.history.iter().map(|(_, b)| b.len()).sum();
         self.compactions += 1;
     }
 
@@ -116,7 +127,7 @@ impl Hub {
         let page = self.next_page;
         self.next_page += 1;
         self.pages.push((page, tx));
-        let mut first = self.history.clone();
+        let mut first: Vec<Arc<str>> = self.history.iter().map(|(_, b)| b.clone()).collect();
         first.extend(self.status.clone());
         first.extend(self.inspector.clone());
         (page, (first, rx))
@@ -227,5 +238,30 @@ mod tests {
         hub.set_inspector(r#"{"op":"inspector"}"#.into());
         let (joined, _) = hub.join();
         assert_eq!(joined.last().map(|l| &**l), Some(r#"{"op":"inspector"}"#));
+    }
+
+    /// A compaction made on the raster thread replaces the batches it drew, and the batches
+    /// published meanwhile stay after it.
+    #[test]
+    fn a_compaction_keeps_what_was_published_after_it() {
+        let mut hub = Hub::new(1);
+        for k in 1..=4 {
+            hub.publish(format!("batch {k}\n"));
+        }
+        let through = hub.last_batch();
+        hub.publish("batch 5\n".into());
+        hub.replace_history_through(through, "picture\n".into());
+        let (joined, _) = hub.join();
+        let joined: Vec<&str> = joined.iter().map(|b| &**b).collect();
+        assert_eq!(joined, ["picture\n", "batch 5\n"]);
+        assert_eq!(hub.history_bytes(), "picture\nbatch 5\n".len());
+        // Compacted again later: through the first compaction and what followed it.
+        let through = hub.last_batch();
+        hub.publish("batch 6\n".into());
+        hub.replace_history_through(through, "picture 2\n".into());
+        let (joined, _) = hub.join();
+        let joined: Vec<&str> = joined.iter().map(|b| &**b).collect();
+        assert_eq!(joined, ["picture 2\n", "batch 6\n"]);
+        assert_eq!(hub.compactions(), 2);
     }
 }
