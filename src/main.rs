@@ -705,8 +705,9 @@ struct RunCli {
     #[arg(long, value_name = "MS", default_value_t = 100)]
     reorder_window_ms: u64,
     /// Drive the replay with commands read from FILE (`-`: standard input): pause,
-    /// resume, step [N], step-to EVENT, until T, seek T, speed F, snapshot NAME. When they
-    /// run out, the run ends where it stands and writes its outputs.
+    /// resume, step [N], step-to EVENT, until T, seek T, speed F, snapshot NAME, set NAME
+    /// VALUE (a control structure, the value in JSON). When they run out, the run ends
+    /// where it stands and writes its outputs.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["until", "from"])]
     control: Option<PathBuf>,
     /// Replay up to trace time T (every record stamped at most T), then end.
