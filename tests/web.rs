@@ -5,6 +5,11 @@
 //! without its access token. A page's replay commands and edits of control structures draw
 //! what the same `--control` commands draw headless; bad ones are answered with why and
 //! change nothing. Every server is stopped at the end of its test.
+//!
+//! The browser tests drive headless Chromium with the scripts in `tests/web/`. With
+//! `VOML_WEB_SCREENSHOTS=DIR` they write screenshots of the page there (the README's come
+//! from `docs/images`); with `VOML_WEB_DIFF=DIR`, the pictures of a page and of the headless
+//! run that differ; with `VOML_WEB_STDERR` set, what the servers say.
 
 mod support;
 
