@@ -1772,6 +1772,13 @@ pub fn vo_sandbox() -> Result<sandbox::Sandbox, SteelErr> {
 
 /// Loads `vo` into a fresh engine without running anything but its top level: the check
 /// `voml check` makes so that a program the engine refuses is reported before any replay.
+/// Nothing is drawn for anyone to see, so the views get no pixels (a spec with hundreds of
+/// views would otherwise allocate a picture for each).
 pub fn check_program(vo: &CompiledVo) -> Result<(), LoadError> {
-    Runtime::headless(vo.clone(), Config::default()).map(|_| ())
+    Runtime::new(
+        vo.clone(),
+        Box::new(voml_llvo::NullBackend::new()),
+        Config::default(),
+    )
+    .map(|_| ())
 }
