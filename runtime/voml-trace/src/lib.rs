@@ -35,6 +35,7 @@
 pub mod chrome;
 mod error;
 mod format;
+mod interest;
 pub mod layout;
 mod lines;
 pub mod paje;
@@ -47,6 +48,7 @@ mod reorder;
 pub use chrome::ChromeReader;
 pub use error::{TraceError, TraceErrorKind};
 pub use format::{detect, sniff, Format, FormatReader, RecordSource, Sniffed, SNIFF_LIMIT};
+pub use interest::Interest;
 pub use paje::PajeReader;
 pub use paraver::{ParaverReader, Pcf};
 pub use parse::{is_comment_or_blank, parse_line};
