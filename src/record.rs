@@ -51,7 +51,7 @@ impl Sink for RecordSink {
         let last = (outcome.records > 0).then_some(outcome.last_ts);
         let mut recording = self.recording.borrow_mut();
         recording.mark(last.or(Some(runtime.trace_time())));
-        let page = recording.page(&self.title);
+        let page = recording.page(&self.title, runtime.stats().first_ts);
         std::fs::write(&self.path, page)
             .map_err(|e| format!("cannot write `{}`: {e}", self.path.display()))?;
         let mut notes = vec![format!("wrote {}", self.path.display())];

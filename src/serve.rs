@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 use voml_driver::{Outcome, Sink, StateDump, Terminal};
 use voml_ir::VarType;
-use voml_runtime::Runtime;
+use voml_runtime::{Runtime, TimedSound};
 use voml_web::{Hub, Server, WebBackend};
 
 use crate::run::RunArgs;
@@ -85,7 +85,10 @@ pub fn serve(args: &ServeArgs) -> ExitCode {
         return ExitCode::from(1);
     };
     let mut reporter = Terminal::new(runtime.vo(), run.color);
-    let mut sinks: Vec<Box<dyn Sink>> = vec![Box::new(Inspector::new(hub.clone()))];
+    let mut sinks: Vec<Box<dyn Sink>> = vec![
+        Box::new(Inspector::new(hub.clone())),
+        Box::new(SoundToPages { hub: hub.clone() }),
+    ];
     if let Some(path) = &run.dump_state {
         sinks.push(Box::new(StateDump::new(path)));
     }
@@ -219,4 +222,23 @@ fn inspector_line(runtime: &Runtime) -> String {
         section(&vo.infos, "infos"),
         section(&vo.controls, "controls"),
     )
+}
+
+/// The visual object's sound commands, to the pages connected (which play them with
+/// WebAudio when their sound is on), as `{"op": "sound", "at": T, "sound": COMMAND}`.
+struct SoundToPages {
+    hub: Arc<Mutex<Hub>>,
+}
+
+impl Sink for SoundToPages {
+    fn sounds(&mut self, _runtime: &mut Runtime, sounds: &[TimedSound]) -> Result<(), String> {
+        let mut hub = self.hub.lock().unwrap_or_else(PoisonError::into_inner);
+        for sound in sounds {
+            if let Ok(command) = serde_json::to_string(&sound.command) {
+                let at = Value::from(sound.at);
+                hub.broadcast_now(format!(r#"{{"op":"sound","at":{at},"sound":{command}}}"#));
+            }
+        }
+        Ok(())
+    }
 }

@@ -1048,3 +1048,150 @@ fn a_scrolling_line_plot_streams_into_chromium_as_it_draws_headless() {
     };
     all_like(&canvases(&lines, "first"), &expected, "the line plot");
 }
+
+/// The sound of a recorded run, rendered in Chromium by the page's WebAudio voices, follows
+/// the WAV the synthesiser writes for the same run: the loudness over time (RMS in 50 ms
+/// windows) of the sends (vibraphone), receives (marimba) and held waits (strings) of the
+/// MPICL ring example correlates with the WAV's, at about the same level.
+#[test]
+fn a_recorded_runs_sound_plays_in_chromium_as_the_wav_sounds() {
+    const SPEED: &str = "0.02";
+    const WINDOW: f64 = 0.05;
+    let dir = std::env::temp_dir().join(format!("voml-web-sound-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let (page, wav) = (dir.join("run.html"), dir.join("run.wav"));
+    let out = Process::new(env!("CARGO_BIN_EXE_voml"))
+        .arg("run")
+        .arg(root().join("examples/mpicl/sends-and-receives.voml"))
+        .arg("--trace")
+        .arg(root().join("examples/mpicl/ring.trf"))
+        .args([
+            "--headless",
+            "--budget-ms",
+            BUDGET_MS,
+            "--speed",
+            SPEED,
+            "--out",
+        ])
+        .arg(&dir)
+        .arg("--audio")
+        .arg(&wav)
+        .arg("--record")
+        .arg(&page)
+        .output()
+        .expect("voml run runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut reader = hound::WavReader::open(&wav).unwrap();
+    let spec = reader.spec();
+    assert_eq!(spec.channels, 2);
+    let samples: Vec<f32> = reader
+        .samples::<i16>()
+        .map(|s| f32::from(s.unwrap()) / 32768.0)
+        .collect();
+    let n = (WINDOW * f64::from(spec.sample_rate)).round() as usize * 2;
+    let wav_rms: Vec<f64> = samples
+        .chunks_exact(n)
+        .map(|w| (w.iter().map(|x| f64::from(*x).powi(2)).sum::<f64>() / n as f64).sqrt())
+        .collect();
+    let url = format!("file://{}", page.display());
+    let lines = browser("recorded_sound.cjs", &url, &[SPEED, &WINDOW.to_string()]);
+    let _ = std::fs::remove_dir_all(&dir);
+    let Some(lines) = lines else {
+        return;
+    };
+    let page_rms: Vec<f64> = lines[0]["rms"]
+        .as_array()
+        .expect("the page's loudness")
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect();
+    let len = wav_rms.len().min(page_rms.len());
+    assert!(len > 40, "only {len} windows of sound");
+    let (a, b) = (&wav_rms[..len], &page_rms[..len]);
+    let mean = |x: &[f64]| x.iter().sum::<f64>() / x.len() as f64;
+    let (ma, mb) = (mean(a), mean(b));
+    let cov: f64 = a.iter().zip(b).map(|(x, y)| (x - ma) * (y - mb)).sum();
+    let var = |x: &[f64], m: f64| x.iter().map(|v| (v - m).powi(2)).sum::<f64>();
+    let correlation = cov / (var(a, ma) * var(b, mb)).sqrt();
+    let level_db = 20.0 * (mb / ma).log10();
+    eprintln!(
+        "sound: {len} windows, correlation {correlation:.3}, the page {level_db:+.1} dB against the WAV"
+    );
+    assert!(
+        correlation > 0.9,
+        "the page's sound does not follow the WAV's: correlation {correlation:.3}"
+    );
+    assert!(
+        level_db.abs() < 3.0,
+        "the page's sound is {level_db:+.1} dB from the WAV's"
+    );
+    // The comparison tells sounds apart: the WAV half a second later does not follow.
+    let shift = (0.5 / WINDOW) as usize;
+    let late: Vec<f64> = std::iter::repeat_n(0.0, shift)
+        .chain(a.iter().copied())
+        .take(len)
+        .collect();
+    let ml = mean(&late);
+    let cov: f64 = late.iter().zip(b).map(|(x, y)| (x - ml) * (y - mb)).sum();
+    assert!(cov / (var(&late, ml) * var(b, mb)).sqrt() < correlation - 0.1);
+}
+
+/// A served run's sound commands reach the pages connected as they are made (not the
+/// history: what was heard is not played again), each a `SoundCommand` with its trace time.
+#[test]
+fn a_served_runs_sound_commands_reach_the_pages() {
+    let spec = "examples/mpicl/sends-and-receives.voml";
+    let trace = "examples/mpicl/ring.trf";
+    // Paced: the trace's 0.1 s take 2 s, and the page is there from the start.
+    let served = Served::of(spec, trace, &["--http", "127.0.0.1:0", "--speed", "0.05"]);
+    let mut socket = connect(served.local(), "").expect("a page connects");
+    let start = Instant::now();
+    let mut sounds = Vec::new();
+    'read: loop {
+        assert!(start.elapsed() < LIMIT, "the run did not finish in time");
+        let tungstenite::Message::Text(text) = socket.read().expect("the stream goes on") else {
+            continue;
+        };
+        for line in text.as_str().lines() {
+            let value: Value = serde_json::from_str(line).unwrap();
+            match value["op"].as_str() {
+                Some("sound") => {
+                    let command: voml_runtime::SoundCommand =
+                        serde_json::from_value(value["sound"].clone())
+                            .unwrap_or_else(|e| panic!("not a sound command ({e}): {line}"));
+                    sounds.push((value["at"].as_f64().expect("a time"), command));
+                }
+                Some("status") if value["status"]["finished"] == true => break 'read,
+                _ => {}
+            }
+        }
+    }
+    // The headless run's commands, as a recording keeps them.
+    let mut rt = support::start_runtime(compile_spec(&root().join(spec)), false, 20_000);
+    let mut heard = Vec::new();
+    let mut last = 0.0;
+    for line in std::fs::read_to_string(root().join(trace)).unwrap().lines() {
+        let Ok(record) = voml_trace::parse_line(line, 0) else {
+            continue;
+        };
+        last = record.timestamp().unwrap_or(last);
+        rt.process(&record, "ring.trf").unwrap();
+        heard.extend(rt.take_sounds().into_iter().map(|s| (s.at, s.command)));
+    }
+    rt.finish(last, 0).unwrap();
+    heard.extend(rt.take_sounds().into_iter().map(|s| (s.at, s.command)));
+    assert!(heard.len() > 100, "{} sound commands headless", heard.len());
+    assert!(
+        sounds.len() * 10 >= heard.len() * 9,
+        "the page heard {} of {} sound commands",
+        sounds.len(),
+        heard.len()
+    );
+    // What the page heard is the end of what was made, in order.
+    assert_eq!(sounds[..], heard[heard.len() - sounds.len()..]);
+}

@@ -107,6 +107,12 @@ impl Hub {
         self.broadcast(&line);
     }
 
+    /// A line only the pages connected now get (a sound command: what was played is not
+    /// played again for a page that joins later).
+    pub fn broadcast_now(&mut self, line: String) {
+        self.broadcast(&Arc::from(line));
+    }
+
     /// The structures of the visual object and their values, for the inspector: sent to
     /// every page, and kept for pages that join later.
     pub fn set_inspector(&mut self, line: String) {

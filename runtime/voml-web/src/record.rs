@@ -107,8 +107,9 @@ impl Recording {
         self.cut.filter(|_| self.dropping)
     }
 
-    /// The self-contained page that replays the recording, titled `title`.
-    pub fn page(&self, title: &str) -> String {
+    /// The self-contained page that replays the recording, titled `title`; `origin` is the
+    /// first record's time, where the sound's output time begins.
+    pub fn page(&self, title: &str, origin: Option<f64>) -> String {
         let moments: Vec<serde_json::Value> = self
             .moments
             .iter()
@@ -116,6 +117,7 @@ impl Recording {
             .collect();
         let data = serde_json::json!({
             "title": title,
+            "origin": origin,
             "cut": self.cut(),
             "moments": moments,
         });
@@ -154,7 +156,7 @@ mod tests {
         assert_eq!(times, [None, Some(1.0), Some(2.0)]);
         assert_eq!(r.moments[1].1.lines().count(), 2, "two draws at t = 1");
         assert!(!r.moments[1].1.contains("present"));
-        let page = r.page("a <title>");
+        let page = r.page("a <title>", None);
         assert!(!page.contains("</script><b>"), "a title closed the script");
         assert!(page.contains(r#"\u003c/script>\u003cb>"#));
         assert!(!page.contains("http://") && !page.contains("https://"));

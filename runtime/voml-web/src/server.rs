@@ -33,7 +33,7 @@ const MAX_MESSAGE: usize = 256 * 1024;
 fn page() -> String {
     include_str!("page/index.html")
         .replace("/*STYLE*/", include_str!("page/page.css"))
-        .replace("//SCRIPT", include_str!("page/page.js"))
+        .replace("//SCRIPT", SCRIPT)
         .replace("<!--HEAD-->", "")
         .replace("<!--RECORDING-->", "")
 }
@@ -44,7 +44,7 @@ fn page() -> String {
 pub(crate) fn recorded_page(data: &str) -> String {
     include_str!("page/index.html")
         .replace("/*STYLE*/", include_str!("page/page.css"))
-        .replace("//SCRIPT", include_str!("page/page.js"))
+        .replace("//SCRIPT", SCRIPT)
         .replace(
             "<!--HEAD-->",
             &format!(r#"<meta http-equiv="Content-Security-Policy" content="{CSP}">"#),
@@ -55,6 +55,9 @@ pub(crate) fn recorded_page(data: &str) -> String {
             1,
         )
 }
+
+/// The page's script: its sound, then the rest.
+const SCRIPT: &str = concat!(include_str!("page/sound.js"), include_str!("page/page.js"));
 
 /// What the page may load and run: its own inline script and style, images it makes, and
 /// (served) its WebSocket.

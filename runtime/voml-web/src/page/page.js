@@ -178,6 +178,7 @@
       case "undraw": for (const [view, cmd] of c.erase) draw(view, cmd); break;
       case "remap-area": remap(c); break;
       case "status": showStatus(c.status); break;
+      case "sound": sound(c); break;
       case "inspector": inspect(c); break;
       case "answer": answered(c); break;
       default: break; // begin-buffer, flush, present: the page shows at its next frame anyway
@@ -210,6 +211,29 @@
   }
 
   const open = () => socket && socket.readyState === WebSocket.OPEN;
+
+  // Sound: off until the user turns it on (a browser starts audio only at a gesture). A
+  // served run's sound commands are played as they come, a recording's as its moments are
+  // drawn while it plays at a speed.
+  const soundEl = document.getElementById("sound");
+  let audio = null;   // {ctx, synth} while on
+  soundEl.addEventListener("click", () => {
+    if (audio) {
+      audio.ctx.close();
+      audio = null;
+    } else {
+      const ctx = new AudioContext();
+      audio = { ctx, synth: VomlSound.Synth(ctx, ctx.destination) };
+    }
+    soundEl.textContent = audio ? "sound on" : "sound off";
+    soundEl.setAttribute("aria-pressed", audio ? "true" : "false");
+  });
+  function sound(c) {
+    if (player) return player.sound(c);
+    if (!audio) return;
+    const scale = status && status.speed ? status.speed : 1;
+    audio.synth.play(c.sound, audio.ctx.currentTime + 0.05, scale);
+  }
 
   let player = null;         // a recorded run's player, instead of the server
 
@@ -454,7 +478,16 @@
     let speed = null;       // trace seconds per second; null: as fast as possible
     let lastFrame = null;
     let lines = 0;
+    let drawing = false; // drawing moments while playing at a speed: their sound plays
+    let tempo = 1;
     document.title = "VOML · " + rec.title;
+    // Every sound command, for rendering them all (`renderSound`).
+    const sounds = [];
+    for (const [, text] of moments) {
+      for (const line of text.split("\n")) {
+        if (line.startsWith('{"op":"sound"')) sounds.push(JSON.parse(line));
+      }
+    }
 
     const reset = () => {
       for (const v of views.values()) v.figure.remove();
@@ -496,7 +529,9 @@
         } else {
           const dt = lastFrame === null ? 0 : (now - lastFrame) / 1000;
           const t = (clock === null ? first : clock) + dt * speed;
+          drawing = true;
           drawTo(t);
+          drawing = false;
           if (next < moments.length) clock = t;
         }
       }
@@ -506,6 +541,13 @@
       requestAnimationFrame(frame);
     };
     player = {
+      // A sound command of a moment drawn: played when it is drawn while the recording
+      // plays at a speed (not when it hurries, steps or seeks).
+      sound(c) {
+        if (c.sound.op === "tempo") tempo = c.sound.factor;
+        if (!audio || !drawing || speed === null) return;
+        audio.synth.play(c.sound, audio.ctx.currentTime + 0.05, speed * tempo);
+      },
       command(line) {
         const [verb, arg, extra] = line.trim().split(/\s+/);
         if (extra !== undefined) return `\`${verb}\` takes at most one argument`;
@@ -564,6 +606,11 @@
       },
     };
     statusEl.textContent = "recorded run";
+    // The whole recording's sound, rendered offline at `speed` as the WAV writer would
+    // (`voml run --audio`): an AudioBuffer.
+    window.vomlRenderSound = (speed, sampleRate) =>
+      VomlSound.render(sounds, rec.origin === null || rec.origin === undefined ? first : rec.origin,
+        speed, sampleRate || 48000);
     requestAnimationFrame(frame);
   }
 
