@@ -931,6 +931,7 @@ fn pause_step_back_and_seek_from_a_page_draw_what_the_same_control_commands_draw
         .refused("step-to nothing")
         .contains("declares no event `nothing`"));
     assert!(page.refused("seek").contains("needs a trace time"));
+    assert!(page.refused("snapshot here").contains("writes no pictures"));
     let expected = headless(SPEC, TRACE, &script);
     same_pictures(&mut page, &expected, "the refused commands");
     // The status has the trace times seen, for the seek bar: the first record's and the

@@ -1063,7 +1063,11 @@ impl Run {
             runtime.answer(from, heard.outcome());
             return result;
         }
-        let refused = if self.ended {
+        let refused = if matches!(command, C::Snapshot(_)) {
+            // A device that sends command lines is a page, whose canvases are the pictures;
+            // its run writes no files.
+            Some("a served run writes no pictures; save the page's canvases instead")
+        } else if self.ended {
             Some("the input has ended: the replay has nothing left to take")
         } else if !self.keys {
             Some("the replay follows its --control commands")

@@ -277,7 +277,7 @@
     keysEl.textContent = st.keys ? KEYS_HELP : "";
     // A recording may be replayed again after its end; a run may not.
     const live = st.local || (!!st.keys && !st.finished);
-    for (const b of document.querySelectorAll("#replay button")) b.disabled = !live;
+    for (const b of document.querySelectorAll("#replay button:not(#sound)")) b.disabled = !live;
     speedEl.disabled = !live;
     playEl.textContent = st.paused ? "resume" : "pause";
     playEl.dataset.paused = st.paused ? "1" : "";
