@@ -38,6 +38,14 @@ impl Outgoing {
             strict,
         }
     }
+
+    /// What was counted, records given out late included.
+    pub(crate) fn stats(&self) -> AdapterStats {
+        AdapterStats {
+            late: self.reorder.late(),
+            ..self.stats
+        }
+    }
 }
 
 /// A format adapter, as the loop that gives out its records sees it.

@@ -254,10 +254,7 @@ impl<R: BufRead> ParaverReader<R> {
     }
 
     pub fn stats(&self) -> AdapterStats {
-        AdapterStats {
-            late: self.out.reorder.late(),
-            ..self.out.stats
-        }
+        self.out.stats()
     }
 
     /// The reader records are read from.
