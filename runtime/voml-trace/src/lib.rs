@@ -38,6 +38,7 @@ mod format;
 mod interest;
 pub mod layout;
 mod lines;
+mod outgoing;
 pub mod paje;
 pub mod paraver;
 mod parse;
