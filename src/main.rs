@@ -13,6 +13,7 @@ mod components;
 mod download;
 mod fetch;
 mod paths;
+mod record;
 mod run;
 mod send;
 mod serve;
@@ -63,8 +64,11 @@ enum Command {
     /// drawing to it over a WebSocket.
     ///
     /// The page draws each view on a canvas; a page that opens later gets the current
-    /// picture at once, and several may watch. Its keys drive the replay as a window's do
-    /// (space pause/resume, → step, ← back, Home start, + faster, - slower). The server
+    /// picture at once, and several may watch. Its buttons, seek bar and keys drive the
+    /// replay as a window's keys and --control do (space pause/resume, → step, ← back, Home
+    /// start, + faster, - slower); its inspector shows the info and control structures as
+    /// they change and edits control structures. The input is a trace or, with --listen,
+    /// live producers. The server
     /// listens on loopback unless given another address; then it prints an access token,
     /// part of the page's address, without which every request is refused. Ctrl-C or
     /// SIGTERM ends it.
@@ -279,6 +283,7 @@ fn main() -> ExitCode {
                 no_watch,
                 audio,
                 dump_state,
+                record,
                 max_audio_seconds,
                 profile,
                 out,
@@ -289,6 +294,14 @@ fn main() -> ExitCode {
             } = *run_cli;
             if !(max_audio_seconds.is_finite() && max_audio_seconds > 0.0) {
                 eprintln!("error: --max-audio-seconds needs a positive number of seconds");
+                return ExitCode::from(2);
+            }
+            if record.is_some() && !headless {
+                eprintln!("error: --record writes the drawing of a headless run: add --headless");
+                return ExitCode::from(2);
+            }
+            if record.is_some() && specs.len() > 1 {
+                eprintln!("error: --record records one visual object; give one spec");
                 return ExitCode::from(2);
             }
             if audio.is_some() && !headless {
@@ -366,6 +379,7 @@ fn main() -> ExitCode {
                 audio,
                 max_audio_s: max_audio_seconds,
                 dump_state,
+                record,
                 profile,
                 watch: if headless { watch } else { !no_watch },
             };
@@ -383,6 +397,9 @@ fn serve_command(cli: ServeCli) -> ExitCode {
         spec,
         trace,
         format,
+        listen,
+        producers,
+        reorder_window_ms,
         http,
         token,
         speed,
@@ -417,13 +434,24 @@ fn serve_command(cli: ServeCli) -> ExitCode {
         eprintln!("\nstopping (again to quit at once)");
         voml_driver::request_stop();
     });
+    let listen = match listen
+        .as_deref()
+        .map(voml_driver::listen::ListenAddr::parse)
+    {
+        None => None,
+        Some(Ok(addr)) => Some(addr),
+        Some(Err(e)) => {
+            eprintln!("error: --listen: {e}");
+            return ExitCode::from(2);
+        }
+    };
     let run = run::RunArgs {
         spec,
-        trace: Some(trace),
+        trace,
         format: format.map(Into::into),
-        listen: None,
-        producers: None,
-        reorder_window: std::time::Duration::from_millis(100),
+        listen,
+        producers,
+        reorder_window: std::time::Duration::from_millis(reorder_window_ms),
         control: None,
         control_text: None,
         until: None,
@@ -440,6 +468,7 @@ fn serve_command(cli: ServeCli) -> ExitCode {
         audio: None,
         max_audio_s: voml_driver::audio::DEFAULT_MAX_AUDIO_S,
         dump_state,
+        record: None,
         profile: false,
         watch: false,
     };
@@ -607,11 +636,21 @@ struct ServeCli {
     spec: PathBuf,
     /// The trace to replay (`-` for standard input): PICL, Pajé, Chrome JSON or Paraver,
     /// told by its content.
-    #[arg(long, short = 't')]
-    trace: PathBuf,
+    #[arg(long, short = 't', required_unless_present = "listen")]
+    trace: Option<PathBuf>,
     /// Read the trace in this format instead of telling it by its content.
-    #[arg(long, value_enum, value_name = "FORMAT")]
+    #[arg(long, value_enum, value_name = "FORMAT", conflicts_with = "listen")]
     format: Option<TraceFormat>,
+    /// Take live records from producers that connect here instead of a trace, as
+    /// `voml run --listen` does: tcp://HOST:PORT, :PORT (loopback), or unix:PATH.
+    #[arg(long, value_name = "ADDR", conflicts_with = "trace")]
+    listen: Option<String>,
+    /// With --listen: end the input after this many producers have connected and closed.
+    #[arg(long, value_name = "N", requires = "listen")]
+    producers: Option<usize>,
+    /// With --listen: how long a record may wait for earlier ones from other producers.
+    #[arg(long, value_name = "MS", default_value_t = 100)]
+    reorder_window_ms: u64,
     /// Where to serve the page: loopback by default. Any other address must be given here
     /// and makes the server print an access token the page must present.
     #[arg(long, value_name = "ADDR:PORT", default_value = "127.0.0.1:8080")]
@@ -666,8 +705,9 @@ struct RunCli {
     #[arg(long, value_name = "MS", default_value_t = 100)]
     reorder_window_ms: u64,
     /// Drive the replay with commands read from FILE (`-`: standard input): pause,
-    /// resume, step [N], step-to EVENT, until T, seek T, speed F, snapshot NAME. When they
-    /// run out, the run ends where it stands and writes its outputs.
+    /// resume, step [N], step-to EVENT, until T, seek T, speed F, snapshot NAME, set NAME
+    /// VALUE (a control structure, the value in JSON). When they run out, the run ends
+    /// where it stands and writes its outputs.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["until", "from"])]
     control: Option<PathBuf>,
     /// Replay up to trace time T (every record stamped at most T), then end.
@@ -703,6 +743,11 @@ struct RunCli {
     /// to this JSON file.
     #[arg(long, value_name = "FILE.json")]
     dump_state: Option<PathBuf>,
+    /// Write the run as one self-contained HTML page that replays its drawing (and keeps
+    /// its sound commands) with pause, step, seek and speed (headless; a straight run: not
+    /// with --control or --watch).
+    #[arg(long, value_name = "FILE.html", conflicts_with_all = ["control", "watch"])]
+    record: Option<PathBuf>,
     /// The longest sound --audio writes; sound after it is dropped with a warning.
     #[arg(long, value_name = "SECONDS", default_value_t = voml_driver::audio::DEFAULT_MAX_AUDIO_S)]
     max_audio_seconds: f64,

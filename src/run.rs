@@ -53,6 +53,8 @@ pub struct RunArgs {
     pub max_audio_s: f64,
     /// Write the info and control structures' values here at the end.
     pub dump_state: Option<PathBuf>,
+    /// Write the run as one HTML page that replays it (headless).
+    pub record: Option<PathBuf>,
     /// Show where the time went at the end.
     pub profile: bool,
     /// Recompile and swap in the spec when it or a file it includes changes.
@@ -129,11 +131,21 @@ pub(crate) fn headless(
         sinks.push(Box::new(Profiler));
     }
     let vo_for_refusal = db.as_ref().map(|_| vo.clone());
+    // `--record`: the raster's commands are copied into the recording as it draws.
+    let recording = args
+        .record
+        .as_ref()
+        .map(|_| voml_web::Recording::new(voml_web::DEFAULT_RECORD_LIMIT));
+    let backend: Box<dyn Backend> = match &recording {
+        Some(r) => Box::new(voml_web::Recording::backend(r, LazyRaster::new())),
+        None => Box::new(LazyRaster::new()),
+    };
     let reload: Option<Box<dyn voml_driver::Reload>> = args.watch.then(|| {
         let sources = db.as_ref().map(crate::watch::sources).unwrap_or_default();
         Box::new(crate::watch::Watch::new(args, sources)) as Box<dyn voml_driver::Reload>
     });
-    let mut runtime = match load_runtime(args, vo, Box::new(LazyRaster::new())) {
+    let title = vo.name.clone();
+    let mut runtime = match load_runtime(args, vo, backend) {
         Ok(rt) => rt,
         Err(e) => {
             match (&db, &vo_for_refusal) {
@@ -150,6 +162,13 @@ pub(crate) fn headless(
             return ExitCode::from(1);
         }
     };
+    if let (Some(recording), Some(path)) = (recording, &args.record) {
+        sinks.push(Box::new(crate::record::RecordSink::new(
+            recording,
+            path.clone(),
+            title,
+        )));
+    }
     // A backwards seek runs the visual object again from the start of the trace file.
     let vo_again = runtime.vo().clone();
     let mut restart = |_: &mut Runtime| -> Option<(Runtime, Source)> {
@@ -337,6 +356,9 @@ pub(crate) fn outputs_are_not_inputs(
     }
     if let Some(state) = &args.dump_state {
         inputs.check_output(state, "--dump-state")?;
+    }
+    if let Some(page) = &args.record {
+        inputs.check_output(page, "--record")?;
     }
     if args.window {
         return Ok(());

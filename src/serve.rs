@@ -4,9 +4,13 @@
 use std::io::Write;
 use std::net::SocketAddr;
 use std::process::ExitCode;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
-use voml_driver::{Sink, StateDump, Terminal};
+use serde_json::{json, Value};
+use voml_driver::{Outcome, Sink, StateDump, Terminal};
+use voml_ir::VarType;
+use voml_runtime::{Runtime, TimedSound};
 use voml_web::{Hub, Server, WebBackend};
 
 use crate::run::RunArgs;
@@ -81,7 +85,10 @@ pub fn serve(args: &ServeArgs) -> ExitCode {
         return ExitCode::from(1);
     };
     let mut reporter = Terminal::new(runtime.vo(), run.color);
-    let mut sinks: Vec<Box<dyn Sink>> = Vec::new();
+    let mut sinks: Vec<Box<dyn Sink>> = vec![
+        Box::new(Inspector::new(hub.clone())),
+        Box::new(SoundToPages { hub: hub.clone() }),
+    ];
     if let Some(path) = &run.dump_state {
         sinks.push(Box::new(StateDump::new(path)));
     }
@@ -107,4 +114,131 @@ pub fn serve(args: &ServeArgs) -> ExitCode {
     );
     eprintln!("stopped serving");
     code
+}
+
+/// A value longer than this (as JSON) is shown cut, and cannot be edited in the page.
+const SHOWN_BYTES: usize = 4096;
+/// The inspector's values are looked at no more often than this ...
+const INSPECT_EVERY: Duration = Duration::from_millis(100);
+/// ... nor more than this share of the time (the values of a large visual object take long
+/// to convert).
+const INSPECT_SHARE: u32 = 20;
+
+/// The page's inspector, fed as `--dump-state` is: the visual object's info and control
+/// structures with their declared types and their values (`voml_runtime::state`), sent to
+/// the pages when they change. The page edits control structures with `set` commands,
+/// which the driver carries out.
+struct Inspector {
+    hub: Arc<Mutex<Hub>>,
+    last: String,
+    next: Instant,
+}
+
+impl Inspector {
+    fn new(hub: Arc<Mutex<Hub>>) -> Inspector {
+        Inspector {
+            hub,
+            last: String::new(),
+            next: Instant::now(),
+        }
+    }
+
+    fn look(&mut self, runtime: &Runtime, now: bool) {
+        let start = Instant::now();
+        if !now && start < self.next {
+            return;
+        }
+        let line = inspector_line(runtime);
+        let took = start.elapsed();
+        self.next = Instant::now() + INSPECT_EVERY.max(took * INSPECT_SHARE);
+        if line != self.last {
+            self.hub
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .set_inspector(line.clone());
+            self.last = line;
+        }
+    }
+}
+
+impl Sink for Inspector {
+    fn progress(&mut self, runtime: &mut Runtime) -> Result<(), String> {
+        self.look(runtime, false);
+        Ok(())
+    }
+
+    fn end(&mut self, runtime: &mut Runtime, _outcome: &Outcome) -> Result<Vec<String>, String> {
+        self.look(runtime, true);
+        Ok(Vec::new())
+    }
+}
+
+fn type_word(ty: VarType) -> &'static str {
+    match ty {
+        VarType::Int => "int",
+        VarType::Real => "real",
+        VarType::Boolean => "boolean",
+        VarType::String => "string",
+        VarType::List => "list",
+        VarType::Vector => "vector",
+        VarType::Any => "any",
+    }
+}
+
+/// `{"op": "inspector", "visual-object": NAME, "infos": [STRUCTURE...], "controls": [...]}`,
+/// each structure `{"name", "type", "text"}` (its value as JSON text) with `"value"` when the
+/// text is whole, or `"cut": true` when it is not.
+fn inspector_line(runtime: &Runtime) -> String {
+    let state = voml_runtime::state::of(runtime);
+    let vo = runtime.vo();
+    let section = |vars: &[voml_ir::Variable], key: &str| -> Value {
+        let values = &state[key];
+        Value::Array(
+            vars.iter()
+                .map(|v| {
+                    let value = values.get(&v.name).cloned().unwrap_or(Value::Null);
+                    let text = value.to_string();
+                    let mut entry = json!({ "name": v.name, "type": type_word(v.ty) });
+                    if text.len() <= SHOWN_BYTES {
+                        entry["text"] = Value::String(text);
+                        entry["value"] = value;
+                    } else {
+                        let mut cut = SHOWN_BYTES;
+                        while !text.is_char_boundary(cut) {
+                            cut -= 1;
+                        }
+                        entry["text"] = Value::String(format!("{}…", &text[..cut]));
+                        entry["cut"] = Value::Bool(true);
+                    }
+                    entry
+                })
+                .collect(),
+        )
+    };
+    // `op` first, as in the drawing commands' lines.
+    format!(
+        r#"{{"op":"inspector","visual-object":{},"infos":{},"controls":{}}}"#,
+        Value::String(vo.name.clone()),
+        section(&vo.infos, "infos"),
+        section(&vo.controls, "controls"),
+    )
+}
+
+/// The visual object's sound commands, to the pages connected (which play them with
+/// WebAudio when their sound is on), as `{"op": "sound", "at": T, "sound": COMMAND}`.
+struct SoundToPages {
+    hub: Arc<Mutex<Hub>>,
+}
+
+impl Sink for SoundToPages {
+    fn sounds(&mut self, _runtime: &mut Runtime, sounds: &[TimedSound]) -> Result<(), String> {
+        let mut hub = self.hub.lock().unwrap_or_else(PoisonError::into_inner);
+        for sound in sounds {
+            if let Ok(command) = serde_json::to_string(&sound.command) {
+                let at = Value::from(sound.at);
+                hub.broadcast_now(format!(r#"{{"op":"sound","at":{at},"sound":{command}}}"#));
+            }
+        }
+        Ok(())
+    }
 }

@@ -9,10 +9,14 @@
 //! step-to EVENT     take records up to and including the next one of the declared event EVENT
 //! until T           take every record with a timestamp of at most T
 //! seek T            leave the visual object exactly as after every record with a timestamp of
-//!                   at most T, going back if need be (by running again from the start)
+//!                   at most T, going back if need be (by running again from the start);
+//!                   `seek start`: as before the first record
 //! back              go back one moment: as after every record stamped before the last one
 //! speed F           from now on, F trace seconds per wall second (0 or `max`: as fast as possible)
 //! snapshot NAME     write each view's picture as NAME-VIEW.png
+//! set NAME VALUE    set control structure NAME to VALUE, written as JSON (`3`, `0.5`, `true`,
+//!                   `"text"`, `[1, 2]`), as `--dump-state` writes it; a value that is not of
+//!                   the structure's type is refused and nothing changes
 //! ```
 //!
 //! Blank lines and lines starting with `#` are skipped. When the commands run out, the run
@@ -41,6 +45,8 @@ pub enum Command {
     Speed(Option<f64>),
     /// Write every view's picture under this name.
     Snapshot(String),
+    /// Set a control structure to a value (JSON), as the user's edit.
+    Set(String, serde_json::Value),
 }
 
 impl Command {
@@ -52,6 +58,9 @@ impl Command {
         }
         let mut words = line.split_whitespace();
         let verb = words.next().unwrap_or("");
+        if verb == "set" {
+            return set(line["set".len()..].trim_start()).map(Some);
+        }
         let arg = words.next();
         if let Some(extra) = words.next() {
             return Err(format!(
@@ -85,7 +94,8 @@ impl Command {
                 .map(|e| Some(Command::StepTo(e.to_string())))
                 .ok_or_else(|| "`step-to` needs the name of a declared event".to_string()),
             "until" => time("a trace time").map(|t| Some(Command::Until(t))),
-            "seek" => time("a trace time").map(|t| Some(Command::Seek(t))),
+            "seek" if arg == Some("start") => Ok(Some(Command::Seek(f64::NEG_INFINITY))),
+            "seek" => time("a trace time or `start`").map(|t| Some(Command::Seek(t))),
             "back" => none(Command::Back),
             "speed" => match arg {
                 Some("max") => Ok(Some(Command::Speed(None))),
@@ -111,10 +121,30 @@ impl Command {
                 Ok(Some(Command::Snapshot(name.to_string())))
             }
             other => Err(format!(
-                "unknown command `{other}` (commands: pause, resume, step [N], step-to EVENT, until T, seek T, back, speed F, snapshot NAME)"
+                "unknown command `{other}` (commands: pause, resume, step [N], step-to EVENT, until T, seek T, back, speed F, snapshot NAME, set NAME VALUE)"
             )),
         }
     }
+}
+
+/// `set NAME VALUE`, from what follows `set`: the name is one word, the value the rest of the
+/// line, in JSON.
+fn set(rest: &str) -> Result<Command, String> {
+    let (name, value) = rest
+        .split_once(char::is_whitespace)
+        .map(|(n, v)| (n, v.trim()))
+        .unwrap_or((rest, ""));
+    if name.is_empty() {
+        return Err("`set` needs the name of a control structure and a value".into());
+    }
+    if value.is_empty() {
+        return Err(format!(
+            "`set {name}` needs a value (JSON: 3, 0.5, true, \"text\", [1, 2])"
+        ));
+    }
+    serde_json::from_str(value)
+        .map(|v| Command::Set(name.to_string(), v))
+        .map_err(|e| format!("`set {name}`: `{value}` is not a JSON value ({e})"))
 }
 
 /// Commands with where they were written, read one at a time (so that a person can type
@@ -264,6 +294,10 @@ mod tests {
         assert_eq!(p("  step 25 ").unwrap(), Some(Command::Step(25)));
         assert_eq!(p("until 0.5").unwrap(), Some(Command::Until(0.5)));
         assert_eq!(p("seek 1e-3").unwrap(), Some(Command::Seek(0.001)));
+        assert_eq!(
+            p("seek start").unwrap(),
+            Some(Command::Seek(f64::NEG_INFINITY))
+        );
         assert_eq!(p("speed max").unwrap(), Some(Command::Speed(None)));
         assert_eq!(p("speed 0").unwrap(), Some(Command::Speed(None)));
         assert_eq!(p("speed 2").unwrap(), Some(Command::Speed(Some(2.0))));
@@ -274,6 +308,14 @@ mod tests {
         assert_eq!(
             p("snapshot after-bcast").unwrap(),
             Some(Command::Snapshot("after-bcast".into()))
+        );
+        assert_eq!(
+            p("set limit 0.01").unwrap(),
+            Some(Command::Set("limit".into(), serde_json::json!(0.01)))
+        );
+        assert_eq!(
+            p("set legend [\"a b\", 2]").unwrap(),
+            Some(Command::Set("legend".into(), serde_json::json!(["a b", 2])))
         );
         assert_eq!(p("# a comment").unwrap(), None);
         assert_eq!(p("").unwrap(), None);
@@ -286,6 +328,9 @@ mod tests {
             "snapshot ../x",
             "pause now",
             "step 1 2",
+            "set",
+            "set limit",
+            "set limit fast",
         ] {
             assert!(p(bad).is_err(), "{bad}");
         }

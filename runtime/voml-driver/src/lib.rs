@@ -179,6 +179,8 @@ pub fn run_controlled(
         keeps_time: false,
         earlier: None,
         snapshots: 0,
+        span: None,
+        follow: sinks.iter().any(|s| s.follows_records()),
     };
     // Timer callbacks belong to runs that keep time: a window, a paced replay, live input.
     // A replay as fast as possible has no wall clock to speak of.
@@ -277,8 +279,9 @@ struct Run {
     timer: Option<(Instant, Duration)>,
     /// The user drives the replay with the window's keys ([`control::key_command`]).
     keys: bool,
-    /// Replay commands from keys, not carried out yet.
-    keyed: std::collections::VecDeque<control::Command>,
+    /// Replay commands from keys and the device's command lines, not carried out yet, with
+    /// who asked for the answer ([`BackendEvent::Command`]).
+    keyed: std::collections::VecDeque<(control::Command, Option<u64>)>,
     /// The replay waits for the user (keys).
     paused: bool,
     /// Where a changed spec comes from (`--watch`), and when to ask next.
@@ -290,10 +293,61 @@ struct Run {
     earlier: Option<f64>,
     /// Snapshots taken with the window's key.
     snapshots: u32,
+    /// The first record's timestamp and the furthest the run has reached (a seek back
+    /// keeps it), for the device's seek bar.
+    span: Option<[f64; 2]>,
+    /// Some sink hears of every record ([`Sink::follows_records`]).
+    follow: bool,
 }
 
 /// Why the run cannot go on: the user quit or the visual object stopped it.
 struct Halt;
+
+/// Replay commands from the device waiting at most: more are refused.
+const MAX_QUEUED: usize = 256;
+
+/// A reporter that passes everything on and keeps the errors reported, for the answer to
+/// the device's command ([`Runtime::answer`]).
+struct Heard<'a> {
+    inner: &'a mut dyn Reporter,
+    errors: Vec<String>,
+}
+
+impl<'a> Heard<'a> {
+    fn new(inner: &'a mut dyn Reporter) -> Heard<'a> {
+        Heard {
+            inner,
+            errors: Vec::new(),
+        }
+    }
+
+    /// Carried out, or refused with the errors reported (without their `error: page: `).
+    fn outcome(&self) -> Result<(), &str> {
+        match self.errors.first() {
+            None => Ok(()),
+            Some(e) => Err(e),
+        }
+    }
+}
+
+impl Reporter for Heard<'_> {
+    fn fault(&mut self, fault: &voml_runtime::Fault) {
+        self.inner.fault(fault)
+    }
+    fn bad_line(&mut self, error: &voml_trace::TraceError, strict: bool) {
+        self.inner.bad_line(error, strict)
+    }
+    fn progress(&mut self, progress: &Progress) {
+        self.inner.progress(progress)
+    }
+    fn line(&mut self, text: &str) {
+        if let Some(error) = text.strip_prefix("error: ") {
+            let error = error.strip_prefix("page: ").unwrap_or(error);
+            self.errors.push(error.to_string());
+        }
+        self.inner.line(text)
+    }
+}
 
 impl Run {
     /// Takes records while `take` says so.
@@ -394,8 +448,8 @@ impl Run {
                     Flow::Paused => {}
                 }
             }
-            let command = match self.keyed.pop_front() {
-                Some(command) => command,
+            let (command, asked) = match self.keyed.pop_front() {
+                Some(queued) => queued,
                 None => {
                     // Paused (a key or a trigger): the pictures stay live until the next key.
                     self.paused = true;
@@ -404,8 +458,8 @@ impl Run {
                         if stop_requested() || self.look(runtime, sinks, reporter).is_err() {
                             return;
                         }
-                        if let Some(command) = self.keyed.pop_front() {
-                            break command;
+                        if let Some(queued) = self.keyed.pop_front() {
+                            break queued;
                         }
                         std::thread::sleep(self.options.frame_interval);
                     }
@@ -413,6 +467,13 @@ impl Run {
             };
             let now = Instant::now();
             let at = (self.outcome.records > 0).then(|| runtime.trace_time());
+            let mut heard = Heard::new(reporter);
+            let from = if asked.is_some() {
+                "page"
+            } else {
+                "window key"
+            };
+            let mut halted = false;
             match command {
                 C::Pause => playing = false,
                 C::Resume => {
@@ -421,17 +482,23 @@ impl Run {
                 }
                 C::Snapshot(name) => {
                     // A picture is taken where the replay stands; it goes on as it was.
-                    self.pictures(&name, "window key", runtime, sinks, reporter);
-                    reporter.line(&format!(
+                    self.pictures(&name, from, runtime, sinks, &mut heard);
+                    heard.line(&format!(
                         "snapshot: each view's picture written as {name}-VIEW.png"
                     ));
                 }
                 C::Speed(speed) => {
                     self.pacer.resume(speed, at, now);
-                    reporter.line(&match speed {
+                    heard.line(&match speed {
                         Some(s) => format!("speed ×{s}"),
                         None => "speed: as fast as possible".to_string(),
                     });
+                }
+                // An edit changes the visual object, not where the replay stands.
+                C::Set(name, value) => {
+                    halted = self
+                        .set(&name, &value, from, runtime, sinks, &mut heard)
+                        .is_err();
                 }
                 other => {
                     // A step is taken at once, not at its moment: the user asked for it.
@@ -439,22 +506,55 @@ impl Run {
                     self.pacer = Pacer::new(None);
                     let flow = self.command(
                         control::Located {
-                            at: "window key".into(),
+                            at: from.into(),
                             command: other,
                         },
                         runtime,
                         source,
                         restart.as_deref_mut(),
                         sinks,
-                        reporter,
+                        &mut heard,
                     );
                     let at = (self.outcome.records > 0).then(|| runtime.trace_time());
                     self.pacer.resume(speed, at, Instant::now());
-                    if flow != Flow::Paused {
-                        return;
-                    }
+                    halted = flow != Flow::Paused;
                     playing = false;
                 }
+            }
+            if let Some(to) = asked {
+                // The picture the command made goes out before its answer.
+                runtime.present();
+                runtime.answer(to, heard.outcome());
+            }
+            if halted {
+                return;
+            }
+        }
+    }
+
+    /// `set NAME VALUE`: the user's edit of a control structure, between records. A refused
+    /// value is reported (`error: AT: ...`) and changes nothing.
+    fn set(
+        &mut self,
+        name: &str,
+        value: &serde_json::Value,
+        at: &str,
+        runtime: &mut Runtime,
+        sinks: &mut [Box<dyn Sink>],
+        reporter: &mut dyn Reporter,
+    ) -> Result<(), Halt> {
+        let before = runtime.faults().len();
+        match runtime.set_control(name, value) {
+            Ok(()) => {
+                reporter.line(&format!("{at}: set {name} to {value}"));
+                self.after_callback(Ok(()), before, runtime, sinks, reporter)
+            }
+            Err(voml_runtime::EditError::Refused(why)) => {
+                reporter.line(&format!("error: {at}: {why}; the value is refused"));
+                Ok(())
+            }
+            Err(voml_runtime::EditError::Stop(stop)) => {
+                self.after_callback(Err(stop), before, runtime, sinks, reporter)
             }
         }
     }
@@ -511,11 +611,22 @@ impl Run {
         if self.outcome.records > 0 && ts > self.outcome.last_ts {
             self.earlier = Some(self.outcome.last_ts);
         }
+        self.span = Some(match self.span {
+            None => [ts, ts],
+            Some([first, furthest]) => [first, furthest.max(ts)],
+        });
         self.outcome.last_ts = ts;
         let before = runtime.faults().len();
         let result = runtime.process(record, from);
         self.outcome.records += 1;
         self.after_callback(result, before, runtime, sinks, reporter)?;
+        if self.follow {
+            for sink in sinks.iter_mut() {
+                if let Err(e) = sink.after_record(runtime, ts) {
+                    self.sink_error(reporter, e);
+                }
+            }
+        }
         let trigger = runtime.take_pause();
         self.since_look += 1;
         if self.since_look >= RECORDS_PER_LOOK {
@@ -604,6 +715,10 @@ impl Run {
                 self.pictures(&name, &at, runtime, sinks, reporter);
                 Flow::Paused
             }
+            C::Set(name, value) => match self.set(&name, &value, &at, runtime, sinks, reporter) {
+                Ok(()) => Flow::Paused,
+                Err(Halt) => Flow::Halted,
+            },
         }
     }
 
@@ -867,6 +982,9 @@ impl Run {
                     self.outcome.quit = true;
                     return Err(Halt);
                 }
+                BackendEvent::Command { from, line } => {
+                    self.device_command(from, &line, runtime, sinks, reporter)?;
+                }
                 BackendEvent::Key { view, key } => {
                     // A key typed in another visual object's window (several on one input)
                     // may still drive the replay, but is not this one's.
@@ -895,18 +1013,74 @@ impl Run {
         let Some(mut command) = control::key_command(key, self.paused, self.pacer.speed()) else {
             return false;
         };
-        match &mut command {
+        if let C::Snapshot(name) = &mut command {
+            self.snapshots += 1;
+            *name = format!("{name}-{}", self.snapshots);
+        }
+        self.queue(command, None);
+        true
+    }
+
+    fn queue(&mut self, command: control::Command, asked: Option<u64>) {
+        use control::Command as C;
+        match command {
             // Pause and resume flip at once, so that a second press flips back.
             C::Pause => self.paused = true,
             C::Resume => self.paused = false,
-            C::Snapshot(name) => {
-                self.snapshots += 1;
-                *name = format!("{name}-{}", self.snapshots);
-            }
             _ => {}
         }
-        self.keyed.push_back(command);
-        true
+        self.keyed.push_back((command, asked));
+    }
+
+    /// A command line the user gave on the device ([`BackendEvent::Command`]): an edit is
+    /// made at once (this is between records); a replay command waits its turn as a key's
+    /// does. Whatever cannot be done is answered with why.
+    fn device_command(
+        &mut self,
+        from: u64,
+        line: &str,
+        runtime: &mut Runtime,
+        sinks: &mut [Box<dyn Sink>],
+        reporter: &mut dyn Reporter,
+    ) -> Result<(), Halt> {
+        use control::Command as C;
+        let command = match control::Command::parse(line) {
+            Ok(Some(command)) => command,
+            Ok(None) => {
+                runtime.answer(from, Err("an empty command"));
+                return Ok(());
+            }
+            Err(e) => {
+                runtime.answer(from, Err(&e));
+                return Ok(());
+            }
+        };
+        if let C::Set(name, value) = &command {
+            let mut heard = Heard::new(reporter);
+            let result = self.set(name, value, "page", runtime, sinks, &mut heard);
+            // The picture the edit made goes out before its answer.
+            runtime.present();
+            runtime.answer(from, heard.outcome());
+            return result;
+        }
+        let refused = if matches!(command, C::Snapshot(_)) {
+            // A device that sends command lines is a page, whose canvases are the pictures;
+            // its run writes no files.
+            Some("a served run writes no pictures; save the page's canvases instead")
+        } else if self.ended {
+            Some("the input has ended: the replay has nothing left to take")
+        } else if !self.keys {
+            Some("the replay follows its --control commands")
+        } else if self.keyed.len() >= MAX_QUEUED {
+            Some("too many commands are waiting")
+        } else {
+            None
+        };
+        match refused {
+            Some(why) => runtime.answer(from, Err(why)),
+            None => self.queue(command, Some(from)),
+        }
+        Ok(())
     }
 
     /// Swaps in a changed visual object, when one is ready ([`Reload`]).
@@ -1051,6 +1225,7 @@ impl Run {
             } else {
                 String::new()
             },
+            span: self.span,
         }
     }
 

@@ -43,6 +43,19 @@ pub trait Sink {
         true
     }
 
+    /// Whether the sink hears of every record taken ([`Sink::after_record`]); asked once,
+    /// when the run starts (the others cost nothing per record).
+    fn follows_records(&self) -> bool {
+        false
+    }
+
+    /// A record stamped `ts` was taken and what it made delivered (for sinks that
+    /// [follow records](Sink::follows_records)).
+    fn after_record(&mut self, runtime: &mut Runtime, ts: f64) -> Result<(), String> {
+        let _ = (runtime, ts);
+        Ok(())
+    }
+
     /// The run goes on (a few times a second at most): a chance to catch up with it.
     fn progress(&mut self, runtime: &mut Runtime) -> Result<(), String> {
         let _ = runtime;

@@ -517,6 +517,16 @@ pub enum BackendEvent {
         /// The key.
         key: String,
     },
+    /// A line of the driver's replay control language (`seek 2.5`, `step`,
+    /// `set NAME VALUE`) that the user gave on the device (a page's replay
+    /// controls and inspector). `from` names the request, for its
+    /// [`Backend::answer`].
+    Command {
+        /// Who asked, in the device's numbering.
+        from: u64,
+        /// The command line.
+        line: String,
+    },
     /// The user quit (closed the last window, pressed `q`): the run should
     /// end as at the end of its input.
     Quit,
@@ -554,6 +564,10 @@ pub struct Status {
     /// The replay keys the device may offer (for its help), when the user drives the replay.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub keys: String,
+    /// The trace times the run has seen: its first record's and the furthest it reached (a
+    /// seek back keeps it), for a seek bar.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub span: Option<[f64; 2]>,
 }
 
 /// A device the LLVO core draws through: one surface per view.
@@ -673,6 +687,12 @@ pub trait Backend {
         let _ = status;
     }
 
+    /// What became of the user's [`BackendEvent::Command`] `to`: carried out, or refused
+    /// with why. Back ends that send no commands ignore it.
+    fn answer(&mut self, to: u64, outcome: Result<(), &str>) {
+        let _ = (to, outcome);
+    }
+
     /// True when someone is looking at the back end's pictures (a window,
     /// a page): the driver then keeps the run alive after its input ends,
     /// answering the user, until [`BackendEvent::Quit`].
@@ -748,6 +768,9 @@ impl<B: Backend + ?Sized> Backend for Box<B> {
     }
     fn status(&mut self, status: &Status) {
         (**self).status(status)
+    }
+    fn answer(&mut self, to: u64, outcome: Result<(), &str>) {
+        (**self).answer(to, outcome)
     }
     fn interactive(&self) -> bool {
         (**self).interactive()

@@ -366,6 +366,10 @@ impl<B: Backend> Backend for Recorder<B> {
         self.inner.status(status)
     }
 
+    fn answer(&mut self, to: u64, outcome: Result<(), &str>) {
+        self.inner.answer(to, outcome)
+    }
+
     fn interactive(&self) -> bool {
         self.inner.interactive()
     }

@@ -15,6 +15,7 @@
 
 mod boundary;
 mod changes;
+mod edit;
 pub mod fault;
 pub mod host;
 pub mod memory;
@@ -41,6 +42,7 @@ use voml_llvo::{
 };
 use voml_trace::{Record, Value};
 
+pub use edit::EditError;
 pub use fault::{Action, EventRef, Fault, FaultKind};
 use host::Host;
 pub use host::{Snapshot, SoundCommand, TimedSound};
@@ -1462,9 +1464,10 @@ impl Runtime {
                 },
                 // Keys may be the driver's (replay control): it passes the others on
                 // ([`Runtime::key`]).
-                BackendEvent::Closed { .. } | BackendEvent::Key { .. } | BackendEvent::Quit => {
-                    Ok(())
-                }
+                BackendEvent::Closed { .. }
+                | BackendEvent::Key { .. }
+                | BackendEvent::Command { .. }
+                | BackendEvent::Quit => Ok(()),
             };
             if result.is_ok() {
                 result = done;
@@ -1547,6 +1550,16 @@ impl Runtime {
     /// Tells the back end where the run stands.
     pub fn show_status(&mut self, status: &Status) {
         self.host.borrow_mut().llvo.backend_mut().status(status);
+    }
+
+    /// Tells the back end what became of the user's command `to`
+    /// ([`BackendEvent::Command`]).
+    pub fn answer(&mut self, to: u64, outcome: Result<(), &str>) {
+        self.host
+            .borrow_mut()
+            .llvo
+            .backend_mut()
+            .answer(to, outcome);
     }
 
     /// True when someone looks at the back end's pictures (a window, a page), so that a

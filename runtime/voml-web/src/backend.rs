@@ -1,22 +1,30 @@
-//! The engine's side of the page: a [`Backend`] that draws into its own [`LazyRaster`] (so
-//! that snapshots and late joiners have the current picture) through a [`Recorder`], whose
-//! copy of every command is serialised for the [`Hub`], which keeps the history and
-//! broadcasts it to the pages.
+//! The engine's side of the page: a [`Backend`] that serialises every command for the
+//! [`Hub`], which keeps the history and broadcasts it to the pages, and hands the same
+//! commands to a raster thread, whose [`LazyRaster`] keeps the current picture (for
+//! snapshots, and for compacting the history that late joiners get). Drawing pixels costs
+//! more than serialising a command: on its own thread it runs beside the visual object
+//! instead of after it.
 
-use std::cell::RefCell;
 use std::collections::BTreeMap;
-use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, SyncSender};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::thread::JoinHandle;
 
 use voml_llvo::{
     Backend, BackendEvent, Color, Command, DrawCmd, ImageId, LazyRaster, LlvoError, Mark, PxRect,
-    PxRemap, Recorder, RgbaPixels, Status, ViewId,
+    PxRemap, RgbaPixels, Status, ViewId,
 };
 
 use crate::hub::Hub;
 
 /// Serialised commands gathered before they are published to the pages.
 const BATCH_BYTES: usize = 64 * 1024;
+/// Commands gathered before they go to the raster thread.
+const RASTER_BATCH: usize = 256;
+/// Batches on their way to the raster thread; beyond them the engine waits for it (memory
+/// stays bounded when the visual object draws faster than pixels are painted).
+const RASTER_QUEUE: usize = 64;
 
 /// The image ids a compaction uses for the views' pictures: from the top of the range,
 /// far from the visual object's own (counted from 0).
@@ -103,27 +111,59 @@ impl Stream {
     }
 }
 
-/// The web back end: what the LLVO core asks is carried out on a raster here and streamed,
-/// as [`Command`] JSON lines, to every connected page.
+/// What the engine's side asks of the raster thread, in order.
+enum Job {
+    /// Carry these out.
+    Commands(Vec<Command>),
+    /// The view's pixels, once everything before is carried out.
+    Snapshot {
+        view: ViewId,
+        reply: SyncSender<Result<RgbaPixels, LlvoError>>,
+    },
+    /// Replace the history through batch `through` (everything before this job) by what
+    /// draws the current picture.
+    Compact {
+        through: u64,
+        surfaces: BTreeMap<ViewId, Surface>,
+        images: BTreeMap<ImageId, Arc<str>>,
+    },
+    /// Say when everything before is done.
+    Barrier(SyncSender<()>),
+}
+
+/// The web back end: what the LLVO core asks is streamed, as [`Command`] JSON lines, to every
+/// connected page, and carried out on a raster of its own on another thread.
 pub struct WebBackend {
-    recorder: Recorder<LazyRaster>,
-    stream: Rc<RefCell<Stream>>,
+    stream: Stream,
     hub: Arc<Mutex<Hub>>,
     last_status: Option<Status>,
+    /// Commands not yet sent to the raster thread.
+    batch: Vec<Command>,
+    raster: Option<SyncSender<Job>>,
+    thread: Option<JoinHandle<()>>,
+    /// A compaction is on its way: no other is asked for meanwhile.
+    compacting: Arc<AtomicBool>,
 }
 
 impl WebBackend {
     /// A back end publishing to `hub`.
     pub fn new(hub: Arc<Mutex<Hub>>) -> WebBackend {
-        let stream = Rc::new(RefCell::new(Stream::default()));
-        let taken = stream.clone();
+        let (tx, rx) = mpsc::sync_channel(RASTER_QUEUE);
+        let compacting = Arc::new(AtomicBool::new(false));
+        let theirs = (hub.clone(), compacting.clone());
+        let thread = std::thread::Builder::new()
+            .name("voml-web-raster".into())
+            .spawn(move || raster(rx, &theirs.0, &theirs.1))
+            .ok();
         WebBackend {
-            recorder: Recorder::new(LazyRaster::new(), move |command| {
-                taken.borrow_mut().take(command)
-            }),
-            stream,
+            stream: Stream::default(),
             hub,
             last_status: None,
+            batch: Vec::with_capacity(RASTER_BATCH),
+            // Without its thread the back end still streams; snapshots say why they fail.
+            raster: thread.is_some().then_some(tx),
+            thread,
+            compacting,
         }
     }
 
@@ -131,86 +171,165 @@ impl WebBackend {
         self.hub.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Sends a batch once it has gathered; hands `result` on. The history is not compacted
-    /// here: this runs while the visual object's code draws, and compacting (the pictures
-    /// encoded again) would be charged to the code's time budget.
-    fn then<T>(&mut self, result: T) -> T {
-        if self.stream.borrow().pending.len() >= BATCH_BYTES {
+    /// Takes one command: serialised for the pages (a batch sent once it has gathered), and
+    /// queued for the raster. The history is not compacted here: this runs while the visual
+    /// object's code draws.
+    fn push(&mut self, command: Command) {
+        self.stream.take(&command);
+        if self.stream.pending.len() >= BATCH_BYTES {
             self.send();
         }
-        result
+        self.batch.push(command);
+        if self.batch.len() >= RASTER_BATCH {
+            self.send_to_raster();
+        }
+    }
+
+    fn send_to_raster(&mut self) {
+        if self.batch.is_empty() {
+            return;
+        }
+        let batch = std::mem::replace(&mut self.batch, Vec::with_capacity(RASTER_BATCH));
+        self.job(Job::Commands(batch));
+    }
+
+    fn job(&mut self, job: Job) {
+        let gone = self.raster.as_ref().is_some_and(|tx| tx.send(job).is_err());
+        if gone {
+            self.raster = None;
+        }
     }
 
     fn send(&mut self) {
-        let batch = std::mem::take(&mut self.stream.borrow_mut().pending);
+        let batch = std::mem::take(&mut self.stream.pending);
         if !batch.is_empty() {
             self.hub().publish(batch);
         }
     }
 
-    /// Sends what is pending to the pages and the history; compacts the history when it has
-    /// outgrown its limit. The driver calls it (through `present`) between records.
+    /// Sends what is pending to the pages and the history; has the history compacted when
+    /// it has outgrown its limit. The driver calls it (through `present`) between records.
     pub fn publish(&mut self) {
         self.send();
-        if self.stream.borrow().buffering.is_empty() && self.hub().over_limit() {
-            self.compact();
+        self.send_to_raster();
+        if !self.stream.buffering.is_empty() || self.compacting.load(Ordering::SeqCst) {
+            return;
+        }
+        let through = {
+            let hub = self.hub();
+            if !hub.over_limit() {
+                return;
+            }
+            hub.last_batch()
+        };
+        self.compacting.store(true, Ordering::SeqCst);
+        let job = Job::Compact {
+            through,
+            surfaces: self.stream.surfaces.clone(),
+            images: self.stream.images.clone(),
+        };
+        self.job(job);
+        if self.raster.is_none() {
+            self.compacting.store(false, Ordering::SeqCst);
         }
     }
 
-    /// Replaces the history by what draws the current picture: each view created, the
-    /// visual object's images added, and each view's pixels as one image.
-    fn compact(&mut self) {
-        let mut lines = String::new();
-        let push = |command: &Command, lines: &mut String| {
-            if let Ok(line) = serde_json::to_string(command) {
-                lines.push_str(&line);
-                lines.push('\n');
+    /// Waits until the raster thread has carried out everything asked of it (a compaction
+    /// included).
+    pub fn wait_for_raster(&mut self) {
+        self.send_to_raster();
+        let (reply, done) = mpsc::sync_channel(1);
+        self.job(Job::Barrier(reply));
+        let _ = done.recv();
+    }
+}
+
+/// The raster thread: carries the commands out on its raster, in order; answers snapshots;
+/// compacts the history.
+fn raster(jobs: Receiver<Job>, hub: &Mutex<Hub>, compacting: &AtomicBool) {
+    let mut raster = LazyRaster::new();
+    for job in jobs {
+        match job {
+            Job::Commands(commands) => {
+                for command in &commands {
+                    // The core makes no call a raster refuses; one that were refused would
+                    // change nothing.
+                    let _ = command.apply(&mut raster);
+                }
             }
-        };
-        let (surfaces, images) = {
-            let stream = self.stream.borrow();
-            (stream.surfaces.clone(), stream.images.clone())
-        };
-        for (view, s) in &surfaces {
-            push(
-                &Command::CreateSurface {
-                    view: *view,
-                    title: s.title.clone(),
-                    width: s.width,
-                    height: s.height,
-                    background: s.background,
-                },
-                &mut lines,
-            );
+            Job::Snapshot { view, reply } => {
+                let _ = reply.send(raster.snapshot(view));
+            }
+            Job::Compact {
+                through,
+                surfaces,
+                images,
+            } => {
+                let lines = compaction(&mut raster, &surfaces, &images);
+                hub.lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .replace_history_through(through, lines);
+                compacting.store(false, Ordering::SeqCst);
+            }
+            Job::Barrier(reply) => {
+                let _ = reply.send(());
+            }
         }
-        for line in images.values() {
-            lines.push_str(line);
+    }
+}
+
+/// What draws the current picture: each view created, the visual object's images added, and
+/// each view's pixels as one image.
+fn compaction(
+    raster: &mut LazyRaster,
+    surfaces: &BTreeMap<ViewId, Surface>,
+    images: &BTreeMap<ImageId, Arc<str>>,
+) -> String {
+    let mut lines = String::new();
+    let push = |command: &Command, lines: &mut String| {
+        if let Ok(line) = serde_json::to_string(command) {
+            lines.push_str(&line);
             lines.push('\n');
         }
-        for &view in surfaces.keys() {
-            // (The raster's own snapshot: a snapshot is not a command.)
-            let Ok(pixels) = self.recorder.snapshot(view) else {
-                continue;
-            };
-            let (w, h) = (pixels.width, pixels.height);
-            let image = picture_image(view);
-            push(&Command::AddImage { image, pixels }, &mut lines);
-            push(
-                &Command::Draw {
-                    view,
-                    cmd: DrawCmd::Image {
-                        image,
-                        src: [0.0, 0.0, w as f32, h as f32],
-                        dst: [0.0, 0.0, w as f32, h as f32],
-                        alpha: 1.0,
-                        clip: PxRect::new(0, 0, w, h),
-                    },
-                },
-                &mut lines,
-            );
-        }
-        self.hub().replace_history(lines);
+    };
+    for (view, s) in surfaces {
+        push(
+            &Command::CreateSurface {
+                view: *view,
+                title: s.title.clone(),
+                width: s.width,
+                height: s.height,
+                background: s.background,
+            },
+            &mut lines,
+        );
     }
+    for line in images.values() {
+        lines.push_str(line);
+        lines.push('\n');
+    }
+    for &view in surfaces.keys() {
+        let Ok(pixels) = raster.snapshot(view) else {
+            continue;
+        };
+        let (w, h) = (pixels.width, pixels.height);
+        let image = picture_image(view);
+        push(&Command::AddImage { image, pixels }, &mut lines);
+        push(
+            &Command::Draw {
+                view,
+                cmd: DrawCmd::Image {
+                    image,
+                    src: [0.0, 0.0, w as f32, h as f32],
+                    dst: [0.0, 0.0, w as f32, h as f32],
+                    alpha: 1.0,
+                    clip: PxRect::new(0, 0, w, h),
+                },
+            },
+            &mut lines,
+        );
+    }
+    lines
 }
 
 impl Backend for WebBackend {
@@ -222,10 +341,14 @@ impl Backend for WebBackend {
         height: u32,
         background: Color,
     ) -> Result<(), LlvoError> {
-        let r = self
-            .recorder
-            .create_surface(view, title, width, height, background);
-        self.then(r)
+        self.push(Command::CreateSurface {
+            view,
+            title: title.to_string(),
+            width,
+            height,
+            background,
+        });
+        Ok(())
     }
 
     fn resize_surface(
@@ -235,37 +358,56 @@ impl Backend for WebBackend {
         height: u32,
         background: Color,
     ) -> Result<(), LlvoError> {
-        let r = self
-            .recorder
-            .resize_surface(view, width, height, background);
-        self.then(r)
+        self.known(view)?;
+        self.push(Command::ResizeSurface {
+            view,
+            width,
+            height,
+            background,
+        });
+        Ok(())
     }
 
     fn destroy_surface(&mut self, view: ViewId) {
-        self.recorder.destroy_surface(view);
-        self.then(())
+        self.push(Command::DestroySurface { view });
     }
 
     fn add_image(&mut self, image: ImageId, pixels: &RgbaPixels) -> Result<(), LlvoError> {
-        let r = self.recorder.add_image(image, pixels);
-        self.then(r)
+        self.push(Command::AddImage {
+            image,
+            pixels: pixels.clone(),
+        });
+        Ok(())
     }
 
     fn draw(&mut self, view: ViewId, cmd: &DrawCmd) -> Result<(), LlvoError> {
-        let r = self.recorder.draw(view, cmd);
-        self.then(r)
+        self.known(view)?;
+        self.push(Command::Draw {
+            view,
+            cmd: cmd.clone(),
+        });
+        Ok(())
     }
 
     fn draw_owned(&mut self, view: ViewId, mark: Mark, cmd: &DrawCmd) -> Result<(), LlvoError> {
-        let r = self.recorder.draw_owned(view, mark, cmd);
-        self.then(r)
+        self.known(view)?;
+        self.push(Command::DrawOwned {
+            view,
+            mark,
+            cmd: cmd.clone(),
+        });
+        Ok(())
     }
 
     fn undraw(&mut self, mark: Mark, erase: &[(ViewId, DrawCmd)]) -> Result<(), LlvoError> {
-        let r = self.recorder.undraw(mark, erase);
-        self.then(r)
+        self.push(Command::Undraw {
+            mark,
+            erase: erase.to_vec(),
+        });
+        Ok(())
     }
 
+    /// A raster resamples: the answer is yes for every view there is.
     fn remap_area(
         &mut self,
         view: ViewId,
@@ -273,29 +415,44 @@ impl Backend for WebBackend {
         map: PxRemap,
         fill: Color,
     ) -> Result<bool, LlvoError> {
-        let r = self.recorder.remap_area(view, area, map, fill);
-        self.then(r)
+        self.known(view)?;
+        self.push(Command::RemapArea {
+            view,
+            area,
+            map,
+            fill,
+        });
+        Ok(true)
     }
 
     fn begin_buffer(&mut self, view: ViewId) -> Result<(), LlvoError> {
-        let r = self.recorder.begin_buffer(view);
-        self.then(r)
+        self.known(view)?;
+        self.push(Command::BeginBuffer { view });
+        Ok(())
     }
 
     fn flush(&mut self, view: ViewId) -> Result<(), LlvoError> {
-        let r = self.recorder.flush(view);
-        self.then(r)
+        self.known(view)?;
+        self.push(Command::Flush { view });
+        Ok(())
     }
 
-    /// Sends what was drawn to the pages.
+    /// Sends what was drawn to the pages (a page shows it at its next frame: the present is
+    /// not streamed, nor carried out on the raster, which paints when a picture is needed).
     fn present(&mut self, view: ViewId) -> Result<(), LlvoError> {
-        self.recorder.present(view)?;
+        self.known(view)?;
         self.publish();
         Ok(())
     }
 
     fn snapshot(&mut self, view: ViewId) -> Result<RgbaPixels, LlvoError> {
-        self.recorder.snapshot(view)
+        self.known(view)?;
+        self.send_to_raster();
+        let (reply, answer) = mpsc::sync_channel(1);
+        self.job(Job::Snapshot { view, reply });
+        answer
+            .recv()
+            .map_err(|_| LlvoError::Backend("the web back end's raster has stopped".into()))?
     }
 
     fn poll_events(&mut self) -> Vec<BackendEvent> {
@@ -317,14 +474,36 @@ impl Backend for WebBackend {
         }
     }
 
+    /// The answer goes to the page that asked, alone.
+    fn answer(&mut self, to: u64, outcome: Result<(), &str>) {
+        self.hub().answer(to, outcome);
+    }
+
     fn interactive(&self) -> bool {
         true
     }
 }
 
+impl WebBackend {
+    /// A view the pages were told of, or the error a raster gives for any other.
+    fn known(&self, view: ViewId) -> Result<(), LlvoError> {
+        if self.stream.surfaces.contains_key(&view) {
+            Ok(())
+        } else {
+            Err(LlvoError::UnknownView(view))
+        }
+    }
+}
+
 impl Drop for WebBackend {
     fn drop(&mut self) {
-        self.publish();
+        self.send();
+        self.send_to_raster();
+        // The raster thread ends when its queue closes.
+        self.raster = None;
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
     }
 }
 
@@ -388,6 +567,7 @@ mod tests {
             )
             .unwrap();
             draw_some(&mut web, 200);
+            web.wait_for_raster();
             let compactions = hub.lock().unwrap().compactions();
             if limit == usize::MAX {
                 assert_eq!(compactions, 0);
@@ -412,9 +592,11 @@ mod tests {
             .unwrap();
         web.begin_buffer(ViewId(0)).unwrap();
         draw_some(&mut web, 5);
+        web.wait_for_raster();
         assert_eq!(hub.lock().unwrap().compactions(), 0);
         web.flush(ViewId(0)).unwrap();
         web.present(ViewId(0)).unwrap();
+        web.wait_for_raster();
         assert_eq!(hub.lock().unwrap().compactions(), 1);
         let expected = web.snapshot(ViewId(0)).unwrap();
         assert_eq!(joined(&hub).snapshot(ViewId(0)).unwrap(), expected);

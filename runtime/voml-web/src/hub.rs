@@ -1,6 +1,7 @@
 //! What the engine and the connections share: the history a page joining now needs, the
-//! pages connected, and what they asked of the run.
+//! pages connected, what they asked of the run and the answers on their way back.
 
+use std::collections::HashMap;
 use std::sync::mpsc::{self, Receiver, SyncSender, TrySendError};
 use std::sync::Arc;
 
@@ -12,10 +13,17 @@ const PAGE_QUEUE: usize = 256;
 /// Keys waiting for the engine; more are dropped.
 const MAX_EVENTS: usize = 256;
 
+/// What a page joining gets: the batches that draw the current picture, and the channel on
+/// which what follows arrives.
+pub type Joined = (Vec<Arc<str>>, Receiver<Arc<str>>);
+
 /// The shared state of a served run.
 pub struct Hub {
-    /// Batches of JSON lines that, carried out in order, draw the current picture.
-    history: Vec<Arc<str>>,
+    /// Batches of JSON lines that, carried out in order, draw the current picture, each
+    /// with its number (a compaction has the number of the last batch it replaced).
+    history: Vec<(u64, Arc<str>)>,
+    /// The number of the last batch published.
+    last_batch: u64,
     history_bytes: usize,
     /// The history is compacted when it grows beyond this many bytes ...
     limit: usize,
@@ -24,8 +32,15 @@ pub struct Hub {
     floor: usize,
     /// The latest status line, sent to a page that joins after the history.
     status: Option<Arc<str>>,
-    pages: Vec<SyncSender<Arc<str>>>,
+    /// The latest inspector line (the structures and their values), likewise.
+    inspector: Option<Arc<str>>,
+    /// Pages by their number.
+    pages: Vec<(u64, SyncSender<Arc<str>>)>,
+    next_page: u64,
     events: Vec<BackendEvent>,
+    /// Commands given to the driver, by ticket: the page that asked and its request's id.
+    asked: HashMap<u64, (u64, u64)>,
+    next_ticket: u64,
     compactions: u64,
 }
 
@@ -34,12 +49,17 @@ impl Hub {
     pub fn new(limit: usize) -> Hub {
         Hub {
             history: Vec::new(),
+            last_batch: 0,
             history_bytes: 0,
             limit,
             floor: 0,
             status: None,
+            inspector: None,
             pages: Vec::new(),
+            next_page: 0,
             events: Vec::new(),
+            asked: HashMap::new(),
+            next_ticket: 0,
             compactions: 0,
         }
     }
@@ -48,14 +68,20 @@ impl Hub {
     pub(crate) fn publish(&mut self, batch: String) {
         let batch: Arc<str> = Arc::from(batch);
         self.history_bytes += batch.len();
-        self.history.push(batch.clone());
+        self.last_batch += 1;
+        self.history.push((self.last_batch, batch.clone()));
         self.broadcast(&batch);
+    }
+
+    /// The number of the last batch published.
+    pub(crate) fn last_batch(&self) -> u64 {
+        self.last_batch
     }
 
     fn broadcast(&mut self, batch: &Arc<str>) {
         // A page that cannot keep up, or has gone, is dropped.
         self.pages
-            .retain(|page| match page.try_send(batch.clone()) {
+            .retain(|(_, page)| match page.try_send(batch.clone()) {
                 Ok(()) => true,
                 Err(TrySendError::Full(_) | TrySendError::Disconnected(_)) => false,
             });
@@ -65,12 +91,13 @@ impl Hub {
         self.history_bytes > self.limit.max(self.floor.saturating_mul(2))
     }
 
-    /// The history becomes `lines`, which draw what the old one drew (the pages connected
-    /// have that already).
-    pub(crate) fn replace_history(&mut self, lines: String) {
-        self.history_bytes = lines.len();
+    /// The history through batch `through` becomes `lines`, which draw what it drew (the
+    /// pages connected have that already); the batches published since stay after them.
+    pub(crate) fn replace_history_through(&mut self, through: u64, lines: String) {
+        self.history.retain(|(n, _)| *n > through);
         self.floor = lines.len();
-        self.history = vec![Arc::from(lines)];
+        self.history.insert(0, (through, Arc::from(lines)));
+        self.history_bytes = self.history.iter().map(|(_, b)| b.len()).sum();
         self.compactions += 1;
     }
 
@@ -80,20 +107,68 @@ impl Hub {
         self.broadcast(&line);
     }
 
-    /// A page joins: what draws the current picture (and the latest status), and the
-    /// channel on which what follows arrives.
-    pub fn join(&mut self) -> (Vec<Arc<str>>, Receiver<Arc<str>>) {
+    /// A line only the pages connected now get (a sound command: what was played is not
+    /// played again for a page that joins later).
+    pub fn broadcast_now(&mut self, line: String) {
+        self.broadcast(&Arc::from(line));
+    }
+
+    /// The structures of the visual object and their values, for the inspector: sent to
+    /// every page, and kept for pages that join later.
+    pub fn set_inspector(&mut self, line: String) {
+        let line: Arc<str> = Arc::from(line);
+        self.inspector = Some(line.clone());
+        self.broadcast(&line);
+    }
+
+    /// A page joins: what draws the current picture (and the latest status and inspector),
+    /// and the channel on which what follows arrives.
+    pub fn join(&mut self) -> Joined {
+        self.join_page().1
+    }
+
+    /// [`Hub::join`], with the page's number (for its commands).
+    pub(crate) fn join_page(&mut self) -> (u64, Joined) {
         let (tx, rx) = mpsc::sync_channel(PAGE_QUEUE);
-        self.pages.push(tx);
-        let mut first = self.history.clone();
+        let page = self.next_page;
+        self.next_page += 1;
+        self.pages.push((page, tx));
+        let mut first: Vec<Arc<str>> = self.history.iter().map(|(_, b)| b.clone()).collect();
         first.extend(self.status.clone());
-        (first, rx)
+        first.extend(self.inspector.clone());
+        (page, (first, rx))
     }
 
     /// Something a page asked of the run (a key).
     pub fn push_event(&mut self, event: BackendEvent) {
         if self.events.len() < MAX_EVENTS {
             self.events.push(event);
+        }
+    }
+
+    /// A command line from `page` (its request `id`) for the driver; `Err` when too many
+    /// wait already.
+    pub(crate) fn push_command(&mut self, page: u64, id: u64, line: String) -> Result<(), ()> {
+        if self.events.len() >= MAX_EVENTS || self.asked.len() >= MAX_EVENTS {
+            return Err(());
+        }
+        let ticket = self.next_ticket;
+        self.next_ticket += 1;
+        self.asked.insert(ticket, (page, id));
+        self.events
+            .push(BackendEvent::Command { from: ticket, line });
+        Ok(())
+    }
+
+    /// The driver's answer to command `ticket`, to the page that asked (if still there).
+    pub(crate) fn answer(&mut self, ticket: u64, outcome: Result<(), &str>) {
+        let Some((page, id)) = self.asked.remove(&ticket) else {
+            return;
+        };
+        let line = answer_line(id, outcome);
+        if let Some((_, tx)) = self.pages.iter().find(|(p, _)| *p == page) {
+            // A page too slow for its answer is dropped by the next broadcast anyway.
+            let _ = tx.try_send(Arc::from(line));
         }
     }
 
@@ -114,5 +189,85 @@ impl Hub {
     /// Pages connected now.
     pub fn pages(&self) -> usize {
         self.pages.len()
+    }
+}
+
+/// The answer to a page's request `id`: `{"op": "answer", "id": ID, "ok": true}`, or with
+/// `"ok": false` and the `message` saying why.
+pub(crate) fn answer_line(id: u64, outcome: Result<(), &str>) -> String {
+    // `op` first, as in the drawing commands' lines.
+    match outcome {
+        Ok(()) => format!(r#"{{"op":"answer","id":{id},"ok":true}}"#),
+        Err(why) => format!(
+            r#"{{"op":"answer","id":{id},"ok":false,"message":{}}}"#,
+            serde_json::Value::String(why.to_string())
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_answer_goes_to_the_page_that_asked_and_commands_are_bounded() {
+        let mut hub = Hub::new(usize::MAX);
+        let (first, (_, first_rx)) = hub.join_page();
+        let (second, (_, second_rx)) = hub.join_page();
+        assert_ne!(first, second);
+        hub.push_command(second, 7, "step".into()).unwrap();
+        let events = hub.take_events();
+        let [BackendEvent::Command { from, line }] = events.as_slice() else {
+            panic!("{events:?}");
+        };
+        assert_eq!(line, "step");
+        hub.answer(*from, Err("no \"such\" thing"));
+        let answer = second_rx.try_recv().expect("the page that asked hears");
+        let answer: serde_json::Value = serde_json::from_str(&answer).unwrap();
+        assert_eq!(answer["op"], "answer");
+        assert_eq!(answer["id"], 7);
+        assert_eq!(answer["ok"], false);
+        assert_eq!(answer["message"], "no \"such\" thing");
+        assert!(
+            first_rx.try_recv().is_err(),
+            "another page heard the answer"
+        );
+        // Answered once only.
+        hub.answer(*from, Ok(()));
+        assert!(second_rx.try_recv().is_err());
+        // Commands waiting are bounded; more are refused.
+        for k in 0..MAX_EVENTS {
+            hub.push_command(first, k as u64, "step".into()).unwrap();
+        }
+        assert!(hub.push_command(first, 0, "step".into()).is_err());
+        // A late page gets the latest inspector line after the history.
+        hub.set_inspector(r#"{"op":"inspector"}"#.into());
+        let (joined, _) = hub.join();
+        assert_eq!(joined.last().map(|l| &**l), Some(r#"{"op":"inspector"}"#));
+    }
+
+    /// A compaction made on the raster thread replaces the batches it drew, and the batches
+    /// published meanwhile stay after it.
+    #[test]
+    fn a_compaction_keeps_what_was_published_after_it() {
+        let mut hub = Hub::new(1);
+        for k in 1..=4 {
+            hub.publish(format!("batch {k}\n"));
+        }
+        let through = hub.last_batch();
+        hub.publish("batch 5\n".into());
+        hub.replace_history_through(through, "picture\n".into());
+        let (joined, _) = hub.join();
+        let joined: Vec<&str> = joined.iter().map(|b| &**b).collect();
+        assert_eq!(joined, ["picture\n", "batch 5\n"]);
+        assert_eq!(hub.history_bytes(), "picture\nbatch 5\n".len());
+        // Compacted again later: through the first compaction and what followed it.
+        let through = hub.last_batch();
+        hub.publish("batch 6\n".into());
+        hub.replace_history_through(through, "picture 2\n".into());
+        let (joined, _) = hub.join();
+        let joined: Vec<&str> = joined.iter().map(|b| &**b).collect();
+        assert_eq!(joined, ["picture 2\n", "batch 6\n"]);
+        assert_eq!(hub.compactions(), 2);
     }
 }

@@ -10,13 +10,18 @@
 //! shows now. Memory is bounded: the history by its limit (or twice its compacted size), a
 //! page's queue by a number of batches (a page that falls behind is disconnected, and joins
 //! again with the current picture), connections by a number.
+//!
+//! A [`Recording`] keeps a headless run's commands, by the trace time that drew them, and
+//! writes them into the same page as one self-contained file that replays them.
 
 mod backend;
 mod hub;
+mod record;
 mod server;
 
 pub use backend::WebBackend;
 pub use hub::Hub;
+pub use record::{Recording, SharedRecording, DEFAULT_RECORD_LIMIT};
 pub use server::{needs_token, new_token, Server};
 
 /// The default limit of the history, in bytes.

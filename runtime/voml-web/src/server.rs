@@ -8,11 +8,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use tungstenite::protocol::Role;
+use tungstenite::protocol::{Role, WebSocketConfig};
 use tungstenite::{Message, WebSocket};
 use voml_llvo::BackendEvent;
 
-use crate::hub::Hub;
+use crate::hub::{answer_line, Hub};
 
 /// The longest request head read.
 const MAX_HEAD: usize = 16 * 1024;
@@ -24,13 +24,44 @@ const IO_TIMEOUT: Duration = Duration::from_secs(10);
 const TICK: Duration = Duration::from_millis(5);
 /// The longest key name a page may send.
 const MAX_KEY: usize = 32;
+/// The longest command line a page may send (an edit's value included).
+const MAX_COMMAND: usize = 80 * 1024;
+/// The longest message a page may send; a longer one ends its connection.
+const MAX_MESSAGE: usize = 256 * 1024;
 
 /// The page: its style and script are put in at build time, nothing is fetched elsewhere.
 fn page() -> String {
     include_str!("page/index.html")
         .replace("/*STYLE*/", include_str!("page/page.css"))
-        .replace("//SCRIPT", include_str!("page/page.js"))
+        .replace("//SCRIPT", SCRIPT)
+        .replace("<!--HEAD-->", "")
+        .replace("<!--RECORDING-->", "")
 }
+
+/// The page replaying a recording (`data`: JSON in which `<` is escaped), for a file opened
+/// from disk: its policy, which a server would send as a header, is in the page, and the
+/// recording is put in last, so that nothing in it is taken for a place holder.
+pub(crate) fn recorded_page(data: &str) -> String {
+    include_str!("page/index.html")
+        .replace("/*STYLE*/", include_str!("page/page.css"))
+        .replace("//SCRIPT", SCRIPT)
+        .replace(
+            "<!--HEAD-->",
+            &format!(r#"<meta http-equiv="Content-Security-Policy" content="{CSP}">"#),
+        )
+        .replacen(
+            "<!--RECORDING-->",
+            &format!(r#"<script type="application/json" id="recording">{data}</script>"#),
+            1,
+        )
+}
+
+/// The page's script: its sound, then the rest.
+const SCRIPT: &str = concat!(include_str!("page/sound.js"), include_str!("page/page.js"));
+
+/// What the page may load and run: its own inline script and style, images it makes, and
+/// (served) its WebSocket.
+const CSP: &str = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data: blob:; connect-src 'self'";
 
 /// Whether serving on `addr` needs an access token: anything but loopback does.
 pub fn needs_token(addr: &SocketAddr) -> bool {
@@ -199,7 +230,7 @@ fn respond(mut stream: &TcpStream, code: u16, kind: &str, body: &[u8]) -> io::Re
         _ => "Error",
     };
     let head = format!(
-        "HTTP/1.1 {code} {reason}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nCache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\nContent-Security-Policy: default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data: blob:; connect-src 'self'\r\nConnection: close\r\n\r\n",
+        "HTTP/1.1 {code} {reason}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nCache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\nContent-Security-Policy: {CSP}\r\nConnection: close\r\n\r\n",
         body.len()
     );
     stream.write_all(head.as_bytes())?;
@@ -280,12 +311,15 @@ fn websocket(mut stream: TcpStream, request: &Request, shared: &Shared) -> io::R
     )?;
     stream.flush()?;
     stream.set_read_timeout(Some(TICK))?;
-    let mut ws = WebSocket::from_raw_socket(stream, Role::Server, None);
-    let (first, rx) = shared
+    let config = WebSocketConfig::default()
+        .max_message_size(Some(MAX_MESSAGE))
+        .max_frame_size(Some(MAX_MESSAGE));
+    let mut ws = WebSocket::from_raw_socket(stream, Role::Server, Some(config));
+    let (page, (first, rx)) = shared
         .hub
         .lock()
         .unwrap_or_else(PoisonError::into_inner)
-        .join();
+        .join_page();
     for batch in first {
         ws.send(Message::text(batch.to_string()))
             .map_err(io::Error::other)?;
@@ -314,7 +348,12 @@ fn websocket(mut stream: TcpStream, request: &Request, shared: &Shared) -> io::R
         }
         // ... and what the page sent (waits up to a tick).
         match ws.read() {
-            Ok(Message::Text(text)) => page_key(text.as_str(), shared),
+            Ok(Message::Text(text)) => {
+                // What cannot be passed on is answered here, at once.
+                if let Err(answer) = page_message(text.as_str(), page, shared) {
+                    ws.send(Message::text(answer)).map_err(io::Error::other)?;
+                }
+            }
             Ok(Message::Close(_)) => return Ok(()),
             Ok(_) => {}
             Err(tungstenite::Error::Io(e))
@@ -330,23 +369,53 @@ fn websocket(mut stream: TcpStream, request: &Request, shared: &Shared) -> io::R
     }
 }
 
-/// A key from the page (`{"key": " "}`): the same replay commands as a window's keys.
-fn page_key(text: &str, shared: &Shared) {
+/// A message from page number `page`: a key (`{"key": " "}`: the same replay commands as a
+/// window's keys; others are the visual object's), or a command line for the driver
+/// (`{"command": "seek 2.5", "id": 7}`: a replay command or an edit, `set NAME VALUE`), whose
+/// answer comes back with its `id`. A message that is neither is answered with why (`Err`:
+/// the answer), and nothing else happens.
+fn page_message(text: &str, page: u64, shared: &Shared) -> Result<(), String> {
+    let refuse = |id: u64, why: &str| Err(answer_line(id, Err(why)));
     let Ok(value) = serde_json::from_str::<serde_json::Value>(text) else {
-        return;
+        return refuse(
+            0,
+            "a message is a JSON object: {\"key\": K} or {\"command\": LINE, \"id\": N}",
+        );
     };
-    let Some(key) = value.get("key").and_then(|k| k.as_str()) else {
-        return;
-    };
-    if key.is_empty() || key.len() > MAX_KEY {
-        return;
+    let id = value.get("id").and_then(|i| i.as_u64()).unwrap_or(0);
+    if let Some(key) = value.get("key") {
+        let Some(key) = key.as_str().filter(|k| !k.is_empty() && k.len() <= MAX_KEY) else {
+            return refuse(id, "a key is a name of 1 to 32 bytes");
+        };
+        shared
+            .hub
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push_event(BackendEvent::Key {
+                view: None,
+                key: key.to_string(),
+            });
+        return Ok(());
     }
-    shared
+    let Some(command) = value.get("command") else {
+        return refuse(id, "a message has a `key` or a `command`");
+    };
+    let Some(line) = command.as_str() else {
+        return refuse(id, "a command is a string");
+    };
+    if line.len() > MAX_COMMAND {
+        return refuse(id, "the command is too long");
+    }
+    if line.contains(['\n', '\r']) {
+        return refuse(id, "a command is one line");
+    }
+    let pushed = shared
         .hub
         .lock()
         .unwrap_or_else(PoisonError::into_inner)
-        .push_event(BackendEvent::Key {
-            view: None,
-            key: key.to_string(),
-        });
+        .push_command(page, id, line.to_string());
+    match pushed {
+        Ok(()) => Ok(()),
+        Err(()) => refuse(id, "too many commands are waiting; try again"),
+    }
 }

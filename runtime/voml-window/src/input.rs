@@ -42,6 +42,9 @@ pub(crate) fn route(event: BackendEvent, engines: usize) -> Vec<(usize, BackendE
     let mut event = event;
     let view = match &mut event {
         BackendEvent::Quit => return (0..engines).map(|k| (k, BackendEvent::Quit)).collect(),
+        // Windows send no command lines; were one to come, it would be every engine's, as
+        // the replay keys are.
+        BackendEvent::Command { .. } => return (0..engines).map(|k| (k, event.clone())).collect(),
         BackendEvent::Key { view, key } => {
             let mine = view.map(owner);
             return (0..engines)

@@ -1,0 +1,66 @@
+//! `voml run --headless --record FILE.html`: the run's drawing and sound commands, kept by
+//! the trace time of the record that made them, written at the end as one self-contained
+//! page that replays them (`voml_web::Recording`).
+
+use std::path::PathBuf;
+
+use voml_driver::{Outcome, Sink};
+use voml_runtime::{Runtime, TimedSound};
+use voml_web::SharedRecording;
+
+/// The sink that marks the recording's moments and writes the page at the end.
+pub struct RecordSink {
+    recording: SharedRecording,
+    path: PathBuf,
+    title: String,
+}
+
+impl RecordSink {
+    /// Writes `recording` to `path` at the end, titled `title`. What the visual object drew
+    /// before now (its views made) belongs before any record.
+    pub fn new(recording: SharedRecording, path: PathBuf, title: String) -> RecordSink {
+        recording.borrow_mut().mark(None);
+        RecordSink {
+            recording,
+            path,
+            title,
+        }
+    }
+}
+
+impl Sink for RecordSink {
+    fn follows_records(&self) -> bool {
+        true
+    }
+
+    fn after_record(&mut self, _runtime: &mut Runtime, ts: f64) -> Result<(), String> {
+        self.recording.borrow_mut().mark(Some(ts));
+        Ok(())
+    }
+
+    fn sounds(&mut self, _runtime: &mut Runtime, sounds: &[TimedSound]) -> Result<(), String> {
+        let mut recording = self.recording.borrow_mut();
+        for sound in sounds {
+            recording.sound(sound.at, &sound.command);
+        }
+        Ok(())
+    }
+
+    fn end(&mut self, runtime: &mut Runtime, outcome: &Outcome) -> Result<Vec<String>, String> {
+        // What the end of the input drew belongs to the last moment.
+        let last = (outcome.records > 0).then_some(outcome.last_ts);
+        let mut recording = self.recording.borrow_mut();
+        recording.mark(last.or(Some(runtime.trace_time())));
+        let page = recording.page(&self.title, runtime.stats().first_ts);
+        std::fs::write(&self.path, page)
+            .map_err(|e| format!("cannot write `{}`: {e}", self.path.display()))?;
+        let mut notes = vec![format!("wrote {}", self.path.display())];
+        if let Some(cut) = recording.cut() {
+            notes.push(format!(
+                "warning: the recording was cut after trace time {cut} (it keeps at most {} MiB of drawing)",
+                voml_web::DEFAULT_RECORD_LIMIT >> 20
+            ));
+        }
+        Ok(notes)
+    }
+}
