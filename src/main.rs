@@ -163,6 +163,8 @@ enum TraceFormat {
     Chrome,
     /// Paraver `.prv`, with its `.pcf` beside it.
     Paraver,
+    /// OTF2, named by its anchor file (read through `otf2-print`).
+    Otf2,
 }
 
 impl From<TraceFormat> for voml_trace::Format {
@@ -172,6 +174,7 @@ impl From<TraceFormat> for voml_trace::Format {
             TraceFormat::Paje => voml_trace::Format::Paje,
             TraceFormat::Chrome => voml_trace::Format::Chrome,
             TraceFormat::Paraver => voml_trace::Format::Paraver,
+            TraceFormat::Otf2 => voml_trace::Format::Otf2,
         }
     }
 }

@@ -56,6 +56,58 @@ pub fn every_picl_trace() -> Vec<PathBuf> {
         .collect()
 }
 
+/// An OTF2 trace written into `dir` by the OTF2 library (the adapter tests' generator,
+/// `runtime/voml-trace/tests/data/otf2/make_trace.c`, compiled with `cc`; `args`: `small`,
+/// or `ring N ROUNDS`): its anchor file. `None` with a note when the C compiler, the OTF2
+/// library or `otf2-print` is missing; with `VOML_REQUIRE_TOOLS` set (as in CI) a failure.
+pub fn otf2_trace(dir: &Path, args: &[&str]) -> Option<PathBuf> {
+    let skip = |why: String| {
+        assert!(
+            std::env::var_os("VOML_REQUIRE_TOOLS").is_none(),
+            "{why} (required because VOML_REQUIRE_TOOLS is set)"
+        );
+        eprintln!("note: {why}; skipped");
+        None
+    };
+    if std::process::Command::new("otf2-print")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        return skip("otf2-print (Debian: otf2-tools) is not installed".into());
+    }
+    let generator = dir.join("make_trace");
+    let built = std::process::Command::new("cc")
+        .arg("-o")
+        .arg(&generator)
+        .arg(root().join("runtime/voml-trace/tests/data/otf2/make_trace.c"))
+        .arg("-lotf2")
+        .output();
+    match built {
+        Err(e) => return skip(format!("no C compiler (cc): {e}")),
+        Ok(o) if !o.status.success() => {
+            return skip(format!(
+                "cannot build the OTF2 trace generator (Debian: libotf2-trace-dev): {}",
+                String::from_utf8_lossy(&o.stderr)
+            ))
+        }
+        Ok(_) => {}
+    }
+    let archive = dir.join("archive");
+    let _ = std::fs::remove_dir_all(&archive);
+    let out = std::process::Command::new(&generator)
+        .arg(&archive)
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "make_trace {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some(archive.join("run.otf2"))
+}
+
 /// The repository root (tests run with it as the working directory).
 pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
