@@ -675,7 +675,7 @@ struct ServeCli {
     /// Stop at the first bad trace line or failing component.
     #[arg(long)]
     strict: bool,
-    /// Time the code for one event may run before it is interrupted.
+    /// Time the code for one event may run (CPU time on Linux) before it is interrupted.
     #[arg(long, value_name = "MS", default_value_t = 250)]
     budget_ms: u64,
     #[command(flatten)]
@@ -770,7 +770,7 @@ struct RunCli {
     /// Stop at the first bad trace line or failing component.
     #[arg(long)]
     strict: bool,
-    /// Time the code for one event may run before it is interrupted.
+    /// Time the code for one event may run (CPU time on Linux) before it is interrupted.
     #[arg(long, value_name = "MS", default_value_t = 250)]
     budget_ms: u64,
     #[command(flatten)]

@@ -86,6 +86,11 @@ pub fn run(args: &RunArgs) -> ExitCode {
     let Some(source) = open_source(args) else {
         return ExitCode::from(1);
     };
+    // Records the visual object does not declare are parsed only up to their timestamp,
+    // unless a new visual object may take over (one that may declare them).
+    if !args.watch {
+        source.narrow(voml_runtime::interest(&vo));
+    }
     let reporter = Terminal::new(&vo, args.color);
     headless(args, vo, inputs, db, source, reporter)
 }

@@ -247,6 +247,7 @@ fn accept(
                         id,
                         |batch| inbox.send(Event::Items(batch)).is_ok(),
                         &nothing_back,
+                        |_| {},
                     );
                     let _ = inbox.send(Event::Closed(id));
                 });

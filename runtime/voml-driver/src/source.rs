@@ -11,9 +11,10 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender, TryRecvError};
 use std::sync::Arc;
+use std::sync::Mutex;
 use std::time::Duration;
 
-use voml_trace::{Format, FormatReader, ReadOptions, Record, RecordSource, TraceError};
+use voml_trace::{Format, FormatReader, Interest, ReadOptions, Record, RecordSource, TraceError};
 
 /// Records (or bad lines) read in one go, each with the producer it came from, and the
 /// names of producers that appeared since the last batch.
@@ -94,7 +95,12 @@ pub struct Source {
     share: Share,
     live: bool,
     ended: bool,
+    /// What the reader thread parses whole, when told ([`Source::narrow`]).
+    interest: InterestSlot,
 }
+
+/// Shared with the reader thread, which looks at it between batches.
+type InterestSlot = Arc<Mutex<Option<Arc<Interest>>>>;
 
 impl Source {
     /// Reads a trace file, named by its path in messages, in the format its first bytes
@@ -159,6 +165,8 @@ impl Source {
             read: share.read.clone(),
         };
         let thread_name = name.clone();
+        let interest = InterestSlot::default();
+        let told = interest.clone();
         // If the thread cannot be started the channel is closed at once: the source ends
         // empty, and the caller reports zero records.
         let _ = std::thread::Builder::new()
@@ -171,9 +179,27 @@ impl Source {
                     format,
                     path.as_deref(),
                 );
-                read_records(reader, 0, |batch| tx.send(batch).is_ok(), &back_rx);
+                let tune = |reader: &mut FormatReader<_>| {
+                    if let Ok(slot) = told.try_lock() {
+                        reader.set_interest(slot.clone());
+                    }
+                };
+                read_records(reader, 0, |batch| tx.send(batch).is_ok(), &back_rx, tune);
             });
-        Source::from_channel(name, rx, back, share)
+        let mut source = Source::from_channel(name, rx, back, share);
+        source.interest = interest;
+        source
+    }
+
+    /// Tells the reader which records need parsing whole: records `interest` does not want
+    /// are parsed only up to their timestamp from the next batch on (those read before are
+    /// whole). Only for a visual object that sees no other record: one without condition
+    /// parts, which is not replaced while it runs. PICL traces only; other formats' readers
+    /// read every record whole.
+    pub fn narrow(&self, interest: Option<Interest>) {
+        if let Ok(mut slot) = self.interest.lock() {
+            *slot = interest.map(Arc::new);
+        }
     }
 
     /// A source fed by another thread through `rx` (batches go back through `back`).
@@ -193,6 +219,7 @@ impl Source {
             share,
             live: false,
             ended: false,
+            interest: InterestSlot::default(),
         }
     }
 
@@ -345,11 +372,12 @@ fn fan_out(mut source: Source, mut senders: Vec<SyncSender<Batch>>) {
 /// soon as the next record is not already buffered, so that a live producer's records are
 /// not held back waiting for more. Records the driver is done with come back through `back`
 /// to be parsed into again. Ends at the end of the input, or when a stop is requested.
-pub(crate) fn read_records(
-    mut reader: impl RecordSource,
+pub(crate) fn read_records<S: RecordSource>(
+    mut reader: S,
     from: u32,
     mut send: impl FnMut(Batch) -> bool,
     back: &Receiver<Batch>,
+    mut tune: impl FnMut(&mut S),
 ) {
     let mut spare: Vec<Record> = Vec::new();
     let mut batch = Batch::with_capacity(BATCH);
@@ -370,6 +398,7 @@ pub(crate) fn read_records(
             if stop_requested() {
                 return;
             }
+            tune(&mut reader);
         }
     }
     if !batch.is_empty() {

@@ -18,8 +18,8 @@ use steel::SteelErr;
 use voml_ir::vocabulary::limits::{MAX_WINDOW, SOUND_CHANNELS};
 use voml_ir::vocabulary::schema::{CAP, CLIP, HALIGN, VALIGN};
 use voml_llvo::{
-    Backend, ClipMode, Color, FontSpec, HAlign, ImageId, InfoItem, LineCap, Llvo, OwnerId, Point,
-    Primitive, RgbaPixels, Style, VAlign, ViewId,
+    Backend, ClipMode, Color, FontFamily, FontSpec, HAlign, ImageId, InfoItem, LineCap, Llvo,
+    OwnerId, Point, Primitive, RgbaPixels, Style, VAlign, ViewId,
 };
 use voml_sound::Voice;
 
@@ -488,9 +488,13 @@ fn font(name: &str, v: &SteelVal, size: &SteelVal) -> Result<FontSpec, SteelErr>
         s => Some(num(name, "size", s)? as f32),
     };
     let spec = match v {
-        SteelVal::BoolV(false) => {
-            FontSpec::from_hints("helvetica", size_px.unwrap_or(14.0), "medium")
-        }
+        // The default font, as `from_hints("helvetica", size, "medium")` reads it (a text
+        // drawn for every record need not read the hints again).
+        SteelVal::BoolV(false) => FontSpec {
+            family: FontFamily::Sans,
+            bold: false,
+            size_px: size_px.unwrap_or(14.0),
+        },
         other => match (text_of(other), items(other)) {
             (Some(family), _) => FontSpec::from_hints(&family, size_px.unwrap_or(14.0), "medium"),
             // (font family size weight), as getfontname makes.
@@ -1004,5 +1008,25 @@ pub fn natives() -> impl Iterator<Item = (&'static str, usize)> {
 pub fn register(engine: &mut Engine) {
     for &(name, _, f) in NATIVES {
         engine.register_value(name, SteelVal::FuncV(f));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A text without a font gets what the hints `helvetica`, `medium` read as, at the size
+    /// given or 14.
+    #[test]
+    fn the_default_font_is_what_its_hints_say() {
+        let none = SteelVal::BoolV(false);
+        assert_eq!(
+            font("draw-text", &none, &none).unwrap(),
+            FontSpec::from_hints("helvetica", 14.0, "medium")
+        );
+        assert_eq!(
+            font("draw-text", &none, &SteelVal::IntV(20)).unwrap(),
+            FontSpec::from_hints("helvetica", 20.0, "medium")
+        );
     }
 }

@@ -274,6 +274,10 @@ pub struct Runtime {
     changes: changes::Changes,
     dispatch: Dispatch,
     has_conditions: bool,
+    /// Some code can see the record being processed: a condition part (natively tested or
+    /// not), or code that names `current-event` (nothing else can reach it: VO code has no
+    /// `eval`). When none can, the record is not copied for it.
+    event_visible: bool,
     watchdog: watchdog::Watchdog,
     meter: memory::Meter,
     config: Config,
@@ -578,6 +582,7 @@ impl Runtime {
         };
         let changes = changes::Changes::new(vo.infos.len(), vo.controls.len());
         let config_profile = config.profile;
+        let event_visible = has_conditions || vo.program.text.contains("current-event");
         Ok(Runtime {
             vo,
             engine,
@@ -587,6 +592,7 @@ impl Runtime {
             changes,
             dispatch: Dispatch::new(dispatch),
             has_conditions,
+            event_visible,
             watchdog,
             meter,
             config,
@@ -767,7 +773,9 @@ impl Runtime {
             let mut host = self.host.borrow_mut();
             host.now = ts;
             // `(current-event)` may be asked by any part, not only by condition parts.
-            host.set_event(record);
+            if self.event_visible {
+                host.set_event(record);
+            }
         }
         let _guard = host::enter(&self.host);
         self.watchdog.arm();
@@ -802,7 +810,9 @@ impl Runtime {
         self.next_tick = Some(tick_time + tick);
         let tick_record = callback_record(callback::TICK, tick_time, &[]);
         // The tick's parts see the tick, not the record before it.
-        self.host.borrow_mut().set_event(&tick_record);
+        if self.event_visible {
+            self.host.borrow_mut().set_event(&tick_record);
+        }
         self.dispatch(&tick_record, event)?;
         self.render(event)
     }
@@ -1759,6 +1769,27 @@ fn program_span(engine: &Engine, vo: &CompiledVo, s: steel::parser::span::Span) 
         .filter(|span| *span != Span::default())
 }
 
+/// The records `vo` sees whole, for a reader that may parse the others only up to their
+/// timestamp ([`voml_trace::Interest`]): those its inputs declare. `None` when a condition
+/// part can look at any record.
+pub fn interest(vo: &CompiledVo) -> Option<voml_trace::Interest> {
+    if vo
+        .ep_components
+        .iter()
+        .any(|c| !c.before.is_empty() || !c.after.is_empty())
+    {
+        return None;
+    }
+    Some(voml_trace::Interest::new(vo.ep_components.iter().flat_map(
+        |c| {
+            c.inputs.iter().filter_map(|input| {
+                let event = vo.events.get(input.event)?;
+                Some((event.rtype, event.etype))
+            })
+        },
+    )))
+}
+
 /// The engine VO code runs in: confined to the allowlist (see [`sandbox`]), with the VOML
 /// primitives and prelude.
 pub fn vo_sandbox() -> Result<sandbox::Sandbox, SteelErr> {
@@ -1772,6 +1803,13 @@ pub fn vo_sandbox() -> Result<sandbox::Sandbox, SteelErr> {
 
 /// Loads `vo` into a fresh engine without running anything but its top level: the check
 /// `voml check` makes so that a program the engine refuses is reported before any replay.
+/// Nothing is drawn for anyone to see, so the views get no pixels (a spec with hundreds of
+/// views would otherwise allocate a picture for each).
 pub fn check_program(vo: &CompiledVo) -> Result<(), LoadError> {
-    Runtime::headless(vo.clone(), Config::default()).map(|_| ())
+    Runtime::new(
+        vo.clone(),
+        Box::new(voml_llvo::NullBackend::new()),
+        Config::default(),
+    )
+    .map(|_| ())
 }

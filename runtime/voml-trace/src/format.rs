@@ -7,9 +7,11 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader, Chain, Cursor, Read};
 use std::path::Path;
 use std::process::ChildStdout;
+use std::sync::Arc;
 
 use crate::chrome::ChromeReader;
 use crate::error::{TraceError, TraceErrorKind};
+use crate::interest::Interest;
 use crate::lines::find_newline;
 use crate::otf2::Otf2Reader;
 use crate::paje::PajeReader;
@@ -162,6 +164,12 @@ pub trait RecordSource {
     /// Whether the next record can come without waiting for more input: a reader of a live
     /// producer hands over what it has when this is false.
     fn next_is_buffered(&self) -> bool;
+
+    /// Which records to parse whole from now on (see [`Interest`]); readers that cannot
+    /// parse part of a record read them all whole.
+    fn set_interest(&mut self, interest: Option<Arc<Interest>>) {
+        let _ = interest;
+    }
 }
 
 impl<R: Read> RecordSource for TraceReader<BufReader<R>> {
@@ -171,6 +179,10 @@ impl<R: Read> RecordSource for TraceReader<BufReader<R>> {
 
     fn next_is_buffered(&self) -> bool {
         self.get_ref().buffer().contains(&b'\n')
+    }
+
+    fn set_interest(&mut self, interest: Option<Arc<Interest>>) {
+        TraceReader::set_interest(self, interest);
     }
 }
 
@@ -321,6 +333,12 @@ impl<R: BufRead> FormatReader<R> {
 impl<R: Read> RecordSource for FormatReader<BufReader<R>> {
     fn next_reusing(&mut self, reuse: Option<Record>) -> Option<Result<Record, TraceError>> {
         FormatReader::next_reusing(self, reuse)
+    }
+
+    fn set_interest(&mut self, interest: Option<Arc<Interest>>) {
+        if let Inner::Picl(r) = &mut self.inner {
+            r.set_interest(interest);
+        }
     }
 
     fn next_is_buffered(&self) -> bool {

@@ -36,6 +36,7 @@
 pub mod chrome;
 mod error;
 mod format;
+mod interest;
 pub mod layout;
 mod lines;
 pub mod otf2;
@@ -49,6 +50,7 @@ mod reorder;
 pub use chrome::ChromeReader;
 pub use error::{TraceError, TraceErrorKind};
 pub use format::{detect, sniff, Format, FormatReader, RecordSource, Sniffed, SNIFF_LIMIT};
+pub use interest::Interest;
 pub use otf2::Otf2Reader;
 pub use paje::PajeReader;
 pub use paraver::{ParaverReader, Pcf};

@@ -2,6 +2,7 @@
 //! allocate.
 
 use crate::error::{excerpt, LineError, TraceErrorKind};
+use crate::interest::{can_skip, Interest};
 use crate::record::{Record, Value};
 
 /// Separators between tokens. `\r` is one so that CRLF files need no special case; `\n` is one
@@ -32,7 +33,7 @@ pub(crate) fn is_comment_or_blank_bytes(line: &[u8]) -> bool {
 /// was expected. Comment and blank lines are failures here (there is no record in them); test
 /// them first with [`is_comment_or_blank`].
 pub fn parse_line(line: &str, line_no: u64) -> Result<Record, (usize, String)> {
-    parse_record(line, line_no, &mut Vec::new()).map_err(|e| (e.column, e.message))
+    parse_record(line, line_no, &mut Vec::new(), None).map_err(|e| (e.column, e.message))
 }
 
 /// The reader's entry point: a new record with exactly sized fields.
@@ -40,8 +41,9 @@ pub(crate) fn parse_record(
     line: &str,
     line_no: u64,
     scratch: &mut Vec<Value>,
+    interest: Option<&Interest>,
 ) -> Result<Record, LineError> {
-    let (rtype, etype) = parse_fields(line, scratch)?;
+    let (rtype, etype) = parse_fields(line, scratch, interest)?;
     // Moving out (rather than `mem::take`) sizes the record exactly and keeps the scratch
     // capacity for the next line.
     let mut fields = Vec::with_capacity(scratch.len());
@@ -60,20 +62,27 @@ pub(crate) fn parse_record_into(
     line: &str,
     line_no: u64,
     record: &mut Record,
+    interest: Option<&Interest>,
 ) -> Result<(), LineError> {
-    let (rtype, etype) = parse_fields(line, &mut record.fields)?;
+    let (rtype, etype) = parse_fields(line, &mut record.fields, interest)?;
     record.line = line_no;
     record.rtype = rtype;
     record.etype = etype;
     Ok(())
 }
 
-/// The two type codes of `line`, and its fields (from the timestamp on) in `fields`.
-fn parse_fields(line: &str, fields: &mut Vec<Value>) -> Result<(i64, i64), LineError> {
+/// The two type codes of `line`, and its fields (from the timestamp on) in `fields`; for a
+/// record `interest` does not want whole, only the timestamp where the rest cannot be bad.
+fn parse_fields(
+    line: &str,
+    fields: &mut Vec<Value>,
+    interest: Option<&Interest>,
+) -> Result<(i64, i64), LineError> {
     fields.clear();
     let mut pos = 0;
     let rtype = type_code(line, &mut pos, 0)?;
     let etype = type_code(line, &mut pos, 1)?;
+    let skim = interest.is_some_and(|i| !i.wants(rtype, etype));
     while let Some(tok) = next_token(line, &mut pos)? {
         let value = value_of(&tok);
         if let Value::Real(r) = value {
@@ -96,6 +105,9 @@ fn parse_fields(line: &str, fields: &mut Vec<Value>) -> Result<(i64, i64), LineE
             });
         }
         fields.push(value);
+        if skim && can_skip(&line[pos..]) {
+            break;
+        }
     }
     if fields.is_empty() {
         return Err(missing_fields(line, 2));
@@ -352,7 +364,7 @@ mod tests {
             ("-3 1 0.5 0 -1e400", 12),
             ("-3 1 0.5 1234567890e300 0", 10),
         ] {
-            let e = parse_record(line, 1, &mut Vec::new()).unwrap_err();
+            let e = parse_record(line, 1, &mut Vec::new(), None).unwrap_err();
             assert_eq!(e.kind, TraceErrorKind::NonFinite, "{line}");
             assert_eq!(e.column, column, "{line}: {}", e.message);
             assert!(e.message.contains("infinite"), "{}", e.message);
@@ -369,7 +381,7 @@ mod tests {
             ("-3 1 \"0.5\" 0", 6),
             ("-3 1 abc", 6),
         ] {
-            let e = parse_record(line, 1, &mut Vec::new()).unwrap_err();
+            let e = parse_record(line, 1, &mut Vec::new(), None).unwrap_err();
             assert_eq!(e.kind, TraceErrorKind::Timestamp, "{line}");
             assert_eq!(e.column, column, "{line}");
         }

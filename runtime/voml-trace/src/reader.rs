@@ -6,9 +6,11 @@ use std::io::{self, BufRead, BufReader};
 use std::path::Path;
 
 use crate::error::{excerpt, LineError, TraceError, TraceErrorKind};
+use crate::interest::Interest;
 use crate::lines::{read_line, RawLine};
 use crate::parse::{is_comment_or_blank_bytes, parse_record, parse_record_into};
 use crate::record::{Record, Value};
+use std::sync::Arc;
 
 /// Longest line accepted by default. Real trace lines are under 100 bytes; the cap keeps a
 /// corrupt or binary input from growing the line buffer without bound.
@@ -55,6 +57,8 @@ pub struct TraceReader<R> {
     stats: TraceStats,
     done: bool,
     missing_final_newline: bool,
+    /// Records parsed whole (all when `None`); see [`Interest`].
+    interest: Option<Arc<Interest>>,
 }
 
 impl TraceReader<BufReader<File>> {
@@ -84,7 +88,14 @@ impl<R: BufRead> TraceReader<R> {
             stats: TraceStats::default(),
             done: false,
             missing_final_newline: false,
+            interest: None,
         }
+    }
+
+    /// From now on, records `interest` does not want are parsed only up to their timestamp
+    /// (`None`: every record whole). A reader's lines are reported bad as before.
+    pub fn set_interest(&mut self, interest: Option<Arc<Interest>>) {
+        self.interest = interest;
     }
 
     /// Replaces the [`MAX_LINE_LEN`] limit (in bytes, terminator excluded).
@@ -215,11 +226,12 @@ impl<R: BufRead> TraceReader<R> {
                     return Some(Err(self.bad_line(e)));
                 }
             };
+            let interest = self.interest.as_deref();
             let parsed = match reuse.take() {
                 Some(mut record) => {
-                    parse_record_into(text, self.line_no, &mut record).map(|()| record)
+                    parse_record_into(text, self.line_no, &mut record, interest).map(|()| record)
                 }
-                None => parse_record(text, self.line_no, &mut self.scratch),
+                None => parse_record(text, self.line_no, &mut self.scratch, interest),
             };
             return match parsed {
                 Ok(record) => {

@@ -183,3 +183,81 @@ fn huge_lines_nul_bytes_and_a_cut_last_line_are_read_on() {
         Some(voml_trace::TraceErrorKind::UnterminatedString)
     );
 }
+
+/// A reader told which records it must parse whole ([`voml_trace::Interest`]) reports exactly
+/// the bad lines a reader parsing everything reports, gives the wanted records whole, and
+/// gives the others their types and timestamp: over mutated streams, and over a real trace
+/// where the others are really cut short.
+#[test]
+fn a_reader_parsing_only_wanted_records_whole_reports_the_same_lines() {
+    use std::sync::Arc;
+    use voml_trace::{Interest, Record, TraceError};
+
+    let read = |bytes: &[u8], interest: Option<Interest>| -> Vec<Result<Record, TraceError>> {
+        let mut reader = TraceReader::new(
+            Cursor::new(bytes.to_vec()),
+            "t.trf".into(),
+            ReadOptions { strict: false },
+        );
+        reader.set_interest(interest.map(Arc::new));
+        reader.collect()
+    };
+    // The corpus's own record types: some wanted, some not.
+    let wanted = Interest::new([(-3, 3000), (-3, -901), (-4, -901), (-3, 1)]);
+    let compare = |bytes: &[u8], problems: &mut Vec<String>| -> usize {
+        let whole = read(bytes, None);
+        let narrow = read(bytes, Some(wanted.clone()));
+        let mut cut = 0;
+        if whole.len() != narrow.len() {
+            problems.push(format!("{} items instead of {}", narrow.len(), whole.len()));
+            return cut;
+        }
+        for (w, n) in whole.iter().zip(&narrow) {
+            match (w, n) {
+                (Err(a), Err(b)) if a == b => {}
+                (Ok(a), Ok(b)) if wanted.wants(a.rtype, a.etype) => {
+                    if a != b {
+                        problems.push(format!("a wanted record differs: {a} / {b}"));
+                    }
+                }
+                (Ok(a), Ok(b)) => {
+                    if (a.line, a.rtype, a.etype, a.fields.first())
+                        != (b.line, b.rtype, b.etype, b.fields.first())
+                    {
+                        problems.push(format!("types or timestamp differ: {a} / {b}"));
+                    }
+                    cut += usize::from(b.fields.len() < a.fields.len());
+                }
+                _ => problems.push(format!("{w:?} / {n:?}")),
+            }
+        }
+        cut
+    };
+    let corpus = corpus();
+    let mut rng = Rng(0x51_7cc1_b727_220a);
+    let mut problems = Vec::new();
+    let started = Instant::now();
+    let mut cases = 0;
+    while cases < 5_000 && started.elapsed() < Duration::from_secs(10) {
+        let mut text = Vec::new();
+        for _ in 0..=rng.below(6) {
+            let pick = rng.below(corpus.len());
+            text.extend(mutate(&mut rng, &corpus[pick]));
+            text.push(b'\n');
+        }
+        compare(&text, &mut problems);
+        cases += 1;
+    }
+    assert!(cases >= 500, "only {cases} cases in the time allowed");
+    // A real trace: its records of other types are cut to their timestamp.
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let small = std::fs::read(root.join("tests/data/small.trf")).unwrap();
+    let cut = compare(&small, &mut problems);
+    assert!(cut > 0, "no record was cut short");
+    assert!(
+        problems.is_empty(),
+        "{} problems, e.g.:\n{}",
+        problems.len(),
+        problems[..problems.len().min(10)].join("\n")
+    );
+}
