@@ -2,10 +2,12 @@
 //! loopback, 8 producers (`voml send --nats`) and 2 consuming visual objects (`voml run
 //! --nats`); the server is killed and started again in the middle of the run, and each
 //! visual object still counts every record exactly once. A missing server is a clear error
-//! for both commands.
+//! for both commands. The PMPI library, built with the NATS C client, publishes an MPI
+//! program's records on 4 ranks' subjects, and a visual object counts them all.
 //!
-//! Without `nats-server` (Debian: nats-server) the tests print a note and do nothing, unless
-//! `VOML_REQUIRE_TOOLS` is set (as in CI), where that is a failure.
+//! Without `nats-server` (Debian: nats-server), or for the MPI test Open MPI and the NATS C
+//! client (libnats-dev), the tests print a note and do nothing, unless `VOML_REQUIRE_TOOLS`
+//! is set (as in CI), where that is a failure.
 
 #![cfg(feature = "nats")]
 
@@ -164,13 +166,21 @@ fn finish(mut child: Child, what: &str) -> (bool, String) {
     (status.success(), reading.join().unwrap())
 }
 
-/// A consuming visual object, once it says it consumes; its child and what it said first.
-fn consumer(dir: &Path, spec: &Path, url: &str, subject: &str, k: usize) -> (Child, String) {
+/// A consuming visual object (number `k`, of `producers` producers), once it says it
+/// consumes; its child and what it said first.
+fn consumer(
+    dir: &Path,
+    spec: &Path,
+    url: &str,
+    subject: &str,
+    k: usize,
+    producers: usize,
+) -> (Child, String) {
     let mut child = voml()
         .arg("run")
         .arg(spec)
         .args(["--nats", url, "--subject", subject])
-        .args(["--producers", &PRODUCERS.to_string(), "--headless", "--out"])
+        .args(["--producers", &producers.to_string(), "--headless", "--out"])
         .arg(dir.join(format!("out{k}")))
         .arg("--dump-state")
         .arg(dir.join(format!("state{k}.json")))
@@ -229,7 +239,7 @@ fn eight_producers_two_visual_objects_and_a_server_restart_lose_nothing() {
         })
         .collect();
     let consumers: Vec<(Child, String)> = (0..2)
-        .map(|k| consumer(&dir, &spec, &url, &subject, k))
+        .map(|k| consumer(&dir, &spec, &url, &subject, k, PRODUCERS))
         .collect();
     // Paced at the trace's speed: about 3 s each, all at once.
     let producers: Vec<Child> = traces
@@ -336,4 +346,56 @@ fn a_missing_server_is_a_clear_error() {
         .unwrap();
     assert_eq!(bad.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("cannot name a run"));
+}
+
+#[test]
+fn an_mpi_program_publishes_through_nats() {
+    let dir = scratch("mpi");
+    let Some(server) = Server::start(&dir) else {
+        return;
+    };
+    // The PMPI library publishes to NATS when built with the NATS C client (libnats).
+    let have_libnats = Command::new("pkg-config")
+        .args(["--exists", "libnats"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !have_libnats {
+        let why = "the NATS C client (Debian: libnats-dev) is not installed";
+        assert!(
+            std::env::var_os("VOML_REQUIRE_TOOLS").is_none(),
+            "{why} (required because VOML_REQUIRE_TOOLS is set)"
+        );
+        eprintln!("note: {why}; the PMPI library's NATS test is skipped");
+        return;
+    }
+    let Some((library, program)) = support::mpi::build(&dir) else {
+        return;
+    };
+    let plain = support::mpi::mpirun(&program, &[]);
+    let url = server.url();
+    let subject = format!("runs.mpi-{}", std::process::id());
+    let spec = dir.join("count.voml");
+    std::fs::write(&spec, support::mpi::COUNT).unwrap();
+    let (child, first) = consumer(&dir, &spec, &url, &subject, 0, 4);
+    let traced = support::mpi::mpirun(
+        &program,
+        &[
+            ("LD_PRELOAD", library.to_str().unwrap()),
+            ("VOML_NATS", &url),
+            ("VOML_SUBJECT", &subject),
+        ],
+    );
+    let (ok, _) = finish(child, "voml run --nats");
+    assert!(ok, "{first}");
+    // The program's output is unchanged; the visual object counted what it says it did,
+    // from the 4 ranks' subjects.
+    assert_eq!(traced.stdout, plain.stdout);
+    let complaints = String::from_utf8_lossy(&traced.stderr);
+    assert!(!complaints.contains("voml-pmpi"), "{complaints}");
+    let text = std::fs::read_to_string(dir.join("state0.json")).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let counted = ["sends", "receives", "collectives", "waits", "ranks"]
+        .map(|name| v["infos"][name].as_i64().unwrap());
+    let [sends, receives, collectives, waits] = support::mpi::said(&plain.stdout);
+    assert_eq!(counted, [sends, receives, collectives, waits, 4]);
 }

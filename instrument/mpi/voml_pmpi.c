@@ -9,16 +9,23 @@
  *       mpirun -np 4 ./program
  *
  * VOML_LISTEN takes what --listen takes: tcp://HOST:PORT, :PORT (loopback) or unix:PATH.
- * Unset, the library passes every call through and sends nothing. The records, their codes
+ * Built with the NATS C client (libnats; scripts/build-pmpi uses it when pkg-config finds
+ * it), the library can publish to NATS JetStream instead, for `voml run --nats`:
+ * VOML_NATS=nats://HOST:PORT and VOML_SUBJECT=S, each rank publishing on S.rankR. With
+ * neither set, the library passes every call through and sends nothing. The records, their codes
  * and their numbers are those of docs/formats.md's layout (MPICL's codes: sends -27,
  * receives -51, blocked receives and waits -52, collectives -402 and -780..-793); see
  * docs/live.md. Times are MPI_Wtime's, from a barrier at MPI_Init, in seconds.
  *
- * Nothing the program prints changes: the library writes to its socket only, and to
- * standard error once if it cannot connect or the socket breaks (then it stops sending and
- * the program goes on). A visual object slower than the program slows it down (the socket's
+ * Nothing the program prints changes: the library writes to its socket (or NATS) only,
+ * and to standard error once if it cannot connect or the socket breaks (then it stops
+ * sending and the program goes on). A visual object slower than the program slows it down (the socket's
  * buffer fills): records are never dropped. */
 #include <mpi.h>
+#ifdef VOML_WITH_NATS
+#include <nats/nats.h>
+#include <time.h>
+#endif
 
 #include <errno.h>
 #include <netdb.h>
@@ -54,7 +61,8 @@ enum { ENTRY = -3, EXIT = -4 };
 /* MPICL's wildcards in a receive's entry: any tag, any source. */
 enum { ANY_TAG = -1, ANY_SOURCE = -2 };
 
-static int sock = -1;        /* the connection; -1: not sending */
+static int sending = 0;      /* whether records are sent (a socket or NATS is open) */
+static int sock = -1;        /* the connection to VOML_LISTEN, or -1 */
 static int world_rank = 0;
 static double t0 = 0.0;      /* MPI_Wtime at the barrier in MPI_Init */
 static double last_flush = 0.0;
@@ -74,9 +82,78 @@ static void say(const char *fmt, ...) {
     va_end(ap);
 }
 
-/* Writes the buffer out; on a broken socket says so once and stops sending. Called with
- * the lock held. */
+#ifdef VOML_WITH_NATS
+/* NATS JetStream: the connection, its JetStream context, this rank's subject, and the
+ * messages it has published (their ids are RANK-N, so that the server keeps one copy of a
+ * message sent again). */
+static natsConnection *nc = NULL;
+static jsCtx *js = NULL;
+static char nats_subject[300];
+static long long published = 0;
+
+/* Longest a message is sent again while the server does not store it (seconds). */
+#define NATS_PATIENCE 60
+
+/* Publishes `len` bytes (or, with `end`, the rank's end) until the server has stored it;
+ * says why and gives 0 after NATS_PATIENCE seconds. */
+static int nats_publish(const char *data, int len, int end) {
+    char id[64];
+    if (end) {
+        snprintf(id, sizeof id, "rank%d-end", world_rank);
+    } else {
+        snprintf(id, sizeof id, "rank%d-%lld", world_rank, ++published);
+    }
+    time_t started = time(NULL);
+    for (;;) {
+        natsMsg *msg = NULL;
+        natsStatus s = natsMsg_Create(&msg, nats_subject, NULL, data, len);
+        if (s == NATS_OK && end) {
+            s = natsMsgHeader_Set(msg, "Voml-End", "1");
+        }
+        jsPubOptions opts;
+        jsPubOptions_Init(&opts);
+        opts.MsgId = id;
+        opts.MaxWait = 2000;
+        jsPubAck *ack = NULL;
+        jsErrCode code = 0;
+        if (s == NATS_OK) {
+            s = js_PublishMsg(&ack, js, msg, &opts, &code);
+        }
+        jsPubAck_Destroy(ack);
+        natsMsg_Destroy(msg);
+        if (s == NATS_OK) {
+            return 1;
+        }
+        if (time(NULL) - started > NATS_PATIENCE) {
+            say("the NATS server did not store the records of %s for %d s (%s); records are "
+                "no longer sent", nats_subject, NATS_PATIENCE, natsStatus_GetText(s));
+            return 0;
+        }
+        nats_Sleep(100);
+    }
+}
+
+static void nats_stop(void) {
+    jsCtx_Destroy(js);
+    js = NULL;
+    natsConnection_Destroy(nc);
+    nc = NULL;
+}
+#endif
+
+/* Writes the buffer out; on a broken socket (or a NATS server that does not store it) says
+ * so once and stops sending. Called with the lock held. */
 static void flush_locked(void) {
+#ifdef VOML_WITH_NATS
+    if (js) {
+        if (used > 0 && !nats_publish(buf, (int)used, 0)) {
+            nats_stop();
+            sending = 0;
+        }
+        used = 0;
+        return;
+    }
+#endif
     size_t off = 0;
     while (sock >= 0 && off < used) {
         ssize_t n = send(sock, buf + off, used - off, MSG_NOSIGNAL);
@@ -87,6 +164,7 @@ static void flush_locked(void) {
             say("the VOML socket broke (%s); records are no longer sent", strerror(errno));
             close(sock);
             sock = -1;
+            sending = 0;
             break;
         }
         off += (size_t)n;
@@ -173,11 +251,11 @@ static double now(void) { return PMPI_Wtime() - t0; }
  * them out. */
 static void record_at(double t, int rtype, int etype, int n, const long long *numbers,
                       const char *name) {
-    if (sock < 0) {
+    if (!sending) {
         return;
     }
     pthread_mutex_lock(&lock);
-    if (sock >= 0) {
+    if (sending) {
         if (used > sizeof buf - 512) {
             flush_locked();
         }
@@ -209,7 +287,7 @@ static void record3(int rtype, int etype, long long a, long long b, long long c,
 
 /* A rank of `comm` as a rank of MPI_COMM_WORLD (MPI_PROC_NULL and the like as they are). */
 static int world_of(MPI_Comm comm, int rank) {
-    if (sock < 0 || rank < 0 || comm == MPI_COMM_WORLD || comm == MPI_COMM_NULL) {
+    if (!sending || rank < 0 || comm == MPI_COMM_WORLD || comm == MPI_COMM_NULL) {
         return rank;
     }
     int inter = 0;
@@ -344,7 +422,7 @@ static void received(int etype, MPI_Comm comm, const MPI_Status *status, const c
  * are `statuses[0..nwhich]` (NULL: all `n` did, request i with `statuses[i]`). */
 static void completed(int n, const MPI_Request *reqs, const MPI_Status *statuses,
                       const int *which, int nwhich) {
-    if (sock < 0) {
+    if (!sending) {
         return;
     }
     for (int k = 0; k < (which ? nwhich : n); k++) {
@@ -361,11 +439,97 @@ static void completed(int n, const MPI_Request *reqs, const MPI_Status *statuses
 
 /* ---- Setting up and ending. ---- */
 
+#ifdef VOML_WITH_NATS
+/* Whether `subject` can name a run: dot-separated words of letters, digits, `-`, `_`. */
+static int good_subject(const char *subject) {
+    int word = 0;
+    for (const char *c = subject; *c; c++) {
+        if (*c == '.') {
+            if (!word) {
+                return 0;
+            }
+            word = 0;
+        } else if ((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+                   (*c >= '0' && *c <= '9') || *c == '-' || *c == '_') {
+            word = 1;
+        } else {
+            return 0;
+        }
+    }
+    return word && strlen(subject) < 200;
+}
+
+/* Connects to the NATS server `url` and opens the run's stream (as `voml run --nats` and
+ * `voml send --nats` do: VOML_ and the subject with `_` for its dots, holding SUBJECT.>, in
+ * files); this rank publishes on SUBJECT.rankR. */
+static int nats_start(const char *url, const char *subject) {
+    if (!subject || !good_subject(subject)) {
+        say("VOML_NATS needs VOML_SUBJECT, the run's subject (dot-separated words of letters, "
+            "digits, `-` and `_`); records are not sent");
+        return 0;
+    }
+    natsOptions *opts = NULL;
+    natsStatus s = natsOptions_Create(&opts);
+    if (s == NATS_OK) s = natsOptions_SetURL(opts, url);
+    if (s == NATS_OK) s = natsOptions_SetTimeout(opts, 10000);
+    if (s == NATS_OK) s = natsOptions_SetMaxReconnect(opts, -1);
+    if (s == NATS_OK) s = natsOptions_SetReconnectWait(opts, 100);
+    if (s == NATS_OK) s = natsConnection_Connect(&nc, opts);
+    natsOptions_Destroy(opts);
+    if (s == NATS_OK) s = natsConnection_JetStream(&js, nc, NULL);
+    if (s != NATS_OK) {
+        say("cannot connect to the NATS server at VOML_NATS=%s (%s); records are not sent", url,
+            natsStatus_GetText(s));
+        nats_stop();
+        return 0;
+    }
+    char name[256], all[256], description[300];
+    snprintf(name, sizeof name, "VOML_%s", subject);
+    for (char *c = name; *c; c++) {
+        if (*c == '.') {
+            *c = '_';
+        }
+    }
+    snprintf(all, sizeof all, "%s.>", subject);
+    snprintf(description, sizeof description, "VOML records published on %s", all);
+    const char *subjects[1] = {all};
+    jsStreamConfig config;
+    jsStreamConfig_Init(&config);
+    config.Name = name;
+    config.Description = description;
+    config.Subjects = subjects;
+    config.SubjectsLen = 1;
+    config.Storage = js_FileStorage;
+    jsStreamInfo *info = NULL;
+    jsErrCode code = 0;
+    /* An error here is most often that the stream is there already: publishing says if
+     * it is not. */
+    js_AddStream(&info, js, &config, NULL, &code);
+    jsStreamInfo_Destroy(info);
+    snprintf(nats_subject, sizeof nats_subject, "%s.rank%d", subject, world_rank);
+    return 1;
+}
+#endif
+
 static void start(void) {
     PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
     const char *addr = getenv("VOML_LISTEN");
+    const char *nats = getenv("VOML_NATS");
     PMPI_Barrier(MPI_COMM_WORLD);
     t0 = PMPI_Wtime();
+    if (nats && *nats) {
+#ifdef VOML_WITH_NATS
+        if (!nats_start(nats, getenv("VOML_SUBJECT"))) {
+            return;
+        }
+        sending = 1;
+        record3(ENTRY, TRACE, 0, -1, -1, "MPI_Init");
+#else
+        say("this library was built without the NATS client (libnats): VOML_NATS is ignored; "
+            "records are not sent");
+#endif
+        return;
+    }
     if (!addr || !*addr) {
         return;
     }
@@ -376,6 +540,7 @@ static void start(void) {
         return;
     }
     sock = s;
+    sending = 1;
     record3(ENTRY, TRACE, 0, -1, -1, "MPI_Init");
 }
 
@@ -399,11 +564,20 @@ int MPI_Finalize(void) {
     record3(EXIT, TRACE, 0, -1, -1, "MPI_Finalize");
     pthread_mutex_lock(&lock);
     flush_locked();
+#ifdef VOML_WITH_NATS
+    if (js && sending) {
+        nats_publish(NULL, 0, 1);
+    }
+    if (js) {
+        nats_stop();
+    }
+#endif
     if (sock >= 0) {
         shutdown(sock, SHUT_WR);
         close(sock);
         sock = -1;
     }
+    sending = 0;
     free(pending);
     pending = NULL;
     pending_cap = pending_len = 0;
@@ -447,7 +621,7 @@ ISEND_WRAPPER(MPI_Irsend)
 
 int MPI_Recv(void *b, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
              MPI_Status *status) {
-    if (sock < 0) {
+    if (!sending) {
         return PMPI_Recv(b, count, type, source, tag, comm, status);
     }
     /* Whether the message is there already: a receive that finds it does not block. */
@@ -476,7 +650,7 @@ int MPI_Recv(void *b, int count, MPI_Datatype type, int source, int tag, MPI_Com
 int MPI_Irecv(void *b, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
               MPI_Request *req) {
     int rc = PMPI_Irecv(b, count, type, source, tag, comm, req);
-    if (sock >= 0 && rc == MPI_SUCCESS) {
+    if (sending && rc == MPI_SUCCESS) {
         long long want[3] = {0, tag == MPI_ANY_TAG ? ANY_TAG : tag,
                              source == MPI_ANY_SOURCE ? ANY_SOURCE : world_of(comm, source)};
         double t = now();
@@ -494,7 +668,7 @@ int MPI_Irecv(void *b, int count, MPI_Datatype type, int source, int tag, MPI_Co
 int MPI_Sendrecv(const void *sb, int scount, MPI_Datatype stype, int dest, int stag,
                  void *rb, int rcount, MPI_Datatype rtype, int source, int rtag, MPI_Comm comm,
                  MPI_Status *status) {
-    if (sock < 0) {
+    if (!sending) {
         return PMPI_Sendrecv(sb, scount, stype, dest, stag, rb, rcount, rtype, source, rtag,
                              comm, status);
     }
@@ -520,7 +694,7 @@ int MPI_Sendrecv(const void *sb, int scount, MPI_Datatype stype, int dest, int s
 
 int MPI_Sendrecv_replace(void *b, int count, MPI_Datatype type, int dest, int stag,
                          int source, int rtag, MPI_Comm comm, MPI_Status *status) {
-    if (sock < 0) {
+    if (!sending) {
         return PMPI_Sendrecv_replace(b, count, type, dest, stag, source, rtag, comm, status);
     }
     long long bytes = bytes_of(count, type);
@@ -545,7 +719,7 @@ int MPI_Sendrecv_replace(void *b, int count, MPI_Datatype type, int dest, int st
 /* ---- Waits and tests: a wait is a blocked state; the receives it completes follow. ---- */
 
 int MPI_Wait(MPI_Request *req, MPI_Status *status) {
-    if (sock < 0) {
+    if (!sending) {
         return PMPI_Wait(req, status);
     }
     MPI_Request r = *req;
@@ -570,7 +744,7 @@ static MPI_Request *copy_requests(int n, const MPI_Request *reqs) {
 }
 
 int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status statuses[]) {
-    MPI_Request *copy = sock >= 0 ? copy_requests(n, reqs) : NULL;
+    MPI_Request *copy = sending ? copy_requests(n, reqs) : NULL;
     MPI_Status *mine = NULL;
     if (copy && statuses == MPI_STATUSES_IGNORE) {
         mine = malloc(sizeof *mine * (n > 0 ? n : 1));
@@ -590,7 +764,7 @@ int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status statuses[]) {
 }
 
 int MPI_Waitany(int n, MPI_Request reqs[], int *index, MPI_Status *status) {
-    MPI_Request *copy = sock >= 0 ? copy_requests(n, reqs) : NULL;
+    MPI_Request *copy = sending ? copy_requests(n, reqs) : NULL;
     if (!copy) {
         return PMPI_Waitany(n, reqs, index, status);
     }
@@ -610,7 +784,7 @@ int MPI_Waitany(int n, MPI_Request reqs[], int *index, MPI_Status *status) {
 
 int MPI_Waitsome(int n, MPI_Request reqs[], int *outcount, int indices[],
                  MPI_Status statuses[]) {
-    MPI_Request *copy = sock >= 0 ? copy_requests(n, reqs) : NULL;
+    MPI_Request *copy = sending ? copy_requests(n, reqs) : NULL;
     MPI_Status *mine = NULL;
     if (copy && statuses == MPI_STATUSES_IGNORE) {
         mine = malloc(sizeof *mine * (n > 0 ? n : 1));
@@ -635,7 +809,7 @@ int MPI_Waitsome(int n, MPI_Request reqs[], int *outcount, int indices[],
 int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status) {
     MPI_Request r = *req;
     MPI_Status mine;
-    if (sock >= 0 && status == MPI_STATUS_IGNORE) {
+    if (sending && status == MPI_STATUS_IGNORE) {
         status = &mine;
     }
     int rc = PMPI_Test(req, flag, status);
@@ -646,7 +820,7 @@ int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status) {
 }
 
 int MPI_Testall(int n, MPI_Request reqs[], int *flag, MPI_Status statuses[]) {
-    MPI_Request *copy = sock >= 0 ? copy_requests(n, reqs) : NULL;
+    MPI_Request *copy = sending ? copy_requests(n, reqs) : NULL;
     MPI_Status *mine = NULL;
     if (copy && statuses == MPI_STATUSES_IGNORE) {
         mine = malloc(sizeof *mine * (n > 0 ? n : 1));
@@ -666,7 +840,7 @@ int MPI_Testall(int n, MPI_Request reqs[], int *flag, MPI_Status statuses[]) {
 }
 
 int MPI_Testany(int n, MPI_Request reqs[], int *index, int *flag, MPI_Status *status) {
-    MPI_Request *copy = sock >= 0 ? copy_requests(n, reqs) : NULL;
+    MPI_Request *copy = sending ? copy_requests(n, reqs) : NULL;
     if (!copy) {
         return PMPI_Testany(n, reqs, index, flag, status);
     }
@@ -684,7 +858,7 @@ int MPI_Testany(int n, MPI_Request reqs[], int *index, int *flag, MPI_Status *st
 
 int MPI_Testsome(int n, MPI_Request reqs[], int *outcount, int indices[],
                  MPI_Status statuses[]) {
-    MPI_Request *copy = sock >= 0 ? copy_requests(n, reqs) : NULL;
+    MPI_Request *copy = sending ? copy_requests(n, reqs) : NULL;
     MPI_Status *mine = NULL;
     if (copy && statuses == MPI_STATUSES_IGNORE) {
         mine = malloc(sizeof *mine * (n > 0 ? n : 1));

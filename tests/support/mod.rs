@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod mpi;
+
 use std::path::{Path, PathBuf};
 
 /// A PICL trace beside the repository (`../shared/traces/picl/NAME`), or `None` with a note
