@@ -112,6 +112,8 @@ pub struct Otf2Reader<R> {
     line_no: u64,
     /// A line read ahead: the first of the next record.
     ahead: Option<Printed>,
+    /// Strings of lines done with, to read the next ones into.
+    free: Vec<String>,
     ended: bool,
     stopped: bool,
     section: Section,
@@ -230,6 +232,7 @@ impl<R: BufRead> Otf2Reader<R> {
             buf: Vec::with_capacity(256),
             line_no: 0,
             ahead: None,
+            free: Vec::new(),
             ended: false,
             stopped: false,
             section: Section::Other,
@@ -287,7 +290,12 @@ impl<R: BufRead> Otf2Reader<R> {
                 return None;
             }
             match self.next_printed() {
-                Some(printed) => self.record(&printed),
+                Some(printed) => {
+                    self.record(&printed);
+                    if self.free.len() < 4 {
+                        self.free.push(printed.text);
+                    }
+                }
                 None => self.end(),
             }
         }
@@ -331,8 +339,14 @@ impl<R: BufRead> Otf2Reader<R> {
                     );
                 }
                 let buf = self.buf.strip_suffix(b"\r").unwrap_or(&self.buf);
-                // Names are printed as the trace holds them, in any encoding.
-                let text = String::from_utf8_lossy(buf).into_owned();
+                // Lines are read into strings used before (no allocation per line).
+                let mut text = self.free.pop().unwrap_or_default();
+                text.clear();
+                match std::str::from_utf8(buf) {
+                    Ok(t) => text.push_str(t),
+                    // Names are printed as the trace holds them, in any encoding.
+                    Err(_) => text.push_str(&String::from_utf8_lossy(buf)),
+                }
                 Some(Printed {
                     line: self.line_no,
                     text,
@@ -363,12 +377,14 @@ impl<R: BufRead> Otf2Reader<R> {
                 self.ahead = Some(next);
                 return Some(printed);
             }
-            if next.text.trim_start().starts_with("ADDITIONAL ATTRIBUTES:") {
-                continue;
-            }
-            if printed.text.len() < MAX_LINE_LEN {
+            if !next.text.trim_start().starts_with("ADDITIONAL ATTRIBUTES:")
+                && printed.text.len() < MAX_LINE_LEN
+            {
                 printed.text.push('\n');
                 printed.text.push_str(&next.text);
+            }
+            if self.free.len() < 4 {
+                self.free.push(next.text);
             }
         }
     }
