@@ -178,13 +178,19 @@ fn voml_run_and_send_read_an_otf2_archive_by_its_anchor_file() {
     let Some(anchor) = support::otf2_trace(&dir, &["ring", "6", "24"]) else {
         return;
     };
-    // Told by content, and forced: every one of the 144 messages matched.
-    for extra in [&[][..], &["--format", "otf2"][..]] {
-        let (out, matched) = run_messages(&anchor, extra, &dir);
+    // Told by content, and forced: every one of the 144 messages matched; and so in the
+    // examples' ring (six ranks, 24 rounds too).
+    let example = root().join("examples/formats/ring-otf2/ring.otf2");
+    for (trace, extra) in [
+        (&anchor, &[][..]),
+        (&anchor, &["--format", "otf2"][..]),
+        (&example, &[][..]),
+    ] {
+        let (out, matched) = run_messages(trace, extra, &dir);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(out.status.success(), "{stderr}");
         assert!(!stderr.contains("warning"), "{stderr}");
-        assert_eq!(matched, 144, "{extra:?}: {stderr}");
+        assert_eq!(matched, 144, "{} {extra:?}: {stderr}", trace.display());
     }
     // Sent to a listening run as PICL lines: the same.
     let state = dir.join("live.json");

@@ -58,11 +58,11 @@ pub fn every_picl_trace() -> Vec<PathBuf> {
         .collect()
 }
 
-/// An OTF2 trace written into `dir` by the OTF2 library (the adapter tests' generator,
-/// `runtime/voml-trace/tests/data/otf2/make_trace.c`, compiled with `cc`; `args`: `small`,
-/// or `ring N ROUNDS`): its anchor file. `None` with a note when the C compiler, the OTF2
-/// library or `otf2-print` is missing; with `VOML_REQUIRE_TOOLS` set (as in CI) a failure.
-pub fn otf2_trace(dir: &Path, args: &[&str]) -> Option<PathBuf> {
+/// The OTF2 trace writer of the adapter's tests
+/// (`runtime/voml-trace/tests/data/otf2/make_trace.c`), compiled into `dir` with `cc`
+/// against the OTF2 library. `None` with a note when the C compiler, the OTF2 library or
+/// `otf2-print` is missing; with `VOML_REQUIRE_TOOLS` set (as in CI) a failure.
+pub fn otf2_generator(dir: &Path) -> Option<PathBuf> {
     let skip = |why: String| {
         assert!(
             std::env::var_os("VOML_REQUIRE_TOOLS").is_none(),
@@ -86,15 +86,19 @@ pub fn otf2_trace(dir: &Path, args: &[&str]) -> Option<PathBuf> {
         .arg("-lotf2")
         .output();
     match built {
-        Err(e) => return skip(format!("no C compiler (cc): {e}")),
-        Ok(o) if !o.status.success() => {
-            return skip(format!(
-                "cannot build the OTF2 trace generator (Debian: libotf2-trace-dev): {}",
-                String::from_utf8_lossy(&o.stderr)
-            ))
-        }
-        Ok(_) => {}
+        Err(e) => skip(format!("no C compiler (cc): {e}")),
+        Ok(o) if !o.status.success() => skip(format!(
+            "cannot build the OTF2 trace generator (Debian: libotf2-trace-dev): {}",
+            String::from_utf8_lossy(&o.stderr)
+        )),
+        Ok(_) => Some(generator),
     }
+}
+
+/// An OTF2 trace written into `dir/archive` by [`otf2_generator`] (`args`: `small`, `ring N
+/// ROUNDS` or `from FILE`): its directory. `None` (with a note) as for the generator.
+pub fn otf2_archive(dir: &Path, args: &[&str]) -> Option<PathBuf> {
+    let generator = otf2_generator(dir)?;
     let archive = dir.join("archive");
     let _ = std::fs::remove_dir_all(&archive);
     let out = std::process::Command::new(&generator)
@@ -107,7 +111,13 @@ pub fn otf2_trace(dir: &Path, args: &[&str]) -> Option<PathBuf> {
         "make_trace {args:?}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    Some(archive.join("run.otf2"))
+    Some(archive)
+}
+
+/// An OTF2 trace written by [`otf2_generator`] (`args`: `small`, or `ring N ROUNDS`): its
+/// anchor file.
+pub fn otf2_trace(dir: &Path, args: &[&str]) -> Option<PathBuf> {
+    otf2_archive(dir, args).map(|a| a.join("run.otf2"))
 }
 
 /// The repository root (tests run with it as the working directory).

@@ -8,9 +8,17 @@
  *   make_trace DIR ring N ROUNDS  N ranks passing a message round a ring ROUNDS times
  *                                 (tag: the round, 64 bytes times the rank plus one),
  *                                 waiting in MPI_Recv, counting instructions
+ *   make_trace DIR from FILE      the events FILE lists, one a line, the ranks in turn and
+ *                                 each rank's in time order (times in ticks):
+ *                                   ranks N               first: how many ranks
+ *                                   E RANK TIME REGION    enters compute, MPI_Send,
+ *                                   L RANK TIME REGION    ... leaves MPI_Recv or MPI_Barrier
+ *                                   S RANK TIME TO TAG BYTES      a send
+ *                                   R RANK TIME FROM TAG BYTES    a receive
+ *                                   M RANK TIME VALUE     PAPI_TOT_INS since the last one
  *
- * The archive is DIR/run.otf2 (with DIR/run.def and DIR/run/). Clock: 1,000,000 ticks a
- * second, global offset 500. Every event has a time of its own, so that the order the
+ * The archive is DIR/run.otf2 (with DIR/run.def and DIR/run/; from a FILE, DIR/ring.otf2).
+ * Clock: 1,000,000 ticks a second, global offset 500 (from a FILE, 0). Every event has a time of its own, so that the order the
  * library's global reader gives is the order of time alone. */
 #include <otf2/otf2.h>
 #include <stdio.h>
@@ -35,9 +43,9 @@ static OTF2_FlushCallbacks flush_callbacks = {
 
 enum {
     S_EMPTY, S_MAIN, S_SEND, S_RECV, S_COMPUTE, S_QUOTED, S_NODE, S_MACHINE, S_WORLD,
-    S_INS, S_MEM, S_MIB, S_BCAST, S_FIRST_NAME
+    S_INS, S_MEM, S_MIB, S_BCAST, S_BARRIER, S_FIRST_NAME
 };
-enum { R_MAIN, R_SEND, R_RECV, R_COMPUTE, R_QUOTED, R_BCAST };
+enum { R_MAIN, R_SEND, R_RECV, R_COMPUTE, R_QUOTED, R_BCAST, R_BARRIER };
 
 /* Location of rank r: as Score-P numbers them, the rank in the high word for threads. */
 static uint64_t location_of(int r) { return (uint64_t)r << 32; }
@@ -127,19 +135,103 @@ static void ring(OTF2_Archive *a, int n, int rounds) {
     }
 }
 
+static int region_named(const char *name) {
+    if (strcmp(name, "compute") == 0) return R_COMPUTE;
+    if (strcmp(name, "MPI_Send") == 0) return R_SEND;
+    if (strcmp(name, "MPI_Recv") == 0) return R_RECV;
+    if (strcmp(name, "MPI_Barrier") == 0) return R_BARRIER;
+    fprintf(stderr, "make_trace: no region %s\n", name);
+    exit(2);
+}
+
+/* The events of `in` (see the usage above), after its `ranks N` line. */
+static void from(OTF2_Archive *a, FILE *in, int n) {
+    char line[256], kind[8], name[64];
+    OTF2_EvtWriter *w = NULL;
+    int current = -1;
+    while (fgets(line, sizeof line, in)) {
+        int rank;
+        unsigned long long t;
+        if (sscanf(line, "%7s %d %llu", kind, &rank, &t) != 3 || rank < 0 || rank >= n ||
+            rank < current) {
+            fprintf(stderr, "make_trace: bad line: %s", line);
+            exit(2);
+        }
+        if (rank != current) {
+            if (w) {
+                check(OTF2_Archive_CloseEvtWriter(a, w), "close events");
+            }
+            w = OTF2_Archive_GetEvtWriter(a, location_of(rank));
+            current = rank;
+        }
+        int peer, tag;
+        unsigned long long bytes;
+        switch (kind[0]) {
+        case 'E':
+        case 'L':
+            if (sscanf(line, "%*s %*d %*u %63s", name) != 1) {
+                fprintf(stderr, "make_trace: bad line: %s", line);
+                exit(2);
+            }
+            if (kind[0] == 'E') {
+                check(OTF2_EvtWriter_Enter(w, NULL, t, region_named(name)), "enter");
+            } else {
+                check(OTF2_EvtWriter_Leave(w, NULL, t, region_named(name)), "leave");
+            }
+            break;
+        case 'S':
+        case 'R':
+            if (sscanf(line, "%*s %*d %*u %d %d %llu", &peer, &tag, &bytes) != 3) {
+                fprintf(stderr, "make_trace: bad line: %s", line);
+                exit(2);
+            }
+            if (kind[0] == 'S') {
+                check(OTF2_EvtWriter_MpiSend(w, NULL, t, peer, 0, tag, bytes), "send");
+            } else {
+                check(OTF2_EvtWriter_MpiRecv(w, NULL, t, peer, 0, tag, bytes), "receive");
+            }
+            break;
+        case 'M':
+            if (sscanf(line, "%*s %*d %*u %llu", &bytes) != 1) {
+                fprintf(stderr, "make_trace: bad line: %s", line);
+                exit(2);
+            }
+            metric(w, t, 0, bytes);
+            break;
+        default:
+            fprintf(stderr, "make_trace: bad line: %s", line);
+            exit(2);
+        }
+    }
+    if (w) {
+        check(OTF2_Archive_CloseEvtWriter(a, w), "close events");
+    }
+}
+
 int main(int argc, char **argv) {
-    if (argc < 3 || (strcmp(argv[2], "small") != 0 && (strcmp(argv[2], "ring") != 0 || argc < 5))) {
-        fprintf(stderr, "usage: make_trace DIR small | make_trace DIR ring N ROUNDS\n");
+    int is_ring = argc >= 5 && strcmp(argv[2], "ring") == 0;
+    int is_from = argc >= 4 && strcmp(argv[2], "from") == 0;
+    if (argc < 3 || (strcmp(argv[2], "small") != 0 && !is_ring && !is_from)) {
+        fprintf(stderr, "usage: make_trace DIR small | ring N ROUNDS | from FILE\n");
         return 2;
     }
-    int is_ring = strcmp(argv[2], "ring") == 0;
-    int n = is_ring ? atoi(argv[3]) : 2;
+    FILE *in = NULL;
+    int n = 2;
+    if (is_from) {
+        in = fopen(argv[3], "r");
+        if (!in || fscanf(in, "ranks %d\n", &n) != 1) {
+            fprintf(stderr, "make_trace: %s does not begin with `ranks N`\n", argv[3]);
+            return 2;
+        }
+    } else if (is_ring) {
+        n = atoi(argv[3]);
+    }
     int rounds = is_ring ? atoi(argv[4]) : 0;
     if (n < 2 || n > 1000 || rounds < 0) {
         fprintf(stderr, "make_trace: 2 to 1000 ranks\n");
         return 2;
     }
-    OTF2_Archive *a = OTF2_Archive_Open(argv[1], "run", OTF2_FILEMODE_WRITE, 1024 * 1024,
+    OTF2_Archive *a = OTF2_Archive_Open(argv[1], is_from ? "ring" : "run", OTF2_FILEMODE_WRITE, 1024 * 1024,
                                         4 * 1024 * 1024, OTF2_SUBSTRATE_POSIX,
                                         OTF2_COMPRESSION_NONE);
     if (!a) {
@@ -149,7 +241,10 @@ int main(int argc, char **argv) {
     check(OTF2_Archive_SetFlushCallbacks(a, &flush_callbacks, NULL), "flush callbacks");
     check(OTF2_Archive_SetSerialCollectiveCallbacks(a), "collective callbacks");
     check(OTF2_Archive_OpenEvtFiles(a), "open events");
-    if (is_ring) {
+    if (is_from) {
+        from(a, in, n);
+        fclose(in);
+    } else if (is_ring) {
         ring(a, n, rounds);
     } else {
         small(a);
@@ -163,10 +258,11 @@ int main(int argc, char **argv) {
     check(OTF2_Archive_CloseDefFiles(a), "close definition files");
 
     OTF2_GlobalDefWriter *g = OTF2_Archive_GetGlobalDefWriter(a);
-    OTF2_GlobalDefWriter_WriteClockProperties(g, 1000000, 500, 100000, OTF2_UNDEFINED_TIMESTAMP);
+    OTF2_GlobalDefWriter_WriteClockProperties(g, 1000000, is_from ? 0 : 500, 100000,
+                                              OTF2_UNDEFINED_TIMESTAMP);
     const char *strings[] = {"", "main", "MPI_Send", "MPI_Recv", "compute", "say \"cheese\"",
                              "node", "machine", "MPI_COMM_WORLD", "PAPI_TOT_INS", "mem",
-                             "MiB", "MPI_Bcast"};
+                             "MiB", "MPI_Bcast", "MPI_Barrier"};
     for (int i = 0; i < S_FIRST_NAME; i++) {
         OTF2_GlobalDefWriter_WriteString(g, i, strings[i]);
     }
@@ -176,7 +272,7 @@ int main(int argc, char **argv) {
         char name[64];
         snprintf(name, sizeof name, "rank %d", r);
         OTF2_GlobalDefWriter_WriteString(g, S_FIRST_NAME + 2 * r, name);
-        if (!is_ring && r == 1) {
+        if (!is_ring && !is_from && r == 1) {
             snprintf(name, sizeof name, "thread\nONE  1");
         } else {
             snprintf(name, sizeof name, "thread %d", r);
@@ -200,6 +296,9 @@ int main(int argc, char **argv) {
                                      OTF2_REGION_FLAG_NONE, S_EMPTY, 0, 0);
     OTF2_GlobalDefWriter_WriteRegion(g, R_BCAST, S_BCAST, S_BCAST, S_EMPTY,
                                      OTF2_REGION_ROLE_COLL_ONE2ALL, OTF2_PARADIGM_MPI,
+                                     OTF2_REGION_FLAG_NONE, S_EMPTY, 0, 0);
+    OTF2_GlobalDefWriter_WriteRegion(g, R_BARRIER, S_BARRIER, S_BARRIER, S_EMPTY,
+                                     OTF2_REGION_ROLE_BARRIER, OTF2_PARADIGM_MPI,
                                      OTF2_REGION_FLAG_NONE, S_EMPTY, 0, 0);
     OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0, S_MACHINE, S_NODE,
                                              OTF2_UNDEFINED_SYSTEM_TREE_NODE);
