@@ -16,7 +16,7 @@
 //! long as no event comes more than its bound of records late.
 
 use std::borrow::Cow;
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::fmt;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader};
@@ -29,9 +29,10 @@ use crate::error::{TraceError, TraceErrorKind};
 use crate::layout::{
     self, Codes, Fill, Names, States, ENTRY, EVENT, EXIT, MARK, RECEIVE, SEND, VALUE,
 };
+use crate::outgoing::{self, Adapter, Outgoing};
 use crate::reader::ReadOptions;
 use crate::record::Record;
-use crate::reorder::{Reorder, Tie, REORDER_BOUND};
+use crate::reorder::Tie;
 use crate::AdapterStats;
 
 /// Longest event accepted: a longer one is skipped (to its end) and reported.
@@ -220,7 +221,6 @@ struct FlowEnd {
 pub struct ChromeReader<R> {
     inner: R,
     source_name: String,
-    options: ReadOptions,
     phase: Phase,
     /// Line and column of the next byte.
     line: u64,
@@ -228,9 +228,8 @@ pub struct ChromeReader<R> {
     /// The element being read, and where it began.
     element: Vec<u8>,
     element_at: (u64, usize),
-    ended: bool,
-    finished: bool,
-    stopped: bool,
+    /// Records and errors on their way out, and what is counted.
+    out: Outgoing,
     processors: HashMap<(Option<Id>, Option<Id>), (i64, i64)>,
     slices: HashMap<i64, Vec<Open>>,
     asyncs: HashMap<(u32, Id), Vec<Open>>,
@@ -245,12 +244,8 @@ pub struct ChromeReader<R> {
     messages: i64,
     /// Intervals opened so far.
     opened: u64,
-    reorder: Reorder,
     high: f64,
     seq: u64,
-    spare: Vec<Record>,
-    errors: VecDeque<TraceError>,
-    stats: AdapterStats,
 }
 
 impl ChromeReader<BufReader<File>> {
@@ -284,15 +279,12 @@ impl<R: BufRead> ChromeReader<R> {
         ChromeReader {
             inner: reader,
             source_name,
-            options,
             phase: Phase::Start,
             line: 1,
             column: 1,
             element: Vec::with_capacity(1024),
             element_at: (1, 1),
-            ended: false,
-            finished: false,
-            stopped: false,
+            out: Outgoing::new(options.strict),
             processors: HashMap::new(),
             slices: HashMap::new(),
             asyncs: HashMap::new(),
@@ -305,12 +297,8 @@ impl<R: BufRead> ChromeReader<R> {
             event_keys: Codes::starting_at(0),
             messages: 0,
             opened: 0,
-            reorder: Reorder::new(REORDER_BOUND),
             high: f64::NEG_INFINITY,
             seq: 0,
-            spare: Vec::new(),
-            errors: VecDeque::new(),
-            stats: AdapterStats::default(),
         }
     }
 
@@ -319,10 +307,7 @@ impl<R: BufRead> ChromeReader<R> {
     }
 
     pub fn stats(&self) -> AdapterStats {
-        AdapterStats {
-            late: self.reorder.late(),
-            ..self.stats
-        }
+        self.out.stats()
     }
 
     /// The reader records are read from.
@@ -332,61 +317,7 @@ impl<R: BufRead> ChromeReader<R> {
 
     /// The next record, like [`Iterator::next`], built in `reuse`'s storage when given.
     pub fn next_reusing(&mut self, reuse: Option<Record>) -> Option<Result<Record, TraceError>> {
-        if let Some(r) = reuse {
-            if self.spare.len() < 64 {
-                self.spare.push(r);
-            }
-        }
-        loop {
-            if let Some(e) = self.errors.pop_front() {
-                self.stats.bad += 1;
-                if self.options.strict {
-                    self.stopped = true;
-                    self.errors.clear();
-                }
-                return Some(Err(e));
-            }
-            if self.stopped {
-                return None;
-            }
-            // Chrome traces are not in time order: records go out only when the buffer is
-            // full, or at the end.
-            if let Some(r) = self.reorder.pop_ready((f64::NEG_INFINITY, Tie::Input(0))) {
-                self.stats.records += 1;
-                return Some(Ok(r));
-            }
-            if self.ended {
-                if !self.finished {
-                    self.finished = true;
-                    self.finish();
-                    continue;
-                }
-                let r = self.reorder.pop()?;
-                self.stats.records += 1;
-                return Some(Ok(r));
-            }
-            match self.next_element() {
-                Ok(true) => self.event(),
-                Ok(false) => self.ended = true,
-                Err(ScanError::Io(e)) => {
-                    self.ended = true;
-                    self.phase = Phase::Done;
-                    let (line, column) = (self.line, self.column);
-                    self.error(line, column, TraceErrorKind::Io, format!("read error: {e}"));
-                }
-                Err(ScanError::Cut) => {
-                    self.ended = true;
-                    self.phase = Phase::Done;
-                    let (line, column) = self.element_at;
-                    self.error(
-                        line,
-                        column,
-                        TraceErrorKind::Syntax,
-                        "the input ends inside this event".to_owned(),
-                    );
-                }
-            }
-        }
+        outgoing::next_reusing(self, reuse)
     }
 
     fn error(&mut self, line: u64, column: usize, kind: TraceErrorKind, message: String) {
@@ -394,7 +325,7 @@ impl<R: BufRead> ChromeReader<R> {
             &self.element[..self.element.len().min(4 * TraceError::TEXT_LIMIT)],
         )
         .into_owned();
-        self.errors.push_back(TraceError::at(
+        self.out.errors.push_back(TraceError::at(
             &self.source_name,
             line,
             column,
@@ -729,7 +660,7 @@ impl<R: BufRead> ChromeReader<R> {
                     }
                     "E" => {
                         let Some(open) = self.slices.get_mut(&processor).and_then(Vec::pop) else {
-                            self.stats.unmatched += 1;
+                            self.out.stats.unmatched += 1;
                             return Err((
                                 TraceErrorKind::Unmatched,
                                 "an `E` event with no slice open (`B`) on its thread".to_owned(),
@@ -807,7 +738,7 @@ impl<R: BufRead> ChromeReader<R> {
                         self.asyncs.remove(&key);
                     }
                     let Some(open) = found else {
-                        self.stats.unmatched += 1;
+                        self.out.stats.unmatched += 1;
                         return Err((
                             TraceErrorKind::Unmatched,
                             format!("an async `{ph}` event whose beginning never came (no `b` or `S` with its category, id and name)"),
@@ -858,7 +789,7 @@ impl<R: BufRead> ChromeReader<R> {
                         None => {
                             if self.flows.insert(key, here).is_some() {
                                 // A flow that began again before its end: the first never ends.
-                                self.stats.unmatched += 1;
+                                self.out.stats.unmatched += 1;
                             }
                         }
                     },
@@ -890,11 +821,11 @@ impl<R: BufRead> ChromeReader<R> {
                 self.high = self.high.max(time);
                 for (series, value) in &counter.args.0 {
                     let Some(value) = value.filter(|v| v.is_finite()) else {
-                        self.stats.ignored += 1;
+                        self.out.stats.ignored += 1;
                         continue;
                     };
                     let key = self.value_keys.code(&format!("{name}\u{1f}{series}"));
-                    let mut r = layout::blank(&mut self.spare);
+                    let mut r = layout::blank(&mut self.out.spare);
                     Fill::start(&mut r, line, MARK, VALUE, time, processor, process)
                         .real(value)
                         .int(key)
@@ -903,7 +834,7 @@ impl<R: BufRead> ChromeReader<R> {
                         .str(series)
                         .done();
                     let seq = self.next_seq();
-                    self.reorder.push(time, Tie::Input(seq), r);
+                    self.out.reorder.push(time, Tie::Input(seq), r);
                 }
             }
             "i" | "I" | "n" | "R" => {
@@ -911,7 +842,7 @@ impl<R: BufRead> ChromeReader<R> {
                 let (processor, process) = self.processor(&e);
                 self.high = self.high.max(time);
                 let key = self.event_keys.code(name);
-                let mut r = layout::blank(&mut self.spare);
+                let mut r = layout::blank(&mut self.out.spare);
                 Fill::start(&mut r, line, MARK, EVENT, time, processor, process)
                     .int(0)
                     .int(key)
@@ -920,11 +851,11 @@ impl<R: BufRead> ChromeReader<R> {
                     .str(cat)
                     .done();
                 let seq = self.next_seq();
-                self.reorder.push(time, Tie::Input(seq), r);
+                self.out.reorder.push(time, Tie::Input(seq), r);
             }
             // Metadata, objects, samples, clock syncs, memory dumps, contexts, async steps:
             // nothing a record stands for.
-            _ => self.stats.ignored += 1,
+            _ => self.out.stats.ignored += 1,
         }
         Ok(())
     }
@@ -988,7 +919,7 @@ impl<R: BufRead> ChromeReader<R> {
             Tie::Input(_) => Tie::Input(seq),
             end => end,
         };
-        let mut r = layout::blank(&mut self.spare);
+        let mut r = layout::blank(&mut self.out.spare);
         Fill::start(
             &mut r,
             line,
@@ -1004,7 +935,7 @@ impl<R: BufRead> ChromeReader<R> {
         .str(self.states.name(open.name))
         .str(self.names.get(open.cat))
         .done();
-        self.reorder.push(time, tie, r);
+        self.out.reorder.push(time, tie, r);
         seq
     }
 
@@ -1040,7 +971,7 @@ impl<R: BufRead> ChromeReader<R> {
             (to, RECEIVE, from.processor, receive_at),
         ] {
             for (rtype, seq) in [(ENTRY, seq), (EXIT, seq + 1)] {
-                let mut r = layout::blank(&mut self.spare);
+                let mut r = layout::blank(&mut self.out.spare);
                 Fill::start(
                     &mut r,
                     side.line,
@@ -1056,14 +987,14 @@ impl<R: BufRead> ChromeReader<R> {
                 .str(self.names.get(from.name))
                 .str(self.names.get(from.cat))
                 .done();
-                self.reorder.push(side.time, Tie::Input(seq), r);
+                self.out.reorder.push(side.time, Tie::Input(seq), r);
             }
         }
     }
 
     /// At the end of the input: slices and async intervals still open end at the latest
     /// time; flows still waiting never end (nor finishes whose start never came begin).
-    fn finish(&mut self) {
+    fn close_open(&mut self) {
         let time = self.high;
         let line = self.line;
         let mut open: Vec<Open> = self
@@ -1078,7 +1009,7 @@ impl<R: BufRead> ChromeReader<R> {
         for o in open {
             self.state(EXIT, o, time, line, Tie::Input(0));
         }
-        self.stats.unmatched += (self.flows.len() + self.finishes_waiting) as u64;
+        self.out.stats.unmatched += (self.flows.len() + self.finishes_waiting) as u64;
         self.flows.clear();
         self.finishes.clear();
         self.finishes_waiting = 0;
@@ -1090,5 +1021,45 @@ impl<R: BufRead> Iterator for ChromeReader<R> {
 
     fn next(&mut self) -> Option<Self::Item> {
         self.next_reusing(None)
+    }
+}
+
+impl<R: BufRead> Adapter for ChromeReader<R> {
+    fn outgoing(&mut self) -> &mut Outgoing {
+        &mut self.out
+    }
+
+    /// Chrome traces are not in time order: records go out only when the buffer is full,
+    /// or at the end.
+    fn due(&mut self) -> (f64, Tie) {
+        (f64::NEG_INFINITY, Tie::Input(0))
+    }
+
+    fn read_more(&mut self) {
+        match self.next_element() {
+            Ok(true) => self.event(),
+            Ok(false) => self.out.ended = true,
+            Err(ScanError::Io(e)) => {
+                self.out.ended = true;
+                self.phase = Phase::Done;
+                let (line, column) = (self.line, self.column);
+                self.error(line, column, TraceErrorKind::Io, format!("read error: {e}"));
+            }
+            Err(ScanError::Cut) => {
+                self.out.ended = true;
+                self.phase = Phase::Done;
+                let (line, column) = self.element_at;
+                self.error(
+                    line,
+                    column,
+                    TraceErrorKind::Syntax,
+                    "the input ends inside this event".to_owned(),
+                );
+            }
+        }
+    }
+
+    fn finish(&mut self) {
+        self.close_open();
     }
 }

@@ -40,6 +40,7 @@ mod interest;
 pub mod layout;
 mod lines;
 pub mod otf2;
+mod outgoing;
 pub mod paje;
 pub mod paraver;
 mod parse;

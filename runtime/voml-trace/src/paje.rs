@@ -13,7 +13,7 @@
 //! a stack of states per container and state type, links matched by their type and key
 //! (either end may come first), the current value of each variable.
 
-use std::collections::{BinaryHeap, HashSet, VecDeque};
+use std::collections::{BinaryHeap, HashSet};
 use std::fs::File;
 use std::hash::BuildHasherDefault;
 use std::io::{self, BufRead, BufReader};
@@ -25,10 +25,11 @@ use crate::layout::{
     VALUE,
 };
 use crate::lines::{read_line, text_of};
+use crate::outgoing::{self, Adapter, Outgoing};
 use crate::parse::parse_real;
 use crate::reader::{ReadOptions, MAX_LINE_LEN};
 use crate::record::Record;
-use crate::reorder::{Reorder, Tie, REORDER_BOUND};
+use crate::reorder::Tie;
 use crate::AdapterStats;
 
 /// Most links waiting for their other end at once, and most states pushed on one stack.
@@ -244,12 +245,10 @@ struct LinkEnd {
 pub struct PajeReader<R> {
     inner: R,
     source_name: String,
-    options: ReadOptions,
     buf: Vec<u8>,
     line_no: u64,
-    ended: bool,
-    finished: bool,
-    stopped: bool,
+    /// Records and errors on their way out, and what is counted.
+    out: Outgoing,
     defs: FastMap<String, Def>,
     /// The definitions of small numeric ids (as most traces number their events), by id:
     /// found without hashing.
@@ -278,14 +277,10 @@ pub struct PajeReader<R> {
     event_keys: Codes,
     /// Messages matched so far: the next message's tag.
     messages: i64,
-    reorder: Reorder,
     /// Latest time read.
     high: f64,
     seq: u64,
-    spare: Vec<Record>,
     tokens: Vec<Token>,
-    errors: VecDeque<TraceError>,
-    stats: AdapterStats,
 }
 
 impl PajeReader<BufReader<File>> {
@@ -362,12 +357,9 @@ impl<R: BufRead> PajeReader<R> {
         PajeReader {
             inner: reader,
             source_name,
-            options,
             buf: Vec::with_capacity(256),
             line_no: 0,
-            ended: false,
-            finished: false,
-            stopped: false,
+            out: Outgoing::new(options.strict),
             defs: FastMap::default(),
             numbered: Vec::new(),
             open_def: None,
@@ -386,13 +378,9 @@ impl<R: BufRead> PajeReader<R> {
             variable_keys: Codes::starting_at(0),
             event_keys: Codes::starting_at(0),
             messages: 0,
-            reorder: Reorder::new(REORDER_BOUND),
             high: f64::NEG_INFINITY,
             seq: 0,
-            spare: Vec::new(),
             tokens: Vec::with_capacity(8),
-            errors: VecDeque::new(),
-            stats: AdapterStats::default(),
         }
     }
 
@@ -401,10 +389,7 @@ impl<R: BufRead> PajeReader<R> {
     }
 
     pub fn stats(&self) -> AdapterStats {
-        AdapterStats {
-            late: self.reorder.late(),
-            ..self.stats
-        }
+        self.out.stats()
     }
 
     /// The reader records are read from.
@@ -414,44 +399,7 @@ impl<R: BufRead> PajeReader<R> {
 
     /// The next record, like [`Iterator::next`], built in `reuse`'s storage when given.
     pub fn next_reusing(&mut self, reuse: Option<Record>) -> Option<Result<Record, TraceError>> {
-        if let Some(r) = reuse {
-            if self.spare.len() < 64 {
-                self.spare.push(r);
-            }
-        }
-        loop {
-            if let Some(e) = self.errors.pop_front() {
-                self.stats.bad += 1;
-                if self.options.strict {
-                    self.stopped = true;
-                    self.errors.clear();
-                }
-                return Some(Err(e));
-            }
-            if self.stopped {
-                return None;
-            }
-            if self.reorder.is_empty() && !self.ended {
-                self.read_one();
-                continue;
-            }
-            let due = self.due();
-            if let Some(r) = self.reorder.pop_ready(due) {
-                self.stats.records += 1;
-                return Some(Ok(r));
-            }
-            if self.ended {
-                if !self.finished {
-                    self.finished = true;
-                    self.finish();
-                    continue;
-                }
-                let r = self.reorder.pop()?;
-                self.stats.records += 1;
-                return Some(Ok(r));
-            }
-            self.read_one();
-        }
+        outgoing::next_reusing(self, reuse)
     }
 
     /// Records up to this time (and place) can go out: the input has passed it, and no
@@ -476,11 +424,11 @@ impl<R: BufRead> PajeReader<R> {
         let raw = match read_line(&mut self.inner, &mut self.buf, MAX_LINE_LEN) {
             Ok(Some(raw)) => raw,
             Ok(None) => {
-                self.ended = true;
+                self.out.ended = true;
                 return;
             }
             Err(e) => {
-                self.ended = true;
+                self.out.ended = true;
                 let line = self.line_no + 1;
                 self.error(line, 1, TraceErrorKind::Io, format!("read error: {e}"), "");
                 return;
@@ -510,7 +458,7 @@ impl<R: BufRead> PajeReader<R> {
         message: String,
         text: &str,
     ) {
-        self.errors.push_back(TraceError::at(
+        self.out.errors.push_back(TraceError::at(
             &self.source_name,
             line,
             column,
@@ -665,7 +613,7 @@ impl<R: BufRead> PajeReader<R> {
             ));
         };
         if def.broken {
-            self.stats.ignored += 1;
+            self.out.stats.ignored += 1;
             return Ok(());
         }
         let given = tokens.len() - 1;
@@ -729,7 +677,7 @@ impl<R: BufRead> PajeReader<R> {
                     self.types.insert(alias.to_owned(), index);
                 }
                 self.types.entry(name.to_owned()).or_insert(index);
-                self.stats.ignored += 1;
+                self.out.stats.ignored += 1;
             }
             DefineEntityValue => {
                 let (_, name) = get(Field::Name);
@@ -741,7 +689,7 @@ impl<R: BufRead> PajeReader<R> {
                 values
                     .entry(name.to_owned())
                     .or_insert_with(|| name.to_owned());
-                self.stats.ignored += 1;
+                self.out.stats.ignored += 1;
             }
             CreateContainer => {
                 let (_, name) = get(Field::Name);
@@ -771,7 +719,7 @@ impl<R: BufRead> PajeReader<R> {
                     // Destroying the root ends the trace (SimGrid writes it last): its
                     // states end at the end of the input anyway.
                     self.high = self.high.max(time);
-                    self.stats.ignored += 1;
+                    self.out.stats.ignored += 1;
                     return Ok(());
                 };
                 self.high = self.high.max(time);
@@ -801,7 +749,7 @@ impl<R: BufRead> PajeReader<R> {
                 let processor = self.processor(c);
                 let name = &self.type_list[ty].name;
                 let code = self.variable_keys.code(name);
-                let mut r = layout::blank(&mut self.spare);
+                let mut r = layout::blank(&mut self.out.spare);
                 Fill::start(&mut r, self.line_no, MARK, VALUE, time, processor, 0)
                     .real(new)
                     .int(code)
@@ -843,7 +791,7 @@ impl<R: BufRead> PajeReader<R> {
                 }
                 stack.push((name_id, code));
                 let processor = self.processor(c);
-                let mut r = layout::blank(&mut self.spare);
+                let mut r = layout::blank(&mut self.out.spare);
                 Fill::start(&mut r, self.line_no, ENTRY, code, time, processor, 0)
                     .int(0)
                     .int(-1)
@@ -976,7 +924,7 @@ impl<R: BufRead> PajeReader<R> {
                 let processor = self.processor(c);
                 let type_name = &self.type_list[ty].name;
                 let code = self.event_keys.code(type_name);
-                let mut r = layout::blank(&mut self.spare);
+                let mut r = layout::blank(&mut self.out.spare);
                 Fill::start(&mut r, self.line_no, MARK, EVENT, time, processor, 0)
                     .int(0)
                     .int(code)
@@ -992,7 +940,7 @@ impl<R: BufRead> PajeReader<R> {
 
     fn push(&mut self, time: f64, record: Record) {
         let seq = self.next_seq();
-        self.reorder.push(time, Tie::Input(seq), record);
+        self.out.reorder.push(time, Tie::Input(seq), record);
     }
 
     /// The record of container `c` created (`ENTRY`) or destroyed (`EXIT`) at `time`.
@@ -1001,7 +949,7 @@ impl<R: BufRead> PajeReader<R> {
         let parent = container
             .parent
             .map_or("0", |p| self.container_list[p].name.as_str());
-        let mut r = layout::blank(&mut self.spare);
+        let mut r = layout::blank(&mut self.out.spare);
         Fill::start(
             &mut r,
             self.line_no,
@@ -1081,7 +1029,7 @@ impl<R: BufRead> PajeReader<R> {
         let mut ended = stack.split_off(keep);
         let processor = self.processor((key.0 != usize::MAX).then_some(key.0));
         while let Some((name, code)) = ended.pop() {
-            let mut r = layout::blank(&mut self.spare);
+            let mut r = layout::blank(&mut self.out.spare);
             Fill::start(&mut r, line, EXIT, code, time, processor, 0)
                 .int(0)
                 .int(-1)
@@ -1124,7 +1072,7 @@ impl<R: BufRead> PajeReader<R> {
             (end, RECEIVE, start.processor, receive_at),
         ] {
             for (rtype, seq) in [(ENTRY, seq), (EXIT, seq + 1)] {
-                let mut r = layout::blank(&mut self.spare);
+                let mut r = layout::blank(&mut self.out.spare);
                 Fill::start(
                     &mut r,
                     side.line,
@@ -1141,14 +1089,14 @@ impl<R: BufRead> PajeReader<R> {
                 .str(&side.value)
                 .str(key)
                 .done();
-                self.reorder.push(side.time, Tie::Input(seq), r);
+                self.out.reorder.push(side.time, Tie::Input(seq), r);
             }
         }
     }
 
     /// At the end of the input: states still open end at the latest time, and links whose
     /// other end never came are reported.
-    fn finish(&mut self) {
+    fn close_open(&mut self) {
         let mut keys: Vec<(usize, usize)> = self.stacks.keys().copied().collect();
         keys.sort_unstable();
         let (time, line) = (self.high, self.line_no);
@@ -1169,7 +1117,7 @@ impl<R: BufRead> PajeReader<R> {
             } else {
                 "this link never starts (no PajeStartLink of its type with its key)"
             };
-            self.stats.unmatched += 1;
+            self.out.stats.unmatched += 1;
             self.error(
                 e.line,
                 e.column,
@@ -1188,5 +1136,23 @@ impl<R: BufRead> Iterator for PajeReader<R> {
 
     fn next(&mut self) -> Option<Self::Item> {
         self.next_reusing(None)
+    }
+}
+
+impl<R: BufRead> Adapter for PajeReader<R> {
+    fn outgoing(&mut self) -> &mut Outgoing {
+        &mut self.out
+    }
+
+    fn due(&mut self) -> (f64, Tie) {
+        Self::due(self)
+    }
+
+    fn read_more(&mut self) {
+        self.read_one();
+    }
+
+    fn finish(&mut self) {
+        self.close_open();
     }
 }

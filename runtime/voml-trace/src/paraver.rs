@@ -16,7 +16,7 @@
 //! the task is the process. Records come in time order; the ends of states and the receives
 //! of messages, which lie ahead, wait in the reorder buffer until the input passes them.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader};
 use std::path::Path;
@@ -24,10 +24,11 @@ use std::path::Path;
 use crate::error::{TraceError, TraceErrorKind};
 use crate::layout::{self, Fill, ENTRY, EXIT, MARK, RECEIVE, SEND};
 use crate::lines::{read_line, text_of};
+use crate::outgoing::{self, Adapter, Outgoing};
 use crate::parse::parse_int;
 use crate::reader::{ReadOptions, MAX_LINE_LEN};
 use crate::record::Record;
-use crate::reorder::{Reorder, Tie, REORDER_BOUND};
+use crate::reorder::Tie;
 use crate::AdapterStats;
 
 /// Most threads a header may declare.
@@ -143,11 +144,10 @@ impl Pcf {
 pub struct ParaverReader<R> {
     inner: R,
     source_name: String,
-    options: ReadOptions,
     buf: Vec<u8>,
     line_no: u64,
-    ended: bool,
-    stopped: bool,
+    /// Records and errors on their way out, and what is counted.
+    out: Outgoing,
     header_seen: bool,
     /// Units of the trace's times per second.
     per_second: f64,
@@ -156,14 +156,10 @@ pub struct ParaverReader<R> {
     /// Tasks numbered so far (the next process number for a task not in the header).
     tasks: HashMap<(u64, u64), i64>,
     pcf: Pcf,
-    reorder: Reorder,
     /// A time no later record of the input comes before.
     high: f64,
     seq: u64,
-    spare: Vec<Record>,
     fields: Vec<(usize, std::ops::Range<usize>)>,
-    errors: VecDeque<TraceError>,
-    stats: AdapterStats,
 }
 
 impl ParaverReader<BufReader<File>> {
@@ -188,23 +184,17 @@ impl<R: BufRead> ParaverReader<R> {
         ParaverReader {
             inner: reader,
             source_name,
-            options,
             buf: Vec::with_capacity(256),
             line_no: 0,
-            ended: false,
-            stopped: false,
+            out: Outgoing::new(options.strict),
             header_seen: false,
             per_second: 1e6,
             threads: HashMap::new(),
             tasks: HashMap::new(),
             pcf: Pcf::default(),
-            reorder: Reorder::new(REORDER_BOUND),
             high: f64::NEG_INFINITY,
             seq: 0,
-            spare: Vec::new(),
             fields: Vec::with_capacity(16),
-            errors: VecDeque::new(),
-            stats: AdapterStats::default(),
         }
     }
 
@@ -225,7 +215,7 @@ impl<R: BufRead> ParaverReader<R> {
                 let (parsed, problems) = Pcf::parse(&text);
                 self.pcf = parsed;
                 for p in problems {
-                    self.errors.push_back(TraceError::at(
+                    self.out.errors.push_back(TraceError::at(
                         &name,
                         p.line,
                         1,
@@ -235,7 +225,7 @@ impl<R: BufRead> ParaverReader<R> {
                     ));
                 }
             }
-            Err(e) => self.errors.push_back(TraceError::at(
+            Err(e) => self.out.errors.push_back(TraceError::at(
                 &self.source_name,
                 1,
                 1,
@@ -249,7 +239,7 @@ impl<R: BufRead> ParaverReader<R> {
     /// Reports that the trace comes without its `.pcf` (from a stream, not a file): it is
     /// read without names.
     pub fn no_pcf(&mut self) {
-        self.errors.push_back(TraceError::at(
+        self.out.errors.push_back(TraceError::at(
             &self.source_name,
             1,
             1,
@@ -264,10 +254,7 @@ impl<R: BufRead> ParaverReader<R> {
     }
 
     pub fn stats(&self) -> AdapterStats {
-        AdapterStats {
-            late: self.reorder.late(),
-            ..self.stats
-        }
+        self.out.stats()
     }
 
     /// The reader records are read from.
@@ -277,45 +264,18 @@ impl<R: BufRead> ParaverReader<R> {
 
     /// The next record, like [`Iterator::next`], built in `reuse`'s storage when given.
     pub fn next_reusing(&mut self, reuse: Option<Record>) -> Option<Result<Record, TraceError>> {
-        if let Some(r) = reuse {
-            if self.spare.len() < 64 {
-                self.spare.push(r);
-            }
-        }
-        loop {
-            if let Some(e) = self.errors.pop_front() {
-                self.stats.bad += 1;
-                if self.options.strict {
-                    self.stopped = true;
-                    self.errors.clear();
-                }
-                return Some(Err(e));
-            }
-            if self.stopped {
-                return None;
-            }
-            if let Some(r) = self.reorder.pop_ready((self.high, Tie::Input(u64::MAX))) {
-                self.stats.records += 1;
-                return Some(Ok(r));
-            }
-            if self.ended {
-                let r = self.reorder.pop()?;
-                self.stats.records += 1;
-                return Some(Ok(r));
-            }
-            self.read_one();
-        }
+        outgoing::next_reusing(self, reuse)
     }
 
     fn read_one(&mut self) {
         let raw = match read_line(&mut self.inner, &mut self.buf, MAX_LINE_LEN) {
             Ok(Some(raw)) => raw,
             Ok(None) => {
-                self.ended = true;
+                self.out.ended = true;
                 return;
             }
             Err(e) => {
-                self.ended = true;
+                self.out.ended = true;
                 let line = self.line_no + 1;
                 self.error(line, 1, TraceErrorKind::Io, format!("read error: {e}"), "");
                 return;
@@ -345,7 +305,7 @@ impl<R: BufRead> ParaverReader<R> {
         message: String,
         text: &str,
     ) {
-        self.errors.push_back(TraceError::at(
+        self.out.errors.push_back(TraceError::at(
             &self.source_name,
             line,
             column,
@@ -457,7 +417,7 @@ impl<R: BufRead> ParaverReader<R> {
             }
             at += close + 2;
         }
-        self.stats.ignored += 1;
+        self.out.stats.ignored += 1;
         Ok(())
     }
 
@@ -542,7 +502,7 @@ impl<R: BufRead> ParaverReader<R> {
                     state
                 };
                 for (rtype, time) in [(ENTRY, begin), (EXIT, end)] {
-                    let mut r = layout::blank(&mut self.spare);
+                    let mut r = layout::blank(&mut self.out.spare);
                     Fill::start(&mut r, self.line_no, rtype, etype, time, processor, process)
                         .int(0)
                         .int(-1)
@@ -551,7 +511,7 @@ impl<R: BufRead> ParaverReader<R> {
                         .int(state)
                         .done();
                     self.seq += 1;
-                    self.reorder.push(time, Tie::Input(self.seq), r);
+                    self.out.reorder.push(time, Tie::Input(self.seq), r);
                 }
             }
             "2" => {
@@ -594,7 +554,7 @@ impl<R: BufRead> ParaverReader<R> {
                             .map_or("", String::as_str),
                         _ => "",
                     };
-                    let mut r = layout::blank(&mut self.spare);
+                    let mut r = layout::blank(&mut self.out.spare);
                     let fill = Fill::start(&mut r, self.line_no, MARK, ty, time, processor, process);
                     let fill = match value {
                         crate::Value::Int(v) => fill.int(v),
@@ -603,7 +563,7 @@ impl<R: BufRead> ParaverReader<R> {
                     };
                     fill.int(-1).int(-1).str(type_name).str(value_name).done();
                     self.seq += 1;
-                    self.reorder.push(time, Tie::Input(self.seq), r);
+                    self.out.reorder.push(time, Tie::Input(self.seq), r);
                 }
             }
             "3" => {
@@ -624,7 +584,7 @@ impl<R: BufRead> ParaverReader<R> {
                 ];
                 for (etype, time, logical, processor, process, partner) in sides {
                     for rtype in [ENTRY, EXIT] {
-                        let mut r = layout::blank(&mut self.spare);
+                        let mut r = layout::blank(&mut self.out.spare);
                         Fill::start(&mut r, self.line_no, rtype, etype, time, processor, process)
                             .int(size.min(i64::MAX as u64) as i64)
                             .int(tag.min(i64::MAX as u64) as i64)
@@ -632,11 +592,11 @@ impl<R: BufRead> ParaverReader<R> {
                             .real(logical)
                             .done();
                         self.seq += 1;
-                        self.reorder.push(time, Tie::Input(self.seq), r);
+                        self.out.reorder.push(time, Tie::Input(self.seq), r);
                     }
                 }
             }
-            "c" => self.stats.ignored += 1,
+            "c" => self.out.stats.ignored += 1,
             other => {
                 return Err((
                     column(0),
@@ -683,5 +643,20 @@ impl<R: BufRead> Iterator for ParaverReader<R> {
 
     fn next(&mut self) -> Option<Self::Item> {
         self.next_reusing(None)
+    }
+}
+
+impl<R: BufRead> Adapter for ParaverReader<R> {
+    fn outgoing(&mut self) -> &mut Outgoing {
+        &mut self.out
+    }
+
+    /// Paraver records are in time order: what is no later than the latest time read can go.
+    fn due(&mut self) -> (f64, Tie) {
+        (self.high, Tie::Input(u64::MAX))
+    }
+
+    fn read_more(&mut self) {
+        self.read_one();
     }
 }

@@ -169,10 +169,6 @@ impl Reorder {
         Some(record)
     }
 
-    pub(crate) fn is_empty(&self) -> bool {
-        self.queue.is_empty() && self.heap.is_empty()
-    }
-
     #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
         self.queue.len() + self.heap.len()
