@@ -73,7 +73,8 @@ enum Command {
     /// part of the page's address, without which every request is refused. Ctrl-C or
     /// SIGTERM ends it.
     Serve(Box<ServeCli>),
-    /// Send a trace to a `voml run --listen` socket as a live producer would.
+    /// Send a trace to a `voml run --listen` socket as a live producer would, or publish
+    /// it on a NATS JetStream server (--nats, --subject) for `voml run --nats` to consume.
     Send {
         /// The trace (`-` for standard input): PICL, Pajé, Chrome JSON or Paraver, told by
         /// its content; records of the other formats are sent as PICL lines.
@@ -82,8 +83,24 @@ enum Command {
         #[arg(long, value_enum, value_name = "FORMAT")]
         format: Option<TraceFormat>,
         /// Where `voml run --listen` listens: tcp://HOST:PORT, :PORT, or unix:PATH.
-        #[arg(long, value_name = "ADDR")]
-        to: String,
+        #[arg(
+            long,
+            value_name = "ADDR",
+            required_unless_present = "nats",
+            conflicts_with = "nats"
+        )]
+        to: Option<String>,
+        /// Publish on this NATS JetStream server instead (nats://HOST:PORT): each record
+        /// stored by the server before the next batch goes, through a server restart. Needs
+        /// a build with the `nats` feature.
+        #[arg(long, value_name = "URL", requires = "subject")]
+        nats: Option<String>,
+        /// With --nats: the run's subject; the records go on SUBJECT.NAME.
+        #[arg(long, value_name = "SUBJECT", requires = "nats")]
+        subject: Option<String>,
+        /// With --nats: the producer's name (default: one made of this process and moment).
+        #[arg(long, value_name = "NAME", requires = "nats")]
+        name: Option<String>,
         /// Send at this many trace seconds per second (default: as fast as possible).
         #[arg(long, value_name = "FACTOR")]
         speed: Option<f64>,
@@ -167,6 +184,8 @@ enum TraceFormat {
     Chrome,
     /// Paraver `.prv`, with its `.pcf` beside it.
     Paraver,
+    /// OTF2, named by its anchor file (read through `otf2-print`).
+    Otf2,
 }
 
 impl From<TraceFormat> for voml_trace::Format {
@@ -176,6 +195,7 @@ impl From<TraceFormat> for voml_trace::Format {
             TraceFormat::Paje => voml_trace::Format::Paje,
             TraceFormat::Chrome => voml_trace::Format::Chrome,
             TraceFormat::Paraver => voml_trace::Format::Paraver,
+            TraceFormat::Otf2 => voml_trace::Format::Otf2,
         }
     }
 }
@@ -242,13 +262,23 @@ fn main() -> ExitCode {
             trace,
             format,
             to,
+            nats,
+            subject,
+            name,
             speed,
             split_by_processor,
         } => {
-            let to = match voml_driver::listen::ListenAddr::parse(&to) {
-                Ok(a) => a,
-                Err(e) => {
-                    eprintln!("error: --to: {e}");
+            let to = match (to, nats, subject) {
+                (Some(to), _, _) => match voml_driver::listen::ListenAddr::parse(&to) {
+                    Ok(a) => send::Destination::Socket(a),
+                    Err(e) => {
+                        eprintln!("error: --to: {e}");
+                        return ExitCode::from(2);
+                    }
+                },
+                (None, Some(url), Some(subject)) => send::Destination::Nats { url, subject, name },
+                _ => {
+                    eprintln!("error: name a --to socket, or a --nats server and its --subject");
                     return ExitCode::from(2);
                 }
             };
@@ -271,6 +301,8 @@ fn main() -> ExitCode {
                 trace,
                 format,
                 listen,
+                nats,
+                subject,
                 producers,
                 reorder_window_ms,
                 control,
@@ -319,11 +351,19 @@ fn main() -> ExitCode {
                     return ExitCode::from(2);
                 }
             };
+            if producers.is_some() && listen.is_none() && nats.is_none() {
+                eprintln!("error: --producers goes with --listen or --nats");
+                return ExitCode::from(2);
+            }
             if !headless && !voml_window::display_available() {
-                let input = match (&trace, &listen) {
-                    (Some(t), _) => format!("--trace {}", t.display()),
-                    (None, Some(a)) => format!("--listen {a}"),
-                    (None, None) => String::new(),
+                let input = match (&trace, &listen, &nats) {
+                    (Some(t), _, _) => format!("--trace {}", t.display()),
+                    (None, Some(a), _) => format!("--listen {a}"),
+                    (None, None, Some(url)) => format!(
+                        "--nats {url} --subject {}",
+                        subject.as_deref().unwrap_or("")
+                    ),
+                    (None, None, None) => String::new(),
                 };
                 eprintln!(
                     "error: there is no display here (DISPLAY is unset or unreachable); run headless instead: voml run {} {input} --headless --out DIR",
@@ -361,6 +401,7 @@ fn main() -> ExitCode {
                 trace,
                 format: format.map(Into::into),
                 listen,
+                nats: nats.zip(subject),
                 producers,
                 reorder_window: std::time::Duration::from_millis(reorder_window_ms),
                 control,
@@ -450,6 +491,7 @@ fn serve_command(cli: ServeCli) -> ExitCode {
         trace,
         format: format.map(Into::into),
         listen,
+        nats: None,
         producers,
         reorder_window: std::time::Duration::from_millis(reorder_window_ms),
         control: None,
@@ -688,7 +730,7 @@ struct RunCli {
     specs: Vec<PathBuf>,
     /// The trace to replay (`-` for standard input): PICL, Pajé, Chrome JSON or Paraver,
     /// told by its content.
-    #[arg(long, short = 't', required_unless_present = "listen")]
+    #[arg(long, short = 't', required_unless_present_any = ["listen", "nats"])]
     trace: Option<PathBuf>,
     /// Read the trace in this format instead of telling it by its content.
     #[arg(long, value_enum, value_name = "FORMAT", conflicts_with = "listen")]
@@ -698,10 +740,19 @@ struct RunCli {
     /// and gone, or until interrupted (Ctrl-C, SIGTERM); the outputs are written either way.
     #[arg(long, value_name = "ADDR", conflicts_with = "trace")]
     listen: Option<String>,
-    /// With --listen: end after this many producers have connected and closed.
-    #[arg(long, value_name = "N", requires = "listen")]
+    /// Take the records producers publish on a NATS JetStream server instead of a trace
+    /// (nats://HOST:PORT), on the run's --subject; every record exactly once, through a
+    /// server restart. Needs a build with the `nats` feature.
+    #[arg(long, value_name = "URL", conflicts_with_all = ["trace", "listen", "format"], requires = "subject")]
+    nats: Option<String>,
+    /// With --nats: the run's subject (producers publish on SUBJECT.NAME).
+    #[arg(long, value_name = "SUBJECT", requires = "nats")]
+    subject: Option<String>,
+    /// With --listen or --nats: end after this many producers have come and gone.
+    #[arg(long, value_name = "N")]
     producers: Option<usize>,
-    /// With --listen: how long a record may wait for earlier ones from other producers.
+    /// With --listen or --nats: how long a record may wait for earlier ones from other
+    /// producers.
     #[arg(long, value_name = "MS", default_value_t = 100)]
     reorder_window_ms: u64,
     /// Drive the replay with commands read from FILE (`-`: standard input): pause,

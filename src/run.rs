@@ -22,7 +22,10 @@ pub struct RunArgs {
     pub format: Option<voml_trace::Format>,
     /// Where live producers connect, instead of a trace.
     pub listen: Option<voml_driver::listen::ListenAddr>,
-    /// With `listen`: end after this many producers.
+    /// Records from producers publishing on a NATS server: its URL and the run's subject,
+    /// instead of a trace.
+    pub nats: Option<(String, String)>,
+    /// With `listen` or `nats`: end after this many producers.
     pub producers: Option<usize>,
     /// With `listen`: how long a record may wait for earlier ones.
     pub reorder_window: Duration,
@@ -293,6 +296,9 @@ pub fn open_source(args: &RunArgs) -> Option<Source> {
     let options = ReadOptions {
         strict: args.strict,
     };
+    if let Some((url, subject)) = &args.nats {
+        return open_nats(url, subject, args, options);
+    }
     if let Some(addr) = &args.listen {
         let listen = voml_driver::listen::ListenOptions {
             producers: args.producers,
@@ -327,6 +333,41 @@ pub fn open_source(args: &RunArgs) -> Option<Source> {
             None
         }
     }
+}
+
+/// Consumes the records published on `subject` at the NATS server `url`.
+#[cfg(feature = "nats")]
+fn open_nats(url: &str, subject: &str, args: &RunArgs, read: ReadOptions) -> Option<Source> {
+    let options = voml_driver::nats::NatsOptions {
+        url: url.to_string(),
+        subject: subject.to_string(),
+        producers: args.producers,
+        reorder_window: args.reorder_window,
+        read,
+    };
+    match Source::nats(options) {
+        Ok((source, _)) => {
+            eprintln!(
+                "consuming {subject}.> from {url} (stream {}){}",
+                voml_driver::nats::stream_name(subject),
+                match args.producers {
+                    Some(n) => format!(" until {n} producer(s) have ended"),
+                    None => " (Ctrl-C ends the run)".to_string(),
+                }
+            );
+            Some(source)
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            None
+        }
+    }
+}
+
+#[cfg(not(feature = "nats"))]
+fn open_nats(_: &str, _: &str, _: &RunArgs, _: ReadOptions) -> Option<Source> {
+    eprintln!("error: this voml was built without NATS: build it with `cargo build --release --features nats`");
+    None
 }
 
 /// The trace must be standard input or something that can be read as a stream: not a

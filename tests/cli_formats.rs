@@ -1,7 +1,8 @@
 //! `voml run`, `send` and `serve` take traces of any format the adapters read: told by
 //! content, or forced with `--format`. The message dashboard written for MPICL traces
 //! (`examples/library/messages.voml`) runs unchanged on the Pajé, Chrome and Paraver
-//! versions of the examples' ring and matches every one of its 144 messages.
+//! versions of the examples' ring and matches every one of its 144 messages, and on an OTF2
+//! ring written by the OTF2 library.
 
 mod support;
 
@@ -97,17 +98,17 @@ fn voml_run_format_forces_the_reader() {
             "--trace",
             "t",
             "--format",
-            "otf2",
+            "otf",
             "--headless",
         ],
-        vec!["serve", "x.voml", "--trace", "t", "--format", "otf2"],
-        vec!["send", "t", "--to", ":1", "--format", "otf2"],
+        vec!["serve", "x.voml", "--trace", "t", "--format", "otf"],
+        vec!["send", "t", "--to", ":1", "--format", "otf"],
     ] {
         let out = voml().args(&args).output().unwrap();
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(
-            stderr.contains("[possible values: picl, paje, chrome, paraver]"),
+            stderr.contains("[possible values: picl, paje, chrome, paraver, otf2]"),
             "{stderr}"
         );
     }
@@ -167,6 +168,54 @@ fn voml_send_sends_other_formats_as_picl_records() {
     .filter(Result::is_ok)
     .count();
     assert!(said.contains(&format!("sent {records} records")), "{said}");
+    assert!(child.wait().unwrap().success());
+    assert_eq!(matched(&state), 144);
+}
+
+#[test]
+fn voml_run_and_send_read_an_otf2_archive_by_its_anchor_file() {
+    let dir = scratch("otf2");
+    let Some(anchor) = support::otf2_trace(&dir, &["ring", "6", "24"]) else {
+        return;
+    };
+    // Told by content, and forced: every one of the 144 messages matched; and so in the
+    // examples' ring (six ranks, 24 rounds too).
+    let example = root().join("examples/formats/ring-otf2/ring.otf2");
+    for (trace, extra) in [
+        (&anchor, &[][..]),
+        (&anchor, &["--format", "otf2"][..]),
+        (&example, &[][..]),
+    ] {
+        let (out, matched) = run_messages(trace, extra, &dir);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{stderr}");
+        assert!(!stderr.contains("warning"), "{stderr}");
+        assert_eq!(matched, 144, "{} {extra:?}: {stderr}", trace.display());
+    }
+    // Sent to a listening run as PICL lines: the same.
+    let state = dir.join("live.json");
+    let (mut child, _stderr, addr) = support::listening(
+        voml()
+            .arg("run")
+            .arg(root().join("examples/library/messages.voml"))
+            .args(["--listen", ":0", "--producers", "1", "--headless", "--out"])
+            .arg(dir.join("live"))
+            .arg("--dump-state")
+            .arg(&state),
+    );
+    let sent = voml()
+        .arg("send")
+        .arg(&anchor)
+        .args(["--to", &addr])
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&sent.stderr);
+    assert!(sent.status.success(), "{said}");
+    // Per rank: main's entry and exit; per round 11 records.
+    assert!(
+        said.contains(&format!("sent {} records", 6 * (2 + 11 * 24))),
+        "{said}"
+    );
     assert!(child.wait().unwrap().success());
     assert_eq!(matched(&state), 144);
 }

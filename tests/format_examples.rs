@@ -1,8 +1,11 @@
-//! The format examples: `examples/formats/ring.{paje,json,prv,pcf}` are one run of a small
-//! message-passing program (six ranks passing messages round a ring, waiting in receives
-//! when a message is late, meeting at a barrier every eight rounds, sampling their memory
-//! and instruction counters) written in each format as its tools write it, made here,
-//! deterministically (`VOML_BLESS=1` rewrites them). Each format's dashboard of library
+//! The format examples: `examples/formats/ring.{paje,json,prv,pcf}` and the OTF2 archive
+//! `examples/formats/ring-otf2/ring.otf2` are one run of a small message-passing program
+//! (six ranks passing messages round a ring, waiting in receives when a message is late,
+//! meeting at a barrier every eight rounds, sampling their memory and instruction counters)
+//! written in each format as its tools write it, made here, deterministically
+//! (`VOML_BLESS=1` rewrites them; the OTF2 archive is written by the OTF2 library, through
+//! the adapter tests' generator, and compared by what `otf2-print` prints of it, since the
+//! library gives every archive an identifier of its own). Each format's dashboard of library
 //! components (`examples/formats/*.voml`) runs headless on its trace and must draw in every
 //! view; its picture is `docs/images/formats-*.png` (`VOML_BLESS=1` rewrites it too). When
 //! the shared trace collection is beside the repository, each dashboard also runs on a real
@@ -407,6 +410,108 @@ EVENT_TYPE
 7  42000050 PAPI_TOT_INS [Instr completed]
 ";
 
+/// The run as the OTF2 trace writer's event list (`make_trace DIR from FILE`): each rank's
+/// regions (compute, MPI_Send, MPI_Recv, MPI_Barrier), sends and receives (tagged with the
+/// message's number) and its instruction counter at the end of each compute phase, in
+/// microseconds.
+fn otf2_events(run: &Run) -> String {
+    let mut out = format!("ranks {RANKS}\n");
+    for rank in 0..RANKS {
+        // (time, order of making, line)
+        let mut events: Vec<(u64, usize, String)> = Vec::new();
+        let mut add = |t: u64, line: String| {
+            let n = events.len();
+            events.push((t, n, line));
+        };
+        for i in run.intervals.iter().filter(|i| i.rank == rank) {
+            let region = match i.kind {
+                Kind::Compute => "compute",
+                Kind::Receive => "MPI_Recv",
+                Kind::Barrier => "MPI_Barrier",
+            };
+            add(i.from, format!("E {rank} {} {region}", i.from));
+            if i.kind == Kind::Receive {
+                let m = run
+                    .messages
+                    .iter()
+                    .find(|m| m.to == rank && m.posted == i.from)
+                    .expect("each receive has its message");
+                add(
+                    i.to - 2,
+                    format!("R {rank} {} {} {} {}", i.to - 2, m.from, m.number, m.bytes),
+                );
+            }
+            add(i.to, format!("L {rank} {} {region}", i.to));
+        }
+        for s in run.samples.iter().filter(|s| s.rank == rank) {
+            add(s.time, format!("M {rank} {} {}", s.time, s.instructions));
+        }
+        for m in run.messages.iter().filter(|m| m.from == rank) {
+            add(m.sent, format!("E {rank} {} MPI_Send", m.sent));
+            add(
+                m.sent + 5,
+                format!("S {rank} {} {} {} {}", m.sent + 5, m.to, m.number, m.bytes),
+            );
+            add(m.sent + 10, format!("L {rank} {} MPI_Send", m.sent + 10));
+        }
+        events.sort();
+        for (_, _, line) in events {
+            out.push_str(&line);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// What `otf2-print -A` prints of an archive, less the identifier the library gives each
+/// archive.
+fn otf2_printed(anchor: &Path) -> String {
+    let out = std::process::Command::new("otf2-print")
+        .arg("-A")
+        .arg(anchor)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "otf2-print {}", anchor.display());
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|l| !l.starts_with("Trace identifier"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The OTF2 archive of the ring is what the OTF2 library writes of it (`VOML_BLESS=1`
+/// writes it again).
+#[test]
+fn the_otf2_sample_archive_is_as_generated() {
+    let dir = std::env::temp_dir().join(format!("voml-format-otf2-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let events = dir.join("ring.events");
+    std::fs::write(&events, otf2_events(&simulate())).unwrap();
+    let Some(made) = support::otf2_archive(&dir, &["from", events.to_str().unwrap()]) else {
+        return;
+    };
+    let committed = root().join("examples/formats/ring-otf2");
+    if support::blessing() {
+        let _ = std::fs::remove_dir_all(&committed);
+        std::fs::create_dir_all(committed.join("ring")).unwrap();
+        for name in ["ring.otf2", "ring.def"] {
+            std::fs::copy(made.join(name), committed.join(name)).unwrap();
+        }
+        for entry in std::fs::read_dir(made.join("ring")).unwrap() {
+            let entry = entry.unwrap();
+            std::fs::copy(entry.path(), committed.join("ring").join(entry.file_name())).unwrap();
+        }
+        return;
+    }
+    let expected = otf2_printed(&made.join("ring.otf2"));
+    let actual = otf2_printed(&committed.join("ring.otf2"));
+    assert!(
+        expected == actual,
+        "examples/formats/ring-otf2 is not what the OTF2 library writes of the ring (VOML_BLESS=1 writes it again)"
+    );
+}
+
 #[test]
 fn the_format_sample_traces_are_as_generated() {
     let run = simulate();
@@ -424,32 +529,44 @@ fn the_format_sample_traces_are_as_generated() {
 }
 
 /// A format's dashboard, the trace it is shown on, and its picture's layout: columns of
-/// views (by index), each column's views one above the other.
+/// views (by index), each column's views one above the other; and the tool reading the
+/// trace needs, if any.
 struct Dashboard {
     spec: &'static str,
     trace: &'static str,
     picture: &'static str,
     columns: &'static [&'static [usize]],
+    tool: Option<&'static str>,
 }
 
-const DASHBOARDS: [Dashboard; 3] = [
+const DASHBOARDS: [Dashboard; 4] = [
     Dashboard {
         spec: "examples/formats/paje.voml",
         trace: "examples/formats/ring.paje",
         picture: "docs/images/formats-paje.png",
         columns: &[&[0, 1], &[2]],
+        tool: None,
     },
     Dashboard {
         spec: "examples/formats/chrome.voml",
         trace: "examples/formats/ring.json",
         picture: "docs/images/formats-chrome.png",
         columns: &[&[0, 1], &[2, 3]],
+        tool: None,
     },
     Dashboard {
         spec: "examples/formats/paraver.voml",
         trace: "examples/formats/ring.prv",
         picture: "docs/images/formats-paraver.png",
         columns: &[&[0, 1], &[2, 3]],
+        tool: None,
+    },
+    Dashboard {
+        spec: "examples/formats/otf2.voml",
+        trace: "examples/formats/ring-otf2/ring.otf2",
+        picture: "docs/images/formats-otf2.png",
+        columns: &[&[0, 1], &[2, 3]],
+        tool: Some("otf2-print"),
     },
 ];
 
@@ -521,6 +638,20 @@ fn compose(views: &[voml_llvo::RgbaPixels], columns: &[&[usize]]) -> voml_llvo::
 fn each_format_dashboard_draws_its_ring_trace() {
     let mut problems = Vec::new();
     for d in &DASHBOARDS {
+        if let Some(tool) = d.tool {
+            if std::process::Command::new(tool)
+                .arg("--version")
+                .output()
+                .is_err()
+            {
+                assert!(
+                    std::env::var_os("VOML_REQUIRE_TOOLS").is_none(),
+                    "{tool} is not installed (required because VOML_REQUIRE_TOOLS is set)"
+                );
+                eprintln!("note: {tool} is not installed; {} skipped", d.spec);
+                continue;
+            }
+        }
         let rt = run_over(d.spec, &root().join(d.trace));
         let count = rt.vo().views.len();
         let views: Vec<voml_llvo::RgbaPixels> =

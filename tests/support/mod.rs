@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod mpi;
+
 use std::path::{Path, PathBuf};
 
 /// A PICL trace beside the repository (`../shared/traces/picl/NAME`), or `None` with a note
@@ -54,6 +56,68 @@ pub fn every_picl_trace() -> Vec<PathBuf> {
     std::iter::once(root().join("examples/mpicl/ring.trf"))
         .chain(shared)
         .collect()
+}
+
+/// The OTF2 trace writer of the adapter's tests
+/// (`runtime/voml-trace/tests/data/otf2/make_trace.c`), compiled into `dir` with `cc`
+/// against the OTF2 library. `None` with a note when the C compiler, the OTF2 library or
+/// `otf2-print` is missing; with `VOML_REQUIRE_TOOLS` set (as in CI) a failure.
+pub fn otf2_generator(dir: &Path) -> Option<PathBuf> {
+    let skip = |why: String| {
+        assert!(
+            std::env::var_os("VOML_REQUIRE_TOOLS").is_none(),
+            "{why} (required because VOML_REQUIRE_TOOLS is set)"
+        );
+        eprintln!("note: {why}; skipped");
+        None
+    };
+    if std::process::Command::new("otf2-print")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        return skip("otf2-print (Debian: otf2-tools) is not installed".into());
+    }
+    let generator = dir.join("make_trace");
+    let built = std::process::Command::new("cc")
+        .arg("-o")
+        .arg(&generator)
+        .arg(root().join("runtime/voml-trace/tests/data/otf2/make_trace.c"))
+        .arg("-lotf2")
+        .output();
+    match built {
+        Err(e) => skip(format!("no C compiler (cc): {e}")),
+        Ok(o) if !o.status.success() => skip(format!(
+            "cannot build the OTF2 trace generator (Debian: libotf2-trace-dev): {}",
+            String::from_utf8_lossy(&o.stderr)
+        )),
+        Ok(_) => Some(generator),
+    }
+}
+
+/// An OTF2 trace written into `dir/archive` by [`otf2_generator`] (`args`: `small`, `ring N
+/// ROUNDS` or `from FILE`): its directory. `None` (with a note) as for the generator.
+pub fn otf2_archive(dir: &Path, args: &[&str]) -> Option<PathBuf> {
+    let generator = otf2_generator(dir)?;
+    let archive = dir.join("archive");
+    let _ = std::fs::remove_dir_all(&archive);
+    let out = std::process::Command::new(&generator)
+        .arg(&archive)
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "make_trace {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some(archive)
+}
+
+/// An OTF2 trace written by [`otf2_generator`] (`args`: `small`, or `ring N ROUNDS`): its
+/// anchor file.
+pub fn otf2_trace(dir: &Path, args: &[&str]) -> Option<PathBuf> {
+    otf2_archive(dir, args).map(|a| a.join("run.otf2"))
 }
 
 /// The repository root (tests run with it as the working directory).

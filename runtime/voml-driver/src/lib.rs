@@ -14,6 +14,8 @@
 pub mod audio;
 pub mod control;
 pub mod listen;
+#[cfg(feature = "nats")]
+pub mod nats;
 mod pacer;
 pub mod report;
 pub mod sink;

@@ -94,8 +94,8 @@ impl Default for ListenOptions {
 /// What the merger has seen, for the summary of a live run.
 #[derive(Clone, Default)]
 pub struct LiveCounts {
-    connected: Arc<AtomicU64>,
-    late: Arc<AtomicU64>,
+    pub(crate) connected: Arc<AtomicU64>,
+    pub(crate) late: Arc<AtomicU64>,
 }
 
 impl LiveCounts {
@@ -110,15 +110,15 @@ impl LiveCounts {
     }
 }
 
-/// What a connection's reader tells the merger.
-enum Event {
+/// What a connection's reader (or a NATS consumer) tells the merger.
+pub(crate) enum Event {
     Opened(u32, String),
     Items(Batch),
     Closed(u32),
 }
 
 /// Batches on their way from the connections to the merger before readers wait.
-const INBOX: usize = 64;
+pub(crate) const INBOX: usize = 64;
 /// Records held for ordering before the window is applied even while records keep
 /// arriving (a producer that is connected but silent must not make memory grow).
 const MAX_HELD: usize = 1 << 16;
@@ -266,7 +266,7 @@ struct Held {
 /// Merges the producers' records in timestamp order (see the module documentation) and
 /// hands them to the driver in batches. Ends when every reader has gone (the acceptor has
 /// stopped and the last connection closed), or at a stop.
-fn merge(
+pub(crate) fn merge(
     inbox: Receiver<Event>,
     tx: SyncSender<Batch>,
     back: Receiver<Batch>,

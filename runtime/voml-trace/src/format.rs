@@ -6,12 +6,14 @@ use std::fmt;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Chain, Cursor, Read};
 use std::path::Path;
+use std::process::ChildStdout;
 use std::sync::Arc;
 
 use crate::chrome::ChromeReader;
 use crate::error::{TraceError, TraceErrorKind};
 use crate::interest::Interest;
 use crate::lines::find_newline;
+use crate::otf2::Otf2Reader;
 use crate::paje::PajeReader;
 use crate::paraver::ParaverReader;
 use crate::reader::{ReadOptions, TraceReader};
@@ -28,10 +30,18 @@ pub enum Format {
     Chrome,
     /// Paraver (Extrae): a `.prv` with its `.pcf` beside it.
     Paraver,
+    /// OTF2 (Score-P): an archive named by its anchor file, read through `otf2-print`.
+    Otf2,
 }
 
 impl Format {
-    pub const ALL: [Format; 4] = [Format::Picl, Format::Paje, Format::Chrome, Format::Paraver];
+    pub const ALL: [Format; 5] = [
+        Format::Picl,
+        Format::Paje,
+        Format::Chrome,
+        Format::Paraver,
+        Format::Otf2,
+    ];
 
     /// The word `--format` takes for it.
     pub fn word(self) -> &'static str {
@@ -40,6 +50,7 @@ impl Format {
             Format::Paje => "paje",
             Format::Chrome => "chrome",
             Format::Paraver => "paraver",
+            Format::Otf2 => "otf2",
         }
     }
 
@@ -57,16 +68,27 @@ impl fmt::Display for Format {
     }
 }
 
+/// The first byte of an OTF2 anchor file.
+const OTF2_FIRST: u8 = 0x03;
+
 /// Most bytes looked at to tell a format; a head that has not decided by then is PICL.
 pub const SNIFF_LIMIT: usize = 64 * 1024;
 
 /// The format of a trace that begins with `head`, or `None` if `head` does not tell yet
 /// (it holds only blank and comment lines, and more may come; `at_end` says none will).
 ///
-/// After blanks (and a UTF-8 byte-order mark): `[` or `{` is Chrome JSON; `#Paraver` is
-/// Paraver; a `%EventDef` line before the first record line is Pajé; anything else is PICL,
-/// whose comments (`#`, `%`) may come first.
+/// An OTF2 anchor file (its bytes 2 to 5 are `OTF2`) is OTF2. After blanks (and a UTF-8
+/// byte-order mark): `[` or `{` is Chrome JSON; `#Paraver` is Paraver; a `%EventDef` line
+/// before the first record line is Pajé; anything else is PICL, whose comments (`#`, `%`)
+/// may come first.
 pub fn detect(head: &[u8], at_end: bool) -> Option<Format> {
+    // The anchor file's header: a byte, the byte order, then `OTF2`.
+    if head.get(2..6) == Some(b"OTF2") {
+        return Some(Format::Otf2);
+    }
+    if !at_end && head.len() < 6 && head.first() == Some(&OTF2_FIRST) {
+        return None;
+    }
     let head = head.strip_prefix(b"\xef\xbb\xbf").unwrap_or(head);
     let start = head.iter().position(|b| !b.is_ascii_whitespace());
     let Some(start) = start else {
@@ -170,6 +192,8 @@ enum Inner<R> {
     Paje(Box<PajeReader<R>>),
     Chrome(Box<ChromeReader<R>>),
     Paraver(Box<ParaverReader<R>>),
+    /// An OTF2 archive is read from the output of a child process, not from the input.
+    Otf2(Box<Otf2Reader<BufReader<ChildStdout>>>),
     /// The input could not be read to tell its format: this error, then nothing.
     Failed(Option<TraceError>),
 }
@@ -247,6 +271,29 @@ impl<R: Read> FormatReader<BufReader<Sniffed<R>>> {
                 }
                 Inner::Paraver(Box::new(reader))
             }
+            Format::Otf2 => {
+                // The anchor file was read only to tell the format: the tool reads the
+                // archive it names.
+                drop(input);
+                let spawned = match path {
+                    Some(path) => Otf2Reader::spawn(path, source_name.clone(), options),
+                    None => Err(io::Error::new(
+                        io::ErrorKind::InvalidInput,
+                        "an OTF2 trace is an archive of files: name its anchor file (`run.otf2`), not a stream",
+                    )),
+                };
+                match spawned {
+                    Ok(reader) => Inner::Otf2(Box::new(reader)),
+                    Err(e) => Inner::Failed(Some(TraceError::at(
+                        &source_name,
+                        1,
+                        1,
+                        TraceErrorKind::Io,
+                        e.to_string(),
+                        "",
+                    ))),
+                }
+            }
         };
         FormatReader { inner, format }
     }
@@ -265,18 +312,20 @@ impl<R: BufRead> FormatReader<R> {
             Inner::Paje(r) => r.next_reusing(reuse),
             Inner::Chrome(r) => r.next_reusing(reuse),
             Inner::Paraver(r) => r.next_reusing(reuse),
+            Inner::Otf2(r) => r.next_reusing(reuse),
             Inner::Failed(e) => e.take().map(Err),
         }
     }
 
-    /// The reader records are read from (`None` if the input failed before any).
+    /// The reader records are read from (`None` if the input failed before any, or records
+    /// come from another process: OTF2).
     pub fn get_ref(&self) -> Option<&R> {
         match &self.inner {
             Inner::Picl(r) => Some(r.get_ref()),
             Inner::Paje(r) => Some(r.get_ref()),
             Inner::Chrome(r) => Some(r.get_ref()),
             Inner::Paraver(r) => Some(r.get_ref()),
-            Inner::Failed(_) => None,
+            Inner::Otf2(_) | Inner::Failed(_) => None,
         }
     }
 }
@@ -295,6 +344,7 @@ impl<R: Read> RecordSource for FormatReader<BufReader<R>> {
     fn next_is_buffered(&self) -> bool {
         match &self.inner {
             Inner::Picl(r) => r.next_is_buffered(),
+            Inner::Otf2(r) => !r.get_ref().buffer().is_empty(),
             // The adapters' records wait in their reorder buffers until the input passes
             // them: more buffered input is what lets the next one out.
             _ => self.get_ref().is_some_and(|r| !r.buffer().is_empty()),
@@ -316,7 +366,8 @@ mod tests {
 
     #[test]
     fn formats_are_told_by_their_first_bytes() {
-        let cases: [(&[u8], Format); 9] = [
+        let cases: [(&[u8], Format); 10] = [
+            (b"\x03BOTF2\x00\x03\x02", Format::Otf2),
             (b"  [{\"ph\":\"B\"}]", Format::Chrome),
             (b"\xef\xbb\xbf{\"traceEvents\":[]}", Format::Chrome),
             (
@@ -344,6 +395,7 @@ mod tests {
         // Only comments so far: more must come before it tells.
         assert_eq!(detect(b"# comment\n", false), None);
         assert_eq!(detect(b"#Para", false), None);
+        assert_eq!(detect(b"\x03BOT", false), None);
         assert_eq!(detect(b"-3 -901 0.", false), None);
         assert_eq!(detect(b"-3 -901 0.", true), Some(Format::Picl));
     }
@@ -374,6 +426,7 @@ mod tests {
             assert_eq!(Format::from_word(f.word()), Some(f));
         }
         assert_eq!(Format::from_word("Chrome"), Some(Format::Chrome));
-        assert_eq!(Format::from_word("otf2"), None);
+        assert_eq!(Format::from_word("OTF2"), Some(Format::Otf2));
+        assert_eq!(Format::from_word("otf"), None);
     }
 }

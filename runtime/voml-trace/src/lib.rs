@@ -1,6 +1,6 @@
 //! PICL-compatible event traces: typed records, record- and event-type names, a tolerant
 //! streaming reader, and adapters that read traces of other formats (Pajé, Chrome JSON,
-//! Paraver) as records in the same layout.
+//! Paraver, OTF2) as records in the same layout.
 //!
 //! A trace holds one record per line, in the PICL "new" layout:
 //!
@@ -27,7 +27,8 @@
 //!
 //! [`FormatReader`] reads any of the formats ([`Format`]), told by the first bytes of the
 //! input ([`detect`]) or forced; each adapter ([`PajeReader`], [`ChromeReader`],
-//! [`ParaverReader`]) gives its format's constructs as records in the layout of
+//! [`ParaverReader`], [`Otf2Reader`], which reads what the OTF2 tools' `otf2-print` prints)
+//! gives its format's constructs as records in the layout of
 //! [`layout`], which `docs/formats.md` maps out per format. Like the PICL reader, they read
 //! one record at a time (`next_reusing`), report bad records with their place and go on,
 //! and never panic.
@@ -38,6 +39,7 @@ mod format;
 mod interest;
 pub mod layout;
 mod lines;
+pub mod otf2;
 mod outgoing;
 pub mod paje;
 pub mod paraver;
@@ -50,6 +52,7 @@ pub use chrome::ChromeReader;
 pub use error::{TraceError, TraceErrorKind};
 pub use format::{detect, sniff, Format, FormatReader, RecordSource, Sniffed, SNIFF_LIMIT};
 pub use interest::Interest;
+pub use otf2::Otf2Reader;
 pub use paje::PajeReader;
 pub use paraver::{ParaverReader, Pcf};
 pub use parse::{is_comment_or_blank, parse_line};

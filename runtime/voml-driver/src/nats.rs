@@ -1,0 +1,473 @@
+//! Records through NATS JetStream: a [`Source`] that consumes the records producers
+//! published on a subject (`voml run --nats URL --subject S`), and a [`Publisher`] that
+//! publishes them (`voml send TRACE --nats URL --subject S`), so that producers on many
+//! machines feed visual objects on many others through one server, without losing a record
+//! when a visual object is slow, restarts, or the server restarts.
+//!
+//! **The stream.** Everything a run's producers publish goes to one JetStream stream, named
+//! after the run's subject `S` (`VOML_` and `S` with its dots as `_`), holding the subjects
+//! `S.>` in files (it outlives a server restart). Producers and consumers create it if it is
+//! not there. Each producer publishes on `S.NAME`, its own name: batches of PICL lines, each
+//! message with a `Nats-Msg-Id` (`NAME-N`) so that the server keeps one copy of a message
+//! the producer sent again, then an end message (header `Voml-End`). A producer sends each
+//! message only when the last one was stored (the server's acknowledgement), and sends it
+//! again until it is, for up to a minute: a server restart delays it and loses nothing.
+//!
+//! **Consuming.** Each visual object has a durable pull consumer of its own (a unique
+//! name), reading the stream from its first message, with explicit acknowledgements: a
+//! message is acknowledged once its records are handed to the driver, and one not
+//! acknowledged (the consumer or the server went away) is delivered again. Records already
+//! taken are known by their stream sequence and taken once. A visual object that is slow
+//! makes the messages wait in the stream; one that restarts (a new consumer) reads the run
+//! from its beginning again, and so, being deterministic, reaches the same state. Across a
+//! server restart the client reconnects and the consumer goes on from its acknowledgement
+//! floor. The consumer is deleted when the run ends (an abandoned one after an hour).
+//!
+//! **Order.** The stream keeps each producer's messages in the order it published them (it
+//! publishes one at a time), and so its records. Records of different producers are merged
+//! as `--listen` merges connections: in timestamp order, a record waiting until every
+//! producer not yet ended has sent one at least as late, or for the reordering window. A
+//! record later than one delivered already is delivered at once, and counted as late.
+
+use std::collections::{HashMap, HashSet};
+use std::io::BufReader;
+use std::sync::atomic::Ordering;
+use std::sync::mpsc::{self, SyncSender};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use async_nats::jetstream::{self, consumer, stream};
+use futures_util::StreamExt;
+use voml_trace::{ReadOptions, TraceReader};
+
+use crate::listen::{merge, Event, LiveCounts, INBOX};
+use crate::source::{stop_requested, Batch, Share, Source};
+
+/// The header of a producer's last message.
+pub const END_HEADER: &str = "Voml-End";
+
+/// Longest a producer keeps sending a message the server does not store.
+const PUBLISH_PATIENCE: Duration = Duration::from_secs(60);
+
+/// Longest connecting to the server may take before a run or a producer gives up.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// A producer's message goes when it holds this many bytes of lines.
+const MESSAGE_BYTES: usize = 32 * 1024;
+
+/// How a NATS source behaves.
+#[derive(Clone, Debug)]
+pub struct NatsOptions {
+    /// The server: `nats://HOST:PORT`.
+    pub url: String,
+    /// The run's subject: producers publish on `SUBJECT.NAME`.
+    pub subject: String,
+    /// End after this many producers have ended; `None`: run until stopped.
+    pub producers: Option<usize>,
+    /// How long a record may wait for earlier ones from other producers.
+    pub reorder_window: Duration,
+    /// How trace lines are read.
+    pub read: ReadOptions,
+}
+
+/// Whether `subject` can name a run: dot-separated tokens of letters, digits, `-` and `_`.
+pub fn check_subject(subject: &str) -> Result<(), String> {
+    let good = !subject.is_empty()
+        && subject.split('.').all(|t| {
+            !t.is_empty()
+                && t.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        });
+    if good {
+        Ok(())
+    } else {
+        Err(format!(
+            "`{subject}` cannot name a run: write dot-separated words of letters, digits, `-` and `_` (e.g. runs.ring-42)"
+        ))
+    }
+}
+
+/// The stream of the run whose subject is `subject`.
+pub fn stream_name(subject: &str) -> String {
+    format!("VOML_{}", subject.replace('.', "_"))
+}
+
+fn stream_config(subject: &str) -> stream::Config {
+    stream::Config {
+        name: stream_name(subject),
+        subjects: vec![format!("{subject}.>")],
+        storage: stream::StorageType::File,
+        description: Some(format!("VOML records published on {subject}.>")),
+        ..Default::default()
+    }
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime, String> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .thread_name("voml-nats")
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the NATS client's threads: {e}"))
+}
+
+/// Connects to `url` (a missing server is an error, after at most [`CONNECT_TIMEOUT`];
+/// later the client reconnects for as long as it takes) and opens the run's stream.
+async fn open(
+    url: &str,
+    subject: &str,
+    name: &str,
+) -> Result<(jetstream::Context, stream::Stream), String> {
+    let client = async_nats::ConnectOptions::new()
+        .name(name)
+        .connection_timeout(CONNECT_TIMEOUT)
+        .max_reconnects(None)
+        .connect(url)
+        .await
+        .map_err(|e| format!("cannot connect to the NATS server at {url}: {e}"))?;
+    let js = jetstream::new(client);
+    let stream = tokio::time::timeout(CONNECT_TIMEOUT, js.get_or_create_stream(stream_config(subject)))
+        .await
+        .map_err(|_| format!("the NATS server at {url} did not answer in {CONNECT_TIMEOUT:?} (is JetStream on: nats-server -js?)"))?
+        .map_err(|e| format!("cannot open the stream {} for {subject}.> on {url} (is JetStream on: nats-server -js?): {e}", stream_name(subject)))?;
+    Ok((js, stream))
+}
+
+/// A name no other consumer or producer has: this process and this moment.
+fn unique(prefix: &str) -> String {
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    format!("{prefix}-{}-{nanos:x}", std::process::id())
+}
+
+impl Source {
+    /// Consumes what producers publish on `options.subject` at `options.url` (see the module
+    /// documentation). The server is reached before this returns: a missing server, or one
+    /// without JetStream, is an error here.
+    pub fn nats(options: NatsOptions) -> Result<(Source, LiveCounts), String> {
+        check_subject(&options.subject)?;
+        let rt = runtime()?;
+        let name = unique("voml-run");
+        let consumer_config = consumer::pull::Config {
+            durable_name: Some(name.clone()),
+            deliver_policy: consumer::DeliverPolicy::All,
+            ack_policy: consumer::AckPolicy::Explicit,
+            filter_subject: format!("{}.>", options.subject),
+            inactive_threshold: Duration::from_secs(3600),
+            ..Default::default()
+        };
+        let (stream, consumer) = rt.block_on(async {
+            let (_js, stream) = open(&options.url, &options.subject, &name).await?;
+            let consumer = stream
+                .get_or_create_consumer(&name, consumer_config)
+                .await
+                .map_err(|e| {
+                    format!(
+                        "cannot make a consumer of {} on {}: {e}",
+                        stream_name(&options.subject),
+                        options.url
+                    )
+                })?;
+            Ok::<_, String>((stream, consumer))
+        })?;
+        let (inbox_tx, inbox_rx) = mpsc::sync_channel::<Event>(INBOX);
+        let (tx, rx) = mpsc::sync_channel(16);
+        let (back, back_rx) = mpsc::sync_channel(18);
+        let counts = LiveCounts::default();
+        let consume_counts = counts.clone();
+        let (subject, producers, read) = (options.subject.clone(), options.producers, options.read);
+        std::thread::Builder::new()
+            .name("voml-nats".into())
+            .spawn(move || {
+                rt.block_on(async {
+                    consume(
+                        consumer,
+                        inbox_tx,
+                        &subject,
+                        producers,
+                        read,
+                        consume_counts,
+                    )
+                    .await;
+                    // The consumer was this run's alone.
+                    let _ =
+                        tokio::time::timeout(Duration::from_secs(2), stream.delete_consumer(&name))
+                            .await;
+                });
+            })
+            .map_err(|e| format!("cannot start the NATS consumer's thread: {e}"))?;
+        let window = options.reorder_window;
+        let merge_counts = counts.clone();
+        std::thread::Builder::new()
+            .name("voml-merge".into())
+            .spawn(move || merge(inbox_rx, tx, back_rx, window, producers, merge_counts))
+            .map_err(|e| format!("cannot start the merging thread: {e}"))?;
+        let label = format!("nats:{}.>", options.subject);
+        Ok((
+            Source::from_channel(label, rx, back, Share::default()).live(),
+            counts,
+        ))
+    }
+}
+
+/// Hands `event` to the merger, which may make this thread wait (a slow visual object):
+/// the runtime's other thread keeps the connection alive meanwhile. False when the merger
+/// has gone.
+fn hand_over(inbox: &SyncSender<Event>, event: Event) -> bool {
+    tokio::task::block_in_place(|| inbox.send(event).is_ok())
+}
+
+/// Takes the run's messages until `expected` producers have ended (or a stop is asked for),
+/// handing their records to the merger; see the module documentation.
+async fn consume(
+    consumer: consumer::PullConsumer,
+    inbox: SyncSender<Event>,
+    subject: &str,
+    expected: Option<usize>,
+    read: ReadOptions,
+    counts: LiveCounts,
+) {
+    let prefix = format!("{subject}.");
+    let mut producers: HashMap<String, u32> = HashMap::new();
+    let mut ended: HashSet<u32> = HashSet::new();
+    // The stream sequence of the last message taken: any at or before it was taken already.
+    let mut taken = 0u64;
+    let done = |ended: &HashSet<u32>| expected.is_some_and(|n| ended.len() >= n);
+    'run: while !done(&ended) && !stop_requested() {
+        let mut messages = match consumer.messages().await {
+            Ok(m) => m,
+            Err(_) => {
+                // The server is away: the client reconnects meanwhile.
+                tokio::time::sleep(Duration::from_millis(250)).await;
+                continue;
+            }
+        };
+        loop {
+            if stop_requested() {
+                break 'run;
+            }
+            let next = match tokio::time::timeout(Duration::from_millis(200), messages.next()).await
+            {
+                Err(_) => continue,
+                Ok(None) => break,
+                Ok(Some(Err(_))) => {
+                    // A missed heartbeat, a reconnection: pull anew.
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    break;
+                }
+                Ok(Some(Ok(m))) => m,
+            };
+            let seq = next.info().map_or(0, |i| i.stream_sequence);
+            if seq != 0 && seq <= taken {
+                // Delivered again (its acknowledgement was lost): taken already.
+                let _ = next.ack().await;
+                continue;
+            }
+            let name = next
+                .subject
+                .as_str()
+                .strip_prefix(&prefix)
+                .unwrap_or(next.subject.as_str());
+            let id = match producers.get(name) {
+                Some(&id) => id,
+                None => {
+                    let id = producers.len() as u32 + 1;
+                    producers.insert(name.to_string(), id);
+                    counts.connected.fetch_add(1, Ordering::Relaxed);
+                    if !hand_over(&inbox, Event::Opened(id, format!("nats:{}", next.subject))) {
+                        break 'run;
+                    }
+                    id
+                }
+            };
+            let is_end = next
+                .headers
+                .as_ref()
+                .is_some_and(|h| h.get(END_HEADER).is_some());
+            if is_end {
+                if ended.insert(id) && !hand_over(&inbox, Event::Closed(id)) {
+                    break 'run;
+                }
+            } else if !ended.contains(&id) {
+                let source = format!("nats:{}#{seq}", next.subject);
+                let reader = TraceReader::new(BufReader::new(&next.payload[..]), source, read);
+                let mut batch = Batch::with_capacity(256);
+                batch.items.extend(reader.map(|item| (id, item)));
+                if !batch.items.is_empty() && !hand_over(&inbox, Event::Items(batch)) {
+                    break 'run;
+                }
+            }
+            taken = taken.max(seq);
+            let _ = next.ack().await;
+            if done(&ended) {
+                break 'run;
+            }
+        }
+    }
+    // Dropping the inbox ends the merger once it has handed over what it holds.
+    drop(inbox);
+}
+
+/// Publishes records on a run's subject as one or more producers (see the module
+/// documentation): lines are gathered into messages of up to 32 KiB, each stored by the
+/// server before the next goes.
+pub struct Publisher {
+    rt: tokio::runtime::Runtime,
+    js: jetstream::Context,
+    url: String,
+    subject: String,
+    base: String,
+    producers: HashMap<String, Producer>,
+}
+
+struct Producer {
+    subject: String,
+    id: String,
+    sent: u64,
+    lines: Vec<u8>,
+}
+
+impl Publisher {
+    /// Connects to `url` and opens the stream of `subject`; producers are named `NAME` (or
+    /// a unique name) and, with [`Publisher::line`]'s keys, `NAME-KEY`.
+    pub fn connect(url: &str, subject: &str, name: Option<&str>) -> Result<Publisher, String> {
+        check_subject(subject)?;
+        let base = match name {
+            Some(n) => {
+                check_subject(n).map_err(|_| {
+                    format!("`{n}` cannot name a producer: write letters, digits, `-` and `_`")
+                })?;
+                if n.contains('.') {
+                    return Err(format!("`{n}` cannot name a producer: no dots"));
+                }
+                n.to_string()
+            }
+            None => unique("voml-send"),
+        };
+        let rt = runtime()?;
+        let (js, _stream) = rt.block_on(open(url, subject, &base))?;
+        Ok(Publisher {
+            rt,
+            js,
+            url: url.to_string(),
+            subject: subject.to_string(),
+            base,
+            producers: HashMap::new(),
+        })
+    }
+
+    /// Adds a record's line to producer `key`'s next message (`""`: the one producer).
+    pub fn line(&mut self, key: &str, line: &[u8]) -> Result<(), String> {
+        if !self.producers.contains_key(key) {
+            let id = if key.is_empty() {
+                self.base.clone()
+            } else {
+                let clean: String = key
+                    .chars()
+                    .map(|c| {
+                        if c.is_ascii_alphanumeric() || c == '-' {
+                            c
+                        } else {
+                            '_'
+                        }
+                    })
+                    .collect();
+                format!("{}-{clean}", self.base)
+            };
+            self.producers.insert(
+                key.to_string(),
+                Producer {
+                    subject: format!("{}.{id}", self.subject),
+                    id,
+                    sent: 0,
+                    lines: Vec::with_capacity(MESSAGE_BYTES + 1024),
+                },
+            );
+        }
+        let p = self.producers.get_mut(key).expect("inserted above");
+        p.lines.extend_from_slice(line);
+        p.lines.push(b'\n');
+        if p.lines.len() >= MESSAGE_BYTES {
+            self.send(key, false)?;
+        }
+        Ok(())
+    }
+
+    /// Sends what every producer has gathered (a paced sender does before it waits).
+    pub fn flush(&mut self) -> Result<(), String> {
+        let keys: Vec<String> = self.producers.keys().cloned().collect();
+        for key in keys {
+            self.send(&key, false)?;
+        }
+        Ok(())
+    }
+
+    /// Sends what is left and every producer's end; the number of producers.
+    pub fn finish(mut self) -> Result<usize, String> {
+        let keys: Vec<String> = self.producers.keys().cloned().collect();
+        for key in &keys {
+            self.send(key, false)?;
+            self.send(key, true)?;
+        }
+        Ok(keys.len())
+    }
+
+    /// Publishes producer `key`'s gathered lines (or, with `end`, its end), again and again
+    /// until the server has stored it, for up to [`PUBLISH_PATIENCE`].
+    fn send(&mut self, key: &str, end: bool) -> Result<(), String> {
+        let Some(p) = self.producers.get_mut(key) else {
+            return Ok(());
+        };
+        if p.lines.is_empty() && !end {
+            return Ok(());
+        }
+        p.sent += 1;
+        let msg_id = if end {
+            format!("{}-end", p.id)
+        } else {
+            format!("{}-{}", p.id, p.sent)
+        };
+        let payload = bytes::Bytes::from(std::mem::take(&mut p.lines));
+        let subject = p.subject.clone();
+        let (js, url) = (&self.js, &self.url);
+        self.rt.block_on(async {
+            let started = Instant::now();
+            loop {
+                let mut headers = async_nats::HeaderMap::new();
+                headers.insert("Nats-Msg-Id", msg_id.as_str());
+                if end {
+                    headers.insert(END_HEADER, "1");
+                }
+                let why = match js.publish_with_headers(subject.clone(), headers, payload.clone()).await {
+                    Ok(ack) => match ack.await {
+                        Ok(_) => return Ok(()),
+                        Err(e) => e.to_string(),
+                    },
+                    Err(e) => e.to_string(),
+                };
+                if started.elapsed() > PUBLISH_PATIENCE {
+                    return Err(format!(
+                        "the NATS server at {url} did not store the records of {subject} for {}s: {why}",
+                        PUBLISH_PATIENCE.as_secs()
+                    ));
+                }
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn subjects_and_streams() {
+        assert!(check_subject("runs.ring-42").is_ok());
+        assert!(check_subject("a_b").is_ok());
+        for bad in ["", "a..b", "a.>", "a.*", "a b", ".a", "a."] {
+            assert!(check_subject(bad).is_err(), "{bad}");
+        }
+        assert_eq!(stream_name("runs.ring-42"), "VOML_runs_ring-42");
+    }
+}

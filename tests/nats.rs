@@ -1,0 +1,401 @@
+//! Records through NATS JetStream (the `nats` feature): a real `nats-server -js` on
+//! loopback, 8 producers (`voml send --nats`) and 2 consuming visual objects (`voml run
+//! --nats`); the server is killed and started again in the middle of the run, and each
+//! visual object still counts every record exactly once. A missing server is a clear error
+//! for both commands. The PMPI library, built with the NATS C client, publishes an MPI
+//! program's records on 4 ranks' subjects, and a visual object counts them all.
+//!
+//! Without `nats-server` (Debian: nats-server), or for the MPI test Open MPI and the NATS C
+//! client (libnats-dev), the tests print a note and do nothing, unless `VOML_REQUIRE_TOOLS`
+//! is set (as in CI), where that is a failure.
+
+#![cfg(feature = "nats")]
+
+mod support;
+
+use std::io::{BufRead, BufReader, Read};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Counts records, and those earlier than the one before.
+const COUNT: &str = r#"<voml><body><visual-object name="count">
+  <event-declarations>
+    <data-event name="e" rtype="entry" etype="1"><data-field name="ts" type="real"/><data-field name="p" type="int"/></data-event>
+  </event-declarations>
+  <info-structures>
+    <variable name="n" type="int" init="0"/>
+    <variable name="last" type="real" init="-1.0"/>
+    <variable name="disorder" type="int" init="0"/>
+  </info-structures>
+  <view-initializations><view name="v" window="20 20"/></view-initializations>
+  <event-processing>
+    <ep-component name="count" inputs="e.ts.p" infos="n last disorder">
+      <input name="^0">(set! $0 (+ $0 1)) (if (lt ^0/0 $1) (set! $2 (+ $2 1))) (set! $1 ^0/0)</input>
+    </ep-component>
+  </event-processing>
+</visual-object></body></voml>"#;
+
+const PRODUCERS: usize = 8;
+const RECORDS: usize = 1500;
+/// Longest any one process may take.
+const LIMIT: Duration = Duration::from_secs(120);
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("voml-nats-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn voml() -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_voml"));
+    cmd.env("STEEL_HOME", std::env::temp_dir().join("voml-steel-home"));
+    cmd
+}
+
+/// A loopback port free a moment ago.
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// A `nats-server -js` on loopback, storing its streams under a directory of its own;
+/// killed when dropped.
+struct Server {
+    child: Option<Child>,
+    port: u16,
+    store: PathBuf,
+}
+
+impl Server {
+    /// Starts one, or `None` (with a note) when `nats-server` is not installed.
+    fn start(dir: &Path) -> Option<Server> {
+        if Command::new("nats-server")
+            .arg("--version")
+            .output()
+            .is_err()
+        {
+            let why = "nats-server (Debian: nats-server) is not installed";
+            assert!(
+                std::env::var_os("VOML_REQUIRE_TOOLS").is_none(),
+                "{why} (required because VOML_REQUIRE_TOOLS is set)"
+            );
+            eprintln!("note: {why}; the NATS test is skipped");
+            return None;
+        }
+        let mut server = Server {
+            child: None,
+            port: free_port(),
+            store: dir.join("store"),
+        };
+        server.run();
+        Some(server)
+    }
+
+    fn url(&self) -> String {
+        format!("nats://127.0.0.1:{}", self.port)
+    }
+
+    /// Starts the server (again) and waits until it takes connections.
+    fn run(&mut self) {
+        let child = Command::new("nats-server")
+            .args([
+                "-js",
+                "-a",
+                "127.0.0.1",
+                "-p",
+                &self.port.to_string(),
+                "-sd",
+            ])
+            .arg(&self.store)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        self.child = Some(child);
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while TcpStream::connect(("127.0.0.1", self.port)).is_err() {
+            assert!(Instant::now() < deadline, "nats-server did not start");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Kills the server at once (no orderly shutdown).
+    fn kill(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// Waits for `child` within [`LIMIT`] (killed and failed beyond it); its status and what it
+/// said on standard error.
+fn finish(mut child: Child, what: &str) -> (bool, String) {
+    let mut stderr = child.stderr.take();
+    let reading = std::thread::spawn(move || {
+        let mut text = String::new();
+        if let Some(s) = stderr.as_mut() {
+            let _ = s.read_to_string(&mut text);
+        }
+        text
+    });
+    let deadline = Instant::now() + LIMIT;
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{what} took longer than {LIMIT:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    (status.success(), reading.join().unwrap())
+}
+
+/// A consuming visual object (number `k`, of `producers` producers), once it says it
+/// consumes; its child and what it said first.
+fn consumer(
+    dir: &Path,
+    spec: &Path,
+    url: &str,
+    subject: &str,
+    k: usize,
+    producers: usize,
+) -> (Child, String) {
+    let mut child = voml()
+        .arg("run")
+        .arg(spec)
+        .args(["--nats", url, "--subject", subject])
+        .args(["--producers", &producers.to_string(), "--headless", "--out"])
+        .arg(dir.join(format!("out{k}")))
+        .arg("--dump-state")
+        .arg(dir.join(format!("state{k}.json")))
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut said = String::new();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let mut line = String::new();
+        if stderr.read_line(&mut line).unwrap_or(0) == 0 || Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("voml run --nats did not start consuming: {said}{line}");
+        }
+        said.push_str(&line);
+        if line.starts_with("consuming ") {
+            break;
+        }
+    }
+    // The rest is read (and dropped) as it comes, so that it can go on writing.
+    std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
+    (child, said)
+}
+
+fn dumped(state: &Path) -> (i64, i64) {
+    let text =
+        std::fs::read_to_string(state).unwrap_or_else(|e| panic!("{}: {e}", state.display()));
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    (
+        v["infos"]["n"].as_i64().unwrap(),
+        v["infos"]["disorder"].as_i64().unwrap(),
+    )
+}
+
+#[test]
+fn eight_producers_two_visual_objects_and_a_server_restart_lose_nothing() {
+    let dir = scratch("restart");
+    let Some(mut server) = Server::start(&dir) else {
+        return;
+    };
+    let url = server.url();
+    let subject = format!("runs.test-{}", std::process::id());
+    let spec = dir.join("count.voml");
+    std::fs::write(&spec, COUNT).unwrap();
+    // Producer i's trace: RECORDS records over 3 s of trace time, on processor i.
+    let traces: Vec<PathBuf> = (0..PRODUCERS)
+        .map(|i| {
+            let path = dir.join(format!("p{i}.trf"));
+            let text: String = (0..RECORDS)
+                .map(|k| format!("-3 1 {:.6} {i} 0\n", k as f64 * 3.0 / RECORDS as f64))
+                .collect();
+            std::fs::write(&path, text).unwrap();
+            path
+        })
+        .collect();
+    let consumers: Vec<(Child, String)> = (0..2)
+        .map(|k| consumer(&dir, &spec, &url, &subject, k, PRODUCERS))
+        .collect();
+    // Paced at the trace's speed: about 3 s each, all at once.
+    let producers: Vec<Child> = traces
+        .iter()
+        .enumerate()
+        .map(|(i, trace)| {
+            voml()
+                .arg("send")
+                .arg(trace)
+                .args(["--nats", &url, "--subject", &subject, "--speed", "1"])
+                .args(["--name", &format!("p{i}")])
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    // In the middle of the run the server dies, and comes back a second later.
+    std::thread::sleep(Duration::from_millis(1200));
+    let mut producers = producers;
+    for p in &mut producers {
+        assert!(
+            p.try_wait().unwrap().is_none(),
+            "a producer ended before the restart"
+        );
+    }
+    server.kill();
+    std::thread::sleep(Duration::from_millis(1000));
+    server.run();
+    for (i, p) in producers.into_iter().enumerate() {
+        let (ok, said) = finish(p, "voml send --nats");
+        assert!(ok, "producer {i}: {said}");
+        assert!(
+            said.contains(&format!(
+                "sent {RECORDS} records to {url} ({subject}) as 1 producer(s)"
+            )),
+            "producer {i}: {said}"
+        );
+    }
+    for (k, (c, first)) in consumers.into_iter().enumerate() {
+        let (ok, _) = finish(c, "voml run --nats");
+        assert!(ok, "consumer {k}: {first}");
+        let (n, _disorder) = dumped(&dir.join(format!("state{k}.json")));
+        assert_eq!(n as usize, PRODUCERS * RECORDS, "consumer {k}");
+    }
+}
+
+#[test]
+fn a_missing_server_is_a_clear_error() {
+    let dir = scratch("missing");
+    if Command::new("nats-server")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        assert!(
+            std::env::var_os("VOML_REQUIRE_TOOLS").is_none(),
+            "nats-server is not installed (required because VOML_REQUIRE_TOOLS is set)"
+        );
+        eprintln!("note: nats-server is not installed; skipped");
+        return;
+    }
+    let url = format!("nats://127.0.0.1:{}", free_port());
+    let spec = dir.join("count.voml");
+    std::fs::write(&spec, COUNT).unwrap();
+    let trace = dir.join("t.trf");
+    std::fs::write(&trace, "-3 1 0.5 0 0\n").unwrap();
+    let started = Instant::now();
+    let run = voml()
+        .arg("run")
+        .arg(&spec)
+        .args(["--nats", &url, "--subject", "runs.x", "--headless", "--out"])
+        .arg(dir.join("out"))
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains(&format!(
+            "error: cannot connect to the NATS server at {url}"
+        )),
+        "{said}"
+    );
+    let send = voml()
+        .arg("send")
+        .arg(&trace)
+        .args(["--nats", &url, "--subject", "runs.x"])
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&send.stderr);
+    assert_eq!(send.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains(&format!(
+            "error: cannot connect to the NATS server at {url}"
+        )),
+        "{said}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(60));
+    // A subject that cannot name a run is refused before anything is reached.
+    let bad = voml()
+        .arg("send")
+        .arg(&trace)
+        .args(["--nats", &url, "--subject", "runs.>"])
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("cannot name a run"));
+}
+
+#[test]
+fn an_mpi_program_publishes_through_nats() {
+    let dir = scratch("mpi");
+    let Some(server) = Server::start(&dir) else {
+        return;
+    };
+    // The PMPI library publishes to NATS when built with the NATS C client (libnats).
+    let have_libnats = Command::new("pkg-config")
+        .args(["--exists", "libnats"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !have_libnats {
+        let why = "the NATS C client (Debian: libnats-dev) is not installed";
+        assert!(
+            std::env::var_os("VOML_REQUIRE_TOOLS").is_none(),
+            "{why} (required because VOML_REQUIRE_TOOLS is set)"
+        );
+        eprintln!("note: {why}; the PMPI library's NATS test is skipped");
+        return;
+    }
+    let Some((library, program)) = support::mpi::build(&dir) else {
+        return;
+    };
+    let plain = support::mpi::mpirun(&program, &[]);
+    let url = server.url();
+    let subject = format!("runs.mpi-{}", std::process::id());
+    let spec = dir.join("count.voml");
+    std::fs::write(&spec, support::mpi::COUNT).unwrap();
+    let (child, first) = consumer(&dir, &spec, &url, &subject, 0, 4);
+    let traced = support::mpi::mpirun(
+        &program,
+        &[
+            ("LD_PRELOAD", library.to_str().unwrap()),
+            ("VOML_NATS", &url),
+            ("VOML_SUBJECT", &subject),
+        ],
+    );
+    let (ok, _) = finish(child, "voml run --nats");
+    assert!(ok, "{first}");
+    // The program's output is unchanged; the visual object counted what it says it did,
+    // from the 4 ranks' subjects.
+    assert_eq!(traced.stdout, plain.stdout);
+    let complaints = String::from_utf8_lossy(&traced.stderr);
+    assert!(!complaints.contains("voml-pmpi"), "{complaints}");
+    let text = std::fs::read_to_string(dir.join("state0.json")).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let counted = ["sends", "receives", "collectives", "waits", "ranks"]
+        .map(|name| v["infos"][name].as_i64().unwrap());
+    let [sends, receives, collectives, waits] = support::mpi::said(&plain.stdout);
+    assert_eq!(counted, [sends, receives, collectives, waits, 4]);
+}
