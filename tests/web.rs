@@ -863,8 +863,29 @@ fn bad_edits_and_messages_are_refused_with_why_and_change_nothing() {
             42,
             "one line",
         ),
-        (r#"{"id": 43}"#, 43, "a `key` or a `command`"),
+        (r#"{"id": 43}"#, 43, "a `key`, an `input` or a `command`"),
         (r#"{"key": "", "id": 44}"#, 44, "a key is a name"),
+        // Inputs are a view's zoom, drag or click, with numbers in bounds.
+        (
+            r#"{"input": {"event": "quit"}, "id": 45}"#,
+            45,
+            "an input is what a user does",
+        ),
+        (
+            r#"{"input": {"event": "zoom", "view": 0, "factor": 1000, "x": 1, "y": 1}, "id": 46}"#,
+            46,
+            "F from 1/64 to 64",
+        ),
+        (
+            r#"{"input": {"event": "pan", "view": 0, "dx": "far", "dy": 0}, "id": 47}"#,
+            47,
+            "an input is what a user does",
+        ),
+        (
+            r#"{"input": {"event": "command", "from": 1, "line": "seek 0"}, "id": 48}"#,
+            48,
+            "an input is",
+        ),
     ] {
         let answer = page.send_raw(raw, id);
         assert_eq!(answer["ok"], false, "{raw}");
@@ -947,6 +968,106 @@ fn pause_step_back_and_seek_from_a_page_draw_what_the_same_control_commands_draw
         let n = differing(&page.picture(view as u32), &png);
         assert_eq!(n, 0, "view {name} at the end differs in {n} pixels");
     }
+}
+
+/// A page's wheel, drag and click reach the run as a window's do: the view zooms and pans
+/// (its components redraw) exactly as `Runtime::user_zoom` and `user_pan` make it headless.
+#[test]
+fn a_zoom_and_a_drag_from_a_page_draw_what_they_draw_headless() {
+    let served = Served::start(&["--http", "127.0.0.1:0"]);
+    let mut page = Page::connect(served.local(), "");
+    page.finished();
+    let (mut rt, _) = recorded();
+    let before: Vec<RgbaPixels> = (0..).map_while(|v| rt.view_pixels(v)).collect();
+    assert!(!before.is_empty());
+    for v in 0..before.len() {
+        assert_eq!(
+            differing(&page.picture(v as u32), &before[v]),
+            0,
+            "view {v} before"
+        );
+    }
+    let inputs = [
+        serde_json::json!({"event": "zoom", "view": 0, "factor": 2.0, "x": 120.0, "y": 90.0}),
+        serde_json::json!({"event": "pan", "view": 0, "dx": 25.0, "dy": -12.0}),
+        serde_json::json!({"event": "zoom", "view": 0, "factor": 0.8, "x": 400.0, "y": 300.0}),
+        serde_json::json!({"event": "click", "view": 0, "x": 10.0, "y": 10.0, "button": 1}),
+        // A view the run does not have: nothing happens.
+        serde_json::json!({"event": "zoom", "view": 7, "factor": 2.0, "x": 1.0, "y": 1.0}),
+    ];
+    for input in &inputs {
+        let text = serde_json::json!({ "input": input }).to_string();
+        page.socket.send(tungstenite::Message::text(text)).unwrap();
+    }
+    // A command after them: its answer comes once the driver has taken them in order.
+    page.refused("step");
+    rt.user_zoom(0, 2.0, 120.0, 90.0).unwrap();
+    rt.user_pan(0, 25.0, -12.0).unwrap();
+    rt.user_zoom(0, 0.8, 400.0, 300.0).unwrap();
+    let mut moved = 0;
+    for (v, old) in before.iter().enumerate() {
+        let want = rt.view_pixels(v).expect("a view");
+        moved += differing(&want, old);
+        let n = differing(&page.picture(v as u32), &want);
+        assert_eq!(
+            n, 0,
+            "after the inputs, view {v} differs from headless in {n} pixels"
+        );
+    }
+    assert!(
+        moved > 1000,
+        "zooming and panning changed only {moved} pixels"
+    );
+}
+
+/// In Chromium, the wheel over a view and a drag send a zoom and pans that, made headless
+/// by the runtime, draw the picture the page then shows.
+#[test]
+fn the_wheel_and_a_drag_in_chromium_zoom_and_pan_as_headless() {
+    let served = Served::start(&["--http", "127.0.0.1:0"]);
+    let url = format!("http://{}/", served.local());
+    let Some(lines) = browser("pointer.cjs", &url, &[]) else {
+        return;
+    };
+    let inputs = lines
+        .iter()
+        .find_map(|l| l.get("inputs"))
+        .and_then(|i| i.as_array())
+        .expect("the inputs the page sent");
+    let (mut rt, _) = recorded();
+    let before = rt.view_pixels(0).expect("a view");
+    let (mut zooms, mut pans) = (0, 0);
+    for input in inputs {
+        let number = |k: &str| {
+            input[k]
+                .as_f64()
+                .unwrap_or_else(|| panic!("{k} in {input}"))
+        };
+        assert_eq!(input["view"], 0, "{input}");
+        match input["event"].as_str() {
+            Some("zoom") => {
+                zooms += 1;
+                // One notch towards the screen: the window's step.
+                assert!((number("factor") - 1.2).abs() < 1e-9, "{input}");
+                rt.user_zoom(0, number("factor"), number("x"), number("y"))
+                    .unwrap();
+            }
+            Some("pan") => {
+                pans += 1;
+                rt.user_pan(0, number("dx"), number("dy")).unwrap();
+            }
+            _ => panic!("a wheel and a drag sent {input}"),
+        }
+    }
+    assert!(zooms == 1 && pans >= 1, "{inputs:?}");
+    let want = rt.view_pixels(0).unwrap();
+    assert!(differing(&want, &before) > 1000, "the zoom changed little");
+    let got = canvases(&lines, "zoomed");
+    all_like(
+        &got,
+        &[("BU-View".to_string(), want)],
+        "after the wheel and the drag",
+    );
 }
 
 /// `voml run --headless --record run.html` writes a page that, opened from disk with

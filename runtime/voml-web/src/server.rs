@@ -369,8 +369,29 @@ fn websocket(mut stream: TcpStream, request: &Request, shared: &Shared) -> io::R
     }
 }
 
+/// What an `input` message may be, said to a page that sends something else.
+const INPUT_SHAPE: &str = "an input is what a user does in a view: {\"event\": \"zoom\", \"view\": V, \"factor\": F, \"x\": X, \"y\": Y} (F from 1/64 to 64), {\"event\": \"pan\", \"view\": V, \"dx\": DX, \"dy\": DY} or {\"event\": \"click\", \"view\": V, \"x\": X, \"y\": Y, \"button\": B}, with finite numbers";
+
+/// Whether `event` is one a page may send of a view (a zoom, a drag or a click, with finite
+/// numbers in bounds), as a window's pointer makes them; the rest (quit, resize, closing, the
+/// driver's commands) are not a page's to send this way.
+fn view_input(event: &BackendEvent) -> bool {
+    const FAR: f64 = 1e6;
+    let near = |v: f64| v.is_finite() && v.abs() <= FAR;
+    match *event {
+        BackendEvent::Zoom { factor, x, y, .. } => {
+            factor.is_finite() && (1.0 / 64.0..=64.0).contains(&factor) && near(x) && near(y)
+        }
+        BackendEvent::Pan { dx, dy, .. } => near(dx) && near(dy),
+        BackendEvent::Click { x, y, .. } => near(x) && near(y),
+        _ => false,
+    }
+}
+
 /// A message from page number `page`: a key (`{"key": " "}`: the same replay commands as a
-/// window's keys; others are the visual object's), or a command line for the driver
+/// window's keys; others are the visual object's), what the user did in a view (`{"input":
+/// {"event": "zoom", ...}}`: a zoom, a drag or a click, as a window's pointer makes them, see
+/// [`BackendEvent`]), or a command line for the driver
 /// (`{"command": "seek 2.5", "id": 7}`: a replay command or an edit, `set NAME VALUE`), whose
 /// answer comes back with its `id`. A message that is neither is answered with why (`Err`:
 /// the answer), and nothing else happens.
@@ -379,7 +400,7 @@ fn page_message(text: &str, page: u64, shared: &Shared) -> Result<(), String> {
     let Ok(value) = serde_json::from_str::<serde_json::Value>(text) else {
         return refuse(
             0,
-            "a message is a JSON object: {\"key\": K} or {\"command\": LINE, \"id\": N}",
+            "a message is a JSON object: {\"key\": K}, {\"input\": EVENT} or {\"command\": LINE, \"id\": N}",
         );
     };
     let id = value.get("id").and_then(|i| i.as_u64()).unwrap_or(0);
@@ -397,8 +418,20 @@ fn page_message(text: &str, page: u64, shared: &Shared) -> Result<(), String> {
             });
         return Ok(());
     }
+    if let Some(input) = value.get("input") {
+        let event = match serde_json::from_value::<BackendEvent>(input.clone()) {
+            Ok(event) if view_input(&event) => event,
+            _ => return refuse(id, INPUT_SHAPE),
+        };
+        shared
+            .hub
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push_event(event);
+        return Ok(());
+    }
     let Some(command) = value.get("command") else {
-        return refuse(id, "a message has a `key` or a `command`");
+        return refuse(id, "a message has a `key`, an `input` or a `command`");
     };
     let Some(line) = command.as_str() else {
         return refuse(id, "a command is a string");

@@ -36,6 +36,7 @@
       main.append(figure);
       v = { figure, caption, canvas, ctx: canvas.getContext("2d") };
       views.set(cmd.view, v);
+      pointer(cmd.view, canvas);
     }
     if (cmd.title !== undefined) { v.caption.textContent = cmd.title; v.canvas.dataset.title = cmd.title; }
     v.canvas.dataset.view = cmd.view;
@@ -274,7 +275,7 @@
     statusEl.textContent = st.text;
     document.title = "VOML · " + st.text;
     // The driver lists keys while the user drives the replay; the page offers its own.
-    keysEl.textContent = st.keys ? KEYS_HELP : "";
+    keysEl.textContent = st.keys ? KEYS_HELP + (player ? "" : VIEW_HELP) : "";
     // A recording may be replayed again after its end; a run may not.
     const live = st.local || (!!st.keys && !st.finished);
     for (const b of document.querySelectorAll("#replay button:not(#sound)")) b.disabled = !live;
@@ -298,6 +299,79 @@
     if (document.activeElement !== speedEl) speedEl.value = speed;
   }
 
+  // What the user does in a view, as a window's pointer does: the wheel zooms around the
+  // pointer, a drag pans, a click (pressed and released without dragging) goes to the
+  // program. The run changes the view's world and its components redraw, as in a window;
+  // the page draws what comes back. A recording has no run to ask: it shows what it holds.
+  const ZOOM_STEP = 1.2;     // per wheel notch, as a window's
+  const DRAG = 3;            // pixels a press moves before it is a drag, not a click
+  function input(event) {
+    if (!player && open()) socket.send(JSON.stringify({ input: event }));
+  }
+  function pointer(view, canvas) {
+    // Page pixels to the view's own (the canvas may be shown smaller than it is).
+    const at = (e) => {
+      const r = canvas.getBoundingClientRect();
+      return [(e.clientX - r.left) * canvas.width / (r.width || 1),
+        (e.clientY - r.top) * canvas.height / (r.height || 1)];
+    };
+    const scale = () => canvas.width / (canvas.getBoundingClientRect().width || 1);
+    let wheel = null;        // notches and where, until the next frame
+    canvas.addEventListener("wheel", (e) => {
+      if (player) return;
+      e.preventDefault();
+      const lines = e.deltaMode === 1 ? e.deltaY / 3 : e.deltaMode === 2 ? e.deltaY : e.deltaY / 100;
+      if (!wheel) {
+        wheel = { notches: 0, at: at(e) };
+        requestAnimationFrame(() => {
+          const w = wheel; wheel = null;
+          const factor = Math.pow(ZOOM_STEP, w.notches);
+          if (w.notches !== 0 && isFinite(factor)) {
+            input({ event: "zoom", view, factor: Math.min(64, Math.max(1 / 64, factor)), x: w.at[0], y: w.at[1] });
+          }
+        });
+      }
+      wheel.notches -= lines;   // away from the user (up) zooms in
+    }, { passive: false });
+    let press = null;        // {id, x, y, moved, button, dx, dy}
+    canvas.addEventListener("pointerdown", (e) => {
+      if (player) return;
+      press = { id: e.pointerId, x: e.clientX, y: e.clientY, moved: false, button: e.button, dx: 0, dy: 0, at: at(e) };
+      canvas.setPointerCapture(e.pointerId);
+    });
+    canvas.addEventListener("pointermove", (e) => {
+      if (!press || press.id !== e.pointerId) return;
+      const k = scale();
+      const tx = (e.clientX - press.x) * k, ty = (e.clientY - press.y) * k;
+      if (!press.moved && Math.hypot(tx, ty) < DRAG) return;
+      if (!press.moved) canvas.classList.add("dragging");
+      press.moved = true;
+      // Only what was not sent yet; a frame's moves go together.
+      const p = press;
+      if (p.dx === tx && p.dy === ty) return;
+      if (!p.frame) {
+        p.frame = requestAnimationFrame(() => {
+          p.frame = 0;
+          const dx = p.tx - p.dx, dy = p.ty - p.dy;
+          p.dx = p.tx; p.dy = p.ty;
+          if (dx || dy) input({ event: "pan", view, dx, dy });
+        });
+      }
+      p.tx = tx; p.ty = ty;
+    });
+    const release = (e) => {
+      if (!press || press.id !== e.pointerId) return;
+      const p = press; press = null;
+      canvas.classList.remove("dragging");
+      if (e.type === "pointerup" && !p.moved) {
+        input({ event: "click", view, x: p.at[0], y: p.at[1], button: p.button + 1 });
+      }
+    };
+    canvas.addEventListener("pointerup", release);
+    canvas.addEventListener("pointercancel", release);
+    canvas.addEventListener("contextmenu", (e) => { if (!player) e.preventDefault(); });
+  }
+
   // The replay controls: the same commands as the keys and `--control`.
   const buttons = {
     start: "seek start", back: "back", step: "step", step100: "step 100",
@@ -317,6 +391,7 @@
   // Home start, + faster, - slower, 1 real time, 0 max speed. (A window's `s` writes
   // pictures to files, which a served run has none of.)
   const KEYS_HELP = "space pause/resume · → step (shift: 100) · ← back · Home start · + faster · - slower · 1 real time · 0 max speed";
+  const VIEW_HELP = " · in a view: wheel zoom · drag pan · click goes to the program";
   const replayKeys = new Set([" ", "ArrowRight", "ArrowLeft", "Home", "+", "=", "-", "1", "0"]);
   document.addEventListener("keydown", (e) => {
     if (e.ctrlKey || e.altKey || e.metaKey || !(open() || player)) return;
