@@ -980,9 +980,9 @@ fn a_zoom_and_a_drag_from_a_page_draw_what_they_draw_headless() {
     let (mut rt, _) = recorded();
     let before: Vec<RgbaPixels> = (0..).map_while(|v| rt.view_pixels(v)).collect();
     assert!(!before.is_empty());
-    for v in 0..before.len() {
+    for (v, old) in before.iter().enumerate() {
         assert_eq!(
-            differing(&page.picture(v as u32), &before[v]),
+            differing(&page.picture(v as u32), old),
             0,
             "view {v} before"
         );
