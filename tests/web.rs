@@ -1070,6 +1070,71 @@ fn the_wheel_and_a_drag_in_chromium_zoom_and_pan_as_headless() {
     );
 }
 
+/// On a screen with 2 device pixels per pixel (the browser's zoom, a high-density screen) the
+/// page draws the commands at that density: seen at the view's size it is the headless
+/// picture, and its lines and text have detail within each view pixel that a magnified
+/// picture would not.
+#[test]
+fn a_denser_screen_gets_the_picture_drawn_at_its_density() {
+    let served = Served::start(&["--http", "127.0.0.1:0"]);
+    let url = format!("http://{}/", served.local());
+    let Some(lines) = browser("dense.cjs", &url, &[]) else {
+        return;
+    };
+    let expected = headless(SPEC, TRACE, "");
+    all_like(
+        &canvases(&lines, "plain"),
+        &expected,
+        "at 1 device pixel a pixel",
+    );
+    let dense = canvases(&lines, "dense");
+    assert_eq!(dense.len(), expected.len(), "one canvas per view");
+    for (got, (name, png)) in dense.iter().zip(&expected) {
+        assert_eq!(
+            (got.width, got.height),
+            (2 * png.width, 2 * png.height),
+            "{name}: the canvas is not at the density"
+        );
+        // Each 2x2 block: its mean, and whether its pixels differ (a magnified picture's
+        // never do).
+        let mut mean = RgbaPixels {
+            width: png.width,
+            height: png.height,
+            data: vec![0; png.data.len()],
+        };
+        let mut detailed = 0;
+        for y in 0..png.height as usize {
+            for x in 0..png.width as usize {
+                let at = |dx: usize, dy: usize| {
+                    let i = ((2 * y + dy) * got.width as usize + 2 * x + dx) * 4;
+                    &got.data[i..i + 4]
+                };
+                let block = [at(0, 0), at(1, 0), at(0, 1), at(1, 1)];
+                for c in 0..4 {
+                    let sum: u32 = block.iter().map(|p| u32::from(p[c])).sum();
+                    mean.data[(y * png.width as usize + x) * 4 + c] = ((sum + 2) / 4) as u8;
+                }
+                if block
+                    .iter()
+                    .any(|p| p.iter().zip(block[0]).any(|(a, b)| a.abs_diff(*b) > 64))
+                {
+                    detailed += 1;
+                }
+            }
+        }
+        eprintln!("{name}: {detailed} pixels with detail within them");
+        like(
+            &mean,
+            png,
+            &format!("{name} at 2 device pixels a pixel, averaged"),
+        );
+        assert!(
+            detailed > 2000,
+            "{name}: only {detailed} pixels have detail within them: magnified, not drawn"
+        );
+    }
+}
+
 /// `voml run --headless --record run.html` writes a page that, opened from disk with
 /// nothing fetched, replays to the run's final picture (the headless PNGs, within the
 /// browser's tolerance) and seeks as `seek` does.

@@ -23,6 +23,11 @@
   const waiting = new Map(); // command id -> what to do with its answer
 
   const css = (c) => `rgba(${c.r},${c.g},${c.b},${c.a / 255})`;
+  // Device pixels per view pixel: a canvas has this many times the view's pixels each way
+  // and draws the commands (paths, text, images) at that scale, so that lines and text are
+  // as sharp as the screen (a high-density screen, the browser's zoom). Whole numbers keep
+  // the pixel moves of scrolling exact.
+  const density = () => Math.max(1, Math.min(4, Math.round(window.devicePixelRatio || 1)));
   const families = { sans: "'DejaVu Sans', Verdana, sans-serif", serif: "'DejaVu Serif', Georgia, serif",
     mono: "'DejaVu Sans Mono', Menlo, monospace", monospace: "'DejaVu Sans Mono', Menlo, monospace" };
 
@@ -40,11 +45,15 @@
     }
     if (cmd.title !== undefined) { v.caption.textContent = cmd.title; v.canvas.dataset.title = cmd.title; }
     v.canvas.dataset.view = cmd.view;
-    v.canvas.width = cmd.width;
-    v.canvas.height = cmd.height;
+    v.k = density();
+    v.width = cmd.width;
+    v.height = cmd.height;
+    v.canvas.width = cmd.width * v.k;
+    v.canvas.height = cmd.height * v.k;
+    v.canvas.style.width = cmd.width + "px";
     v.background = cmd.background;
     v.ctx.fillStyle = css(cmd.background);
-    v.ctx.fillRect(0, 0, cmd.width, cmd.height);
+    v.ctx.fillRect(0, 0, v.canvas.width, v.canvas.height);
   }
 
   function path(ctx, p) {
@@ -66,8 +75,9 @@
   function draw(view, c) {
     const v = views.get(view);
     if (!v) return;
-    const ctx = v.ctx;
+    const ctx = v.ctx, k = v.k;
     ctx.save();
+    ctx.setTransform(k, 0, 0, k, 0, 0);
     try {
       switch (c.kind) {
         case "clear":
@@ -78,14 +88,14 @@
         case "shift": {
           const a = c.area;
           if (a.w <= 0 || a.h <= 0) break;
-          const copy = ctx.getImageData(a.x, a.y, a.w, a.h);
+          const copy = ctx.getImageData(a.x * k, a.y * k, a.w * k, a.h * k);
           clipTo(ctx, a);
           ctx.fillStyle = css(c.fill);
           ctx.fillRect(a.x, a.y, a.w, a.h);
           const tmp = document.createElement("canvas");
-          tmp.width = a.w; tmp.height = a.h;
+          tmp.width = a.w * k; tmp.height = a.h * k;
           tmp.getContext("2d").putImageData(copy, 0, 0);
-          ctx.drawImage(tmp, a.x + c.dx, a.y + c.dy);
+          ctx.drawImage(tmp, a.x + c.dx, a.y + c.dy, a.w, a.h);
           break;
         }
         case "stroke":
@@ -135,21 +145,22 @@
   function remap(c) {
     const v = views.get(c.view);
     if (!v) return;
-    const a = c.area, m = c.map, ctx = v.ctx;
+    const a = c.area, m = c.map, ctx = v.ctx, k = v.k;
     if (a.w <= 0 || a.h <= 0) return;
     const tmp = document.createElement("canvas");
     tmp.width = v.canvas.width; tmp.height = v.canvas.height;
     tmp.getContext("2d").drawImage(v.canvas, 0, 0);
     ctx.save();
+    ctx.setTransform(k, 0, 0, k, 0, 0);
     clipTo(ctx, a);
     ctx.fillStyle = css(c.fill);
     ctx.fillRect(a.x, a.y, a.w, a.h);
     // Old position p goes to (sx * p + ox): draw the old area under that mapping.
-    ctx.setTransform(m.sx, 0, 0, m.sy, m.ox, m.oy);
+    ctx.setTransform(k * m.sx, 0, 0, k * m.sy, k * m.ox, k * m.oy);
     ctx.beginPath();
     ctx.rect(a.x, a.y, a.w, a.h);
     ctx.clip();
-    ctx.drawImage(tmp, 0, 0);
+    ctx.drawImage(tmp, 0, 0, v.width, v.height);
     ctx.restore();
   }
 
@@ -205,6 +216,7 @@
       }
     };
     socket.onclose = () => {
+      if (rejoin) { rejoin = false; connect(); return; }
       statusEl.textContent = "disconnected — reconnecting…";
       for (const v of views.values()) v.figure.classList.add("gone");
       setTimeout(connect, 1000);
@@ -212,6 +224,22 @@
   }
 
   const open = () => socket && socket.readyState === WebSocket.OPEN;
+
+  // The browser's zoom, or a move to another screen, changes the density: the page draws
+  // everything again at the new one (a served page joins again and gets the picture; a
+  // recording draws again up to where it stands).
+  let rejoin = false;
+  let drawnAt = density();
+  function densityChanged() {
+    if (density() === drawnAt) return;
+    drawnAt = density();
+    if (player) player.redraw();
+    else if (open()) { rejoin = true; socket.close(); }
+  }
+  // A zoom resizes the layout viewport; a move to another screen may not: looked at every
+  // second too.
+  window.addEventListener("resize", densityChanged);
+  setInterval(densityChanged, 1000);
 
   // Sound: off until the user turns it on (a browser starts audio only at a gesture). A
   // served run's sound commands are played as they come, a recording's as its moments are
@@ -312,10 +340,11 @@
     // Page pixels to the view's own (the canvas may be shown smaller than it is).
     const at = (e) => {
       const r = canvas.getBoundingClientRect();
-      return [(e.clientX - r.left) * canvas.width / (r.width || 1),
-        (e.clientY - r.top) * canvas.height / (r.height || 1)];
+      const v = views.get(view);
+      return [(e.clientX - r.left) * v.width / (r.width || 1),
+        (e.clientY - r.top) * v.height / (r.height || 1)];
     };
-    const scale = () => canvas.width / (canvas.getBoundingClientRect().width || 1);
+    const scale = () => views.get(view).width / (canvas.getBoundingClientRect().width || 1);
     let wheel = null;        // notches and where, until the next frame
     canvas.addEventListener("wheel", (e) => {
       if (player) return;
@@ -616,6 +645,12 @@
       requestAnimationFrame(frame);
     };
     player = {
+      // The same moments drawn again (at a new density).
+      redraw() {
+        const n = next;
+        reset();
+        while (next < n) drawMoment();
+      },
       // A sound command of a moment drawn: played when it is drawn while the recording
       // plays at a speed (not when it hurries, steps or seeks).
       sound(c) {
