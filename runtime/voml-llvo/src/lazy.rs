@@ -45,6 +45,9 @@ pub struct LazyRaster {
     /// Erasures merged into waiting sets since each view was last rasterised (an upper
     /// bound of the commands waiting beyond the list's length).
     merged: HashMap<ViewId, usize>,
+    /// Views whose raster holds nothing but this colour (nothing painted on it since it was
+    /// made or resized): erasures of this colour there change nothing.
+    pristine: HashMap<ViewId, Color>,
 }
 
 /// A command that waits, with whose frame it is and the pixels it can change (all of them,
@@ -102,6 +105,9 @@ impl LazyRaster {
             return Ok(());
         };
         self.merged.remove(&view);
+        if !list.is_empty() {
+            self.pristine.remove(&view);
+        }
         for w in list.drain(..) {
             if let Some(m) = w.mark {
                 forget_one(&mut self.marks, m);
@@ -121,6 +127,7 @@ impl LazyRaster {
         }
         if let DrawCmd::Shift { .. } = cmd {
             self.settle(view)?;
+            self.pristine.remove(&view);
             return self.raster.draw(view, cmd);
         }
         let list = self.waiting.get_mut(&view).expect("checked above");
@@ -185,6 +192,10 @@ fn erasure_colour(cmd: &DrawCmd) -> Option<Color> {
         _ => None,
     }
 }
+
+/// The most pixels looked at to find that an erasure would change nothing: a larger one is
+/// kept (painting it is about as dear as looking).
+const MAX_LOOKED_AT: u64 = 16 * 1024;
 
 /// Most erasures merged into one waiting command: beyond, a new set starts.
 const MAX_MERGED: usize = 256;
@@ -301,6 +312,7 @@ impl Backend for LazyRaster {
         self.raster
             .create_surface(view, title, width, height, background)?;
         self.waiting.insert(view, Vec::new());
+        self.pristine.insert(view, background);
         Ok(())
     }
 
@@ -319,7 +331,10 @@ impl Backend for LazyRaster {
                 }
             }
         }
-        self.raster.resize_surface(view, width, height, background)
+        self.raster
+            .resize_surface(view, width, height, background)?;
+        self.pristine.insert(view, background);
+        Ok(())
     }
 
     fn destroy_surface(&mut self, view: ViewId) {
@@ -328,6 +343,7 @@ impl Backend for LazyRaster {
                 forget_one(&mut self.marks, m);
             }
         }
+        self.pristine.remove(&view);
         self.raster.destroy_surface(view);
     }
 
@@ -351,7 +367,44 @@ impl Backend for LazyRaster {
                 list.retain(|w| w.mark != Some(mark));
             }
         }
+        // An erasure over pixels that are its colour already, which nothing waiting can
+        // change before it is painted, would change nothing: a frame redrawn many times
+        // between two pictures on an empty part of the view leaves no erasures to paint.
+        // (What waits is bounded by the union of its bounds, worked out once per view.)
+        let mut occupied: Vec<(ViewId, PxRect)> = Vec::new();
         for (view, cmd) in erase {
+            if let Some(color) = erasure_colour(cmd) {
+                let at = match occupied.iter().position(|(v, _)| v == view) {
+                    Some(at) => at,
+                    None => {
+                        let union = self.waiting.get(view).map_or(PxRect::default(), |list| {
+                            list.iter()
+                                .map(|w| w.bounds)
+                                .filter(|b| !b.is_empty())
+                                .reduce(|a, b| a.union(&b))
+                                .unwrap_or_default()
+                        });
+                        occupied.push((*view, union));
+                        occupied.len() - 1
+                    }
+                };
+                let bounds = cmd.bounds();
+                let busy = occupied[at].1;
+                if (busy.is_empty() || busy.intersect(&bounds).is_empty())
+                    && (self.pristine.get(view) == Some(&color)
+                        || (bounds.w as u64 * bounds.h as u64 <= MAX_LOOKED_AT
+                            && self.raster.is_all(*view, bounds, color)))
+                {
+                    continue;
+                }
+                if !bounds.is_empty() {
+                    occupied[at].1 = if busy.is_empty() {
+                        bounds
+                    } else {
+                        busy.union(&bounds)
+                    };
+                }
+            }
             self.push(*view, None, cmd)?;
         }
         Ok(())
@@ -365,6 +418,7 @@ impl Backend for LazyRaster {
         fill: Color,
     ) -> Result<bool, LlvoError> {
         self.settle(view)?;
+        self.pristine.remove(&view);
         self.raster.remap_area(view, area, map, fill)
     }
 

@@ -74,6 +74,72 @@ impl RasterBackend {
         self.surfaces.get(&view).is_some_and(|s| s.shown.is_some())
     }
 
+    /// Whether every pixel of `rect` that the view shows (what a drawing command paints on:
+    /// the buffer while buffering) is `color` exactly, so that painting `color` over it
+    /// hard-edged changes nothing. An unknown view has none.
+    pub(crate) fn is_all(&self, view: ViewId, rect: PxRect, color: Color) -> bool {
+        let Some(s) = self.surfaces.get(&view) else {
+            return false;
+        };
+        let window = s.bounds();
+        let r = rect.intersect(&window);
+        if r.is_empty() {
+            return true;
+        }
+        let want = premul(color);
+        let want = [want.red(), want.green(), want.blue(), want.alpha()];
+        let width = window.w as usize;
+        let all = |bytes: &[u8], r: PxRect| {
+            (r.y as usize..r.bottom() as usize).all(|y| {
+                let at = (y * width + r.x as usize) * 4;
+                bytes[at..at + r.w as usize * 4]
+                    .chunks_exact(4)
+                    .all(|p| p == want)
+            })
+        };
+        match &s.scroll {
+            None => all(s.pixmap.data(), r),
+            Some(store) => {
+                // Over the scrollable area the store holds the pixels; elsewhere the window.
+                let area = store.area();
+                let over = r.intersect(&area);
+                if !over.is_empty() && !all(store.window_bytes(), over) {
+                    return false;
+                }
+                let outside = [
+                    PxRect::from_i64(
+                        i64::from(r.x),
+                        i64::from(r.y),
+                        r.right(),
+                        i64::from(area.y).clamp(i64::from(r.y), r.bottom()),
+                    ),
+                    PxRect::from_i64(
+                        i64::from(r.x),
+                        area.bottom().clamp(i64::from(r.y), r.bottom()),
+                        r.right(),
+                        r.bottom(),
+                    ),
+                    PxRect::from_i64(
+                        i64::from(r.x),
+                        i64::from(r.y),
+                        i64::from(area.x).clamp(i64::from(r.x), r.right()),
+                        r.bottom(),
+                    ),
+                    PxRect::from_i64(
+                        area.right().clamp(i64::from(r.x), r.right()),
+                        i64::from(r.y),
+                        r.right(),
+                        r.bottom(),
+                    ),
+                ];
+                outside
+                    .iter()
+                    .filter(|o| !o.is_empty())
+                    .all(|o| all(s.pixmap.data(), *o))
+            }
+        }
+    }
+
     fn surface(&mut self, view: ViewId) -> Result<&mut Surface, LlvoError> {
         self.surfaces
             .get_mut(&view)

@@ -85,6 +85,11 @@ impl ScrollStore {
             .expect("the run is the window's size")
     }
 
+    /// The window's run of the store, read only: the area's pixels, addressed as the window's.
+    pub(crate) fn window_bytes(&self) -> &[u8] {
+        &self.pixels[self.run()]
+    }
+
     /// Moves the area's content by (dx, dy) pixels: the window's run now begins that much
     /// earlier. Returns the strips of the area the shift exposed, in window pixels, for the
     /// caller to fill; `None` when the shift exposes the whole area or is larger than the

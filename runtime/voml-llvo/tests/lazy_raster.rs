@@ -517,3 +517,90 @@ fn merged_erasures_count_towards_what_may_wait() {
     }
     assert!(most <= 65_536 + 4_096, "{most} commands waited at once");
 }
+
+/// A frame of many bars redrawn on every tick on a part of the view nothing else painted: the
+/// erasures of each undrawn frame would paint background over background, so none waits,
+/// and only the latest frame does; on a part already painted, they are kept. Either way the
+/// pictures are the raster's.
+#[test]
+fn erasures_over_what_is_their_colour_already_are_not_kept() {
+    let v = ViewId(0);
+    let bg = Color::rgb(255, 255, 255);
+    let clip = PxRect::new(0, 0, 400, 100);
+    let bar = |x: f32, top: f32| bar(x, x + 3.0, top, 100.0);
+    let mut pair = Pair::new();
+    pair.both(|b| b.create_surface(v, "t", 400, 100, bg).unwrap());
+    // A band painted (and rasterised: the snapshot) under the bars on the right half.
+    let band = DrawCmd::Fill {
+        path: self::bar(200.0, 400.0, 40.0, 60.0),
+        color: Color::rgb(30, 30, 200),
+        clip,
+        mode: PaintMode::Blend,
+    };
+    pair.both(|b| b.draw(v, &band).unwrap());
+    pair.same(v, "the band");
+    let mut most_left = 0;
+    for frame in 1..=300u64 {
+        let mark = Mark {
+            owner: OwnerId(1),
+            frame,
+        };
+        let mut erase = Vec::new();
+        // Twenty bars on the left half, where nothing else is.
+        for i in 0..20u64 {
+            let (x, top) = (i as f32 * 8.0, 5.0 + ((frame * 7 + i * 13) % 90) as f32);
+            let fill = DrawCmd::Fill {
+                path: bar(x, top),
+                color: Color::rgb(200, 40, 40),
+                clip,
+                mode: PaintMode::Blend,
+            };
+            pair.both(|b| b.draw_owned(v, mark, &fill).unwrap());
+            erase.push((
+                v,
+                DrawCmd::Fill {
+                    path: bar(x, top),
+                    color: bg,
+                    clip,
+                    mode: PaintMode::Erase,
+                },
+            ));
+        }
+        most_left = most_left.max(pair.lazy.waiting_commands(v));
+        pair.both(|b| b.undraw(mark, &erase).unwrap());
+    }
+    assert_eq!(most_left, 20, "erasures of the left half waited");
+    pair.same(v, "the bars on the left");
+    // On the band, the erasures are needed: they take the band out where the bars were.
+    for frame in 301..=310u64 {
+        let mark = Mark {
+            owner: OwnerId(1),
+            frame,
+        };
+        let fill = DrawCmd::Fill {
+            path: bar(300.0, 30.0 + frame as f32 % 7.0),
+            color: Color::rgb(200, 40, 40),
+            clip,
+            mode: PaintMode::Blend,
+        };
+        pair.both(|b| b.draw_owned(v, mark, &fill).unwrap());
+        let erase = [(
+            v,
+            DrawCmd::Fill {
+                path: bar(300.0, 30.0 + frame as f32 % 7.0),
+                color: bg,
+                clip,
+                mode: PaintMode::Erase,
+            },
+        )];
+        pair.both(|b| b.undraw(mark, &erase).unwrap());
+    }
+    assert!(
+        pair.lazy.waiting_commands(v) > 0,
+        "the band's erasures were dropped"
+    );
+    pair.same(v, "the bars on the band");
+    let picture = pair.lazy.snapshot(v).unwrap();
+    let at = |x: usize, y: usize| &picture.data[(y * 400 + x) * 4..(y * 400 + x) * 4 + 4];
+    assert_eq!(at(301, 50), [255, 255, 255, 255], "the band was not erased");
+}
