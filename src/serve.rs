@@ -9,7 +9,6 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 use voml_driver::{Outcome, Sink, StateDump, Terminal};
-use voml_ir::VarType;
 use voml_runtime::{Runtime, TimedSound};
 use voml_web::{Hub, Server, WebBackend};
 
@@ -173,18 +172,6 @@ impl Sink for Inspector {
     }
 }
 
-fn type_word(ty: VarType) -> &'static str {
-    match ty {
-        VarType::Int => "int",
-        VarType::Real => "real",
-        VarType::Boolean => "boolean",
-        VarType::String => "string",
-        VarType::List => "list",
-        VarType::Vector => "vector",
-        VarType::Any => "any",
-    }
-}
-
 /// `{"op": "inspector", "visual-object": NAME, "infos": [STRUCTURE...], "controls": [...]}`,
 /// each structure `{"name", "type", "text"}` (its value as JSON text) with `"value"` when the
 /// text is whole, or `"cut": true` when it is not.
@@ -198,7 +185,7 @@ fn inspector_line(runtime: &Runtime) -> String {
                 .map(|v| {
                     let value = values.get(&v.name).cloned().unwrap_or(Value::Null);
                     let text = value.to_string();
-                    let mut entry = json!({ "name": v.name, "type": type_word(v.ty) });
+                    let mut entry = json!({ "name": v.name, "type": v.ty.word() });
                     if text.len() <= SHOWN_BYTES {
                         entry["text"] = Value::String(text);
                         entry["value"] = value;

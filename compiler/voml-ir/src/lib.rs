@@ -144,6 +144,36 @@ pub enum VarType {
     Any,
 }
 
+impl VarType {
+    /// Every type, in the order of the vocabulary's `VAR_TYPES`.
+    pub const ALL: [VarType; 7] = [
+        VarType::Int,
+        VarType::Real,
+        VarType::Boolean,
+        VarType::String,
+        VarType::List,
+        VarType::Vector,
+        VarType::Any,
+    ];
+
+    /// The type's name, as a spec's `type` attribute writes it (the vocabulary's word).
+    pub fn word(self) -> &'static str {
+        let at = VarType::ALL
+            .iter()
+            .position(|t| *t == self)
+            .expect("every type is in ALL");
+        voml_vocab::schema::VAR_TYPES[at]
+    }
+
+    /// The type a `type` attribute names, if it names one.
+    pub fn from_word(word: &str) -> Option<VarType> {
+        let at = voml_vocab::schema::VAR_TYPES
+            .iter()
+            .position(|w| *w == word)?;
+        VarType::ALL.get(at).copied()
+    }
+}
+
 /// A `<view>`: one display area of the low-level layer.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct View {
@@ -583,5 +613,22 @@ mod tests {
         assert!(err.contains("format 999"), "{err}");
         let err = CompiledVo::from_json("not json").unwrap_err();
         assert!(err.contains("not a compiled visual object"), "{err}");
+    }
+}
+
+#[cfg(test)]
+mod var_type_tests {
+    use super::VarType;
+
+    #[test]
+    fn every_type_has_the_vocabulary_word_and_back() {
+        assert_eq!(VarType::ALL.len(), voml_vocab::schema::VAR_TYPES.len());
+        for t in VarType::ALL {
+            assert_eq!(VarType::from_word(t.word()), Some(t));
+            // The word is the one serde writes in the IR and --dump-state.
+            assert_eq!(serde_json::to_value(t).unwrap(), t.word());
+        }
+        assert_eq!(VarType::Boolean.word(), "boolean");
+        assert_eq!(VarType::from_word("integer"), None);
     }
 }

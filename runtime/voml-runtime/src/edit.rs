@@ -49,7 +49,7 @@ impl Runtime {
             EditError::Refused(format!(
                 "`{}` is not a value for `{name}`, a {} control structure: {why}",
                 short(value),
-                type_word(var.ty)
+                var.ty.word()
             ))
         })?;
         let converted = match converted {
@@ -96,18 +96,6 @@ impl Runtime {
 enum Data {
     Value(SteelVal),
     Vector(Vec<SteelVal>),
-}
-
-fn type_word(ty: VarType) -> &'static str {
-    match ty {
-        VarType::Int => "int",
-        VarType::Real => "real",
-        VarType::Boolean => "boolean",
-        VarType::String => "string",
-        VarType::List => "list",
-        VarType::Vector => "vector",
-        VarType::Any => "any",
-    }
 }
 
 /// The value as the message quotes it: its JSON, cut short.

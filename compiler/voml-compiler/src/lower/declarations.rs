@@ -124,15 +124,10 @@ impl<'a> Lowering<'a> {
             ) else {
                 continue;
             };
-            let ty = match var.attr_text("type").map(str::trim) {
-                Some("int") => ir::VarType::Int,
-                Some("real") => ir::VarType::Real,
-                Some("boolean") => ir::VarType::Boolean,
-                Some("string") => ir::VarType::String,
-                Some("list") => ir::VarType::List,
-                Some("vector") => ir::VarType::Vector,
-                _ => ir::VarType::Any,
-            };
+            let ty = var
+                .attr_text("type")
+                .and_then(|t| ir::VarType::from_word(t.trim()))
+                .unwrap_or(ir::VarType::Any);
             let init = match var.attr("init") {
                 Some(a) => self
                     .init_value(a, ty)
@@ -210,7 +205,7 @@ impl<'a> Lowering<'a> {
                 attr.value_span,
                 format!(
                     "`{raw}` is not a valid initial value for a {} variable",
-                    type_word(ty)
+                    ty.word()
                 ),
             )
             .label(why.to_string())

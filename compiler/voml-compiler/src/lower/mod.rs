@@ -412,18 +412,6 @@ fn default_init(ty: ir::VarType) -> &'static str {
     }
 }
 
-fn type_word(ty: ir::VarType) -> &'static str {
-    match ty {
-        ir::VarType::Int => "int",
-        ir::VarType::Real => "real",
-        ir::VarType::Boolean => "boolean",
-        ir::VarType::String => "string",
-        ir::VarType::List => "list",
-        ir::VarType::Vector => "vector",
-        ir::VarType::Any => "any",
-    }
-}
-
 fn real_literal(v: f64) -> String {
     let s = format!("{v:?}");
     if s.contains('.') || s.contains('e') {
