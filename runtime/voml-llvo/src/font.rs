@@ -95,13 +95,17 @@ impl FontSpec {
 
     /// The bundled face that draws this spec.
     pub fn face(&self) -> &'static FontRef<'static> {
-        let faces = faces();
+        &faces()[self.face_index()]
+    }
+
+    /// Which of the bundled faces the font is drawn with.
+    fn face_index(&self) -> usize {
         match (self.family, self.bold) {
-            (FontFamily::Mono, false) => &faces[2],
-            (FontFamily::Mono, true) => &faces[3],
+            (FontFamily::Mono, false) => 2,
+            (FontFamily::Mono, true) => 3,
             // No serif face is bundled (size); Sans keeps the metrics sane.
-            (FontFamily::Sans | FontFamily::Serif, false) => &faces[0],
-            (FontFamily::Sans | FontFamily::Serif, true) => &faces[1],
+            (FontFamily::Sans | FontFamily::Serif, false) => 0,
+            (FontFamily::Sans | FontFamily::Serif, true) => 1,
         }
     }
 
@@ -221,17 +225,19 @@ impl FontSpec {
 
     fn measure_ink(&self, text: &str, x: f32, baseline: f32) -> Option<(f32, f32, f32, f32)> {
         let face = self.face();
-        let key = (self.family, self.bold);
-        self.positioned_glyphs(text, x, baseline)
+        let index = self.face_index();
+        let scale = self.px_scale();
+        let factor = face.as_scaled(scale).scale_factor();
+        self.layout_line(text)
+            .0
             .into_iter()
-            .filter_map(|g| {
-                let bounds = outline_bounds(key, face, g.id)?;
+            .filter_map(|(id, pen)| {
+                let bounds = outline_bounds(index, face, id)?;
                 let outline = ab_glyph::Outline {
                     bounds,
                     curves: Vec::new(),
                 };
-                let factor = face.as_scaled(g.scale).scale_factor();
-                Some(outline.px_bounds(factor, g.position))
+                Some(outline.px_bounds(factor, point(x + pen, baseline)))
             })
             .map(|r| (r.min.x, r.min.y, r.max.x, r.max.y))
             .reduce(|a, b| (a.0.min(b.0), a.1.min(b.1), a.2.max(b.2), a.3.max(b.3)))
@@ -250,22 +256,21 @@ pub struct LineMetrics {
     pub line_height: f32,
 }
 
-/// The unscaled outline box of a glyph of a face (`None`: no outline, e.g. a space), looked up
-/// once per thread.
-fn outline_bounds(
-    face_key: (FontFamily, bool),
-    face: &FontRef<'static>,
-    id: GlyphId,
-) -> Option<ab_glyph::Rect> {
-    type Cache = std::collections::HashMap<((FontFamily, bool), GlyphId), Option<ab_glyph::Rect>>;
+/// The unscaled outline box of a glyph of bundled face `index` (`None`: no outline, e.g. a
+/// space), looked up once per thread: a table per face, by glyph id.
+fn outline_bounds(index: usize, face: &FontRef<'static>, id: GlyphId) -> Option<ab_glyph::Rect> {
+    type Cache = [Vec<Option<Option<ab_glyph::Rect>>>; 4];
     thread_local! {
-        static BOUNDS: std::cell::RefCell<Cache> = std::cell::RefCell::new(Cache::new());
+        static BOUNDS: std::cell::RefCell<Cache> = std::cell::RefCell::new(Default::default());
     }
     BOUNDS.with(|cache| {
-        *cache
-            .borrow_mut()
-            .entry((face_key, id))
-            .or_insert_with(|| face.outline(id).map(|o| o.bounds))
+        let mut cache = cache.borrow_mut();
+        let table = &mut cache[index];
+        let at = usize::from(id.0);
+        if table.len() <= at {
+            table.resize(at + 1, None);
+        }
+        *table[at].get_or_insert_with(|| face.outline(id).map(|o| o.bounds))
     })
 }
 
