@@ -112,9 +112,18 @@ impl FontSpec {
     /// The size as ab_glyph wants it: ab_glyph scales by ascent-descent
     /// height, while our size (like CSS) is the em size.
     pub fn px_scale(&self) -> PxScale {
-        let face = self.face();
-        let upem = face.units_per_em().unwrap_or(2048.0);
-        PxScale::from(self.size_px * face.height_unscaled() / upem)
+        // The faces' tables are read once (they are asked for with every text).
+        static HEIGHTS: OnceLock<[(f32, f32); 4]> = OnceLock::new();
+        let heights = HEIGHTS.get_or_init(|| {
+            faces().each_ref().map(|face| {
+                (
+                    face.height_unscaled(),
+                    face.units_per_em().unwrap_or(2048.0),
+                )
+            })
+        });
+        let (height, upem) = heights[self.face_index()];
+        PxScale::from(self.size_px * height / upem)
     }
 
     /// Vertical metrics in pixels.
@@ -161,7 +170,7 @@ impl FontSpec {
             if ch.is_control() {
                 continue;
             }
-            let id = scaled.glyph_id(ch);
+            let id = glyph_id(self.face_index(), &scaled, ch);
             if let Some(p) = prev {
                 pen += scaled.kern(p, id);
             }
@@ -254,6 +263,20 @@ pub struct LineMetrics {
     pub descent: f32,
     /// Baseline-to-baseline distance.
     pub line_height: f32,
+}
+
+/// The glyph of `ch` in bundled face `index`: ASCII looked up once per thread.
+fn glyph_id(index: usize, scaled: &impl ScaleFont<&'static FontRef<'static>>, ch: char) -> GlyphId {
+    thread_local! {
+        static ASCII: std::cell::RefCell<[[Option<GlyphId>; 128]; 4]> =
+            const { std::cell::RefCell::new([[None; 128]; 4]) };
+    }
+    if !ch.is_ascii() {
+        return scaled.glyph_id(ch);
+    }
+    ASCII.with(|table| {
+        *table.borrow_mut()[index][ch as usize].get_or_insert_with(|| scaled.glyph_id(ch))
+    })
 }
 
 /// The unscaled outline box of a glyph of bundled face `index` (`None`: no outline, e.g. a

@@ -11,7 +11,7 @@
 //! presenting) rasterises what waits first. `tests/lazy_raster.rs` holds the two back ends to
 //! the same pixels over random command streams.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use crate::backend::{
     Backend, BackendEvent, DrawCmd, Mark, PaintMode, PxRemap, RgbaPixels, Status,

@@ -4,7 +4,7 @@
 //! window on `present`. The scrollable area of a view that scrolls is kept in a
 //! [`ScrollStore`], so that scrolling moves no pixels.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use ab_glyph::Font;
 use tiny_skia::{
@@ -35,8 +35,8 @@ pub struct RasterBackend {
 impl Default for RasterBackend {
     fn default() -> RasterBackend {
         RasterBackend {
-            surfaces: HashMap::new(),
-            images: HashMap::new(),
+            surfaces: HashMap::default(),
+            images: HashMap::default(),
             scroll_stores: true,
         }
     }

@@ -32,8 +32,8 @@ pub struct Host {
     pub owner: OwnerId,
     /// Embedded figure files by name, decoded on first use.
     pub assets: HashMap<String, Vec<u8>>,
-    images: HashMap<String, ImageId>,
-    colours: HashMap<String, Color>,
+    images: rustc_hash::FxHashMap<String, ImageId>,
+    colours: rustc_hash::FxHashMap<String, Color>,
     /// The styles read lately, with the list each was read from: a style the compiler made
     /// once (`voml/style/K`) is the same list at every call, and is read once.
     styles: Vec<(SteelVal, Style)>,
@@ -84,8 +84,8 @@ impl Host {
             views: Vec::new(),
             owner: OwnerId(0),
             assets: HashMap::new(),
-            images: HashMap::new(),
-            colours: HashMap::new(),
+            images: Default::default(),
+            colours: Default::default(),
             styles: Vec::new(),
             event: None,
             event_value: None,
