@@ -1,4 +1,5 @@
-//! The web back end's speed: `cargo bench --bench web`.
+//! The web back end's speed: `cargo bench --bench web` (`VOML_BENCH_ONLY=streaming`, or
+//! `joining`, `serving`, `latency`, runs one kind of case alone, to profile it).
 //!
 //! - **Streaming**: the web back end (`WebBackend`, its hub and server, on loopback) given a
 //!   million line primitives as fast as it takes them, a present every 64 (a record's worth),
@@ -36,6 +37,12 @@ type Socket = tungstenite::WebSocket<TcpStream>;
 
 fn quick() -> bool {
     std::env::var_os("VOML_BENCH_QUICK").is_some()
+}
+
+/// Whether to run the cases named `case` (`streaming`, `joining`, `serving`, `latency`):
+/// all of them, unless `VOML_BENCH_ONLY` names one (to profile it alone).
+fn runs(case: &str) -> bool {
+    std::env::var("VOML_BENCH_ONLY").map_or(true, |only| only == case)
 }
 
 fn connect(addr: SocketAddr) -> Socket {
@@ -427,7 +434,7 @@ fn main() {
     // The fastest offered rate every client keeps up with: as fast as the back end goes,
     // then slower until none is dropped.
     let n = 1_000_000 / scale;
-    for clients in [1, 4] {
+    for clients in [1, 4].into_iter().filter(|_| runs("streaming")) {
         let mut failures = Vec::new();
         for offered in [
             None,
@@ -461,7 +468,7 @@ fn main() {
         }
     }
 
-    for clients in [1, 4] {
+    for clients in [1, 4].into_iter().filter(|_| runs("joining")) {
         match joining(n, clients) {
             Ok(rate) => println!(
                 "joining     {clients} client(s) receiving {n} primitives drawn before: {:.0} k primitives/s per client ({:.0} k/s in all)",
@@ -484,7 +491,7 @@ fn main() {
             .collect();
         std::fs::write(&trace, text).unwrap();
     }
-    for clients in [1, 4] {
+    for clients in [1, 4].into_iter().filter(|_| runs("serving")) {
         match serving(&trace, clients) {
             Ok((rate, draws)) => println!(
                 "serving     the line plot, {samples} samples, {draws} primitives, to {clients} client(s): {:.0} k primitives/s per client",
@@ -494,11 +501,13 @@ fn main() {
         }
     }
 
-    let seconds = if quick() { 2 } else { 5 };
-    match latency(&work, 10_000, seconds) {
-        Ok((p50, p99, max, got, total)) => println!(
-            "latency     record on the --listen socket to its command at the client, 10 k records/s for {seconds} s: p50 {p50:.1} ms, p99 {p99:.1} ms, max {max:.1} ms ({got} of {total} records' text received)"
-        ),
-        Err(e) => println!("latency     FAILED: {e}"),
+    if runs("latency") {
+        let seconds = if quick() { 2 } else { 5 };
+        match latency(&work, 10_000, seconds) {
+            Ok((p50, p99, max, got, total)) => println!(
+                "latency     record on the --listen socket to its command at the client, 10 k records/s for {seconds} s: p50 {p50:.1} ms, p99 {p99:.1} ms, max {max:.1} ms ({got} of {total} records' text received)"
+            ),
+            Err(e) => println!("latency     FAILED: {e}"),
+        }
     }
 }
