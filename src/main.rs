@@ -66,9 +66,10 @@ enum Command {
     /// The page draws each view on a canvas; a page that opens later gets the current
     /// picture at once, and several may watch. Its buttons, seek bar and keys drive the
     /// replay as a window's keys and --control do (space pause/resume, → step, ← back, Home
-    /// start, + faster, - slower); its inspector shows the info and control structures as
-    /// they change and edits control structures. The input is a trace or, with --listen,
-    /// live producers. The server
+    /// start, + faster, - slower); in a view, the wheel zooms, a drag pans and a click goes
+    /// to the visual object, as in a window; its inspector shows the info and control
+    /// structures as they change and edits control structures. The input is a trace or,
+    /// with --listen, live producers. The server
     /// listens on loopback unless given another address; then it prints an access token,
     /// part of the page's address, without which every request is refused. Ctrl-C or
     /// SIGTERM ends it.
@@ -76,8 +77,9 @@ enum Command {
     /// Send a trace to a `voml run --listen` socket as a live producer would, or publish
     /// it on a NATS JetStream server (--nats, --subject) for `voml run --nats` to consume.
     Send {
-        /// The trace (`-` for standard input): PICL, Pajé, Chrome JSON or Paraver, told by
-        /// its content; records of the other formats are sent as PICL lines.
+        /// The trace (`-` for standard input): PICL, Pajé, Chrome JSON, Paraver or an OTF2
+        /// anchor file, told by its content; records of the other formats are sent as PICL
+        /// lines.
         trace: PathBuf,
         /// Read the trace in this format instead of telling it by its content.
         #[arg(long, value_enum, value_name = "FORMAT")]
@@ -676,8 +678,8 @@ struct ServeCli {
     /// The spec (.voml, compiled on the fly) or a compiled visual object (.vo).
     #[arg(value_name = "SPEC")]
     spec: PathBuf,
-    /// The trace to replay (`-` for standard input): PICL, Pajé, Chrome JSON or Paraver,
-    /// told by its content.
+    /// The trace to replay (`-` for standard input): PICL, Pajé, Chrome JSON, Paraver or an
+    /// OTF2 anchor file, told by its content.
     #[arg(long, short = 't', required_unless_present = "listen")]
     trace: Option<PathBuf>,
     /// Read the trace in this format instead of telling it by its content.
@@ -728,8 +730,8 @@ struct RunCli {
     /// run side by side on the same records (outputs under --out/NAME/).
     #[arg(required = true, num_args = 1.., value_name = "SPEC")]
     specs: Vec<PathBuf>,
-    /// The trace to replay (`-` for standard input): PICL, Pajé, Chrome JSON or Paraver,
-    /// told by its content.
+    /// The trace to replay (`-` for standard input): PICL, Pajé, Chrome JSON, Paraver or an
+    /// OTF2 anchor file, told by its content.
     #[arg(long, short = 't', required_unless_present_any = ["listen", "nats"])]
     trace: Option<PathBuf>,
     /// Read the trace in this format instead of telling it by its content.
