@@ -1782,9 +1782,10 @@ fn program_span(engine: &Engine, vo: &CompiledVo, s: steel::parser::span::Span) 
         .filter(|span| *span != Span::default())
 }
 
-/// The records `vo` sees whole, for a reader that may parse the others only up to their
-/// timestamp ([`voml_trace::Interest`]): those its inputs declare. `None` when a condition
-/// part can look at any record.
+/// The records `vo` reads, and how far, for a reader that may parse the others only up to
+/// their timestamp ([`voml_trace::Interest`]): those its inputs declare, up to the last field
+/// an input names (whole when some code reads `(current-event)`). `None` when a condition part
+/// can look at any record.
 pub fn interest(vo: &CompiledVo) -> Option<voml_trace::Interest> {
     if vo
         .ep_components
@@ -1793,14 +1794,30 @@ pub fn interest(vo: &CompiledVo) -> Option<voml_trace::Interest> {
     {
         return None;
     }
-    Some(voml_trace::Interest::new(vo.ep_components.iter().flat_map(
-        |c| {
+    // Code that reads `(current-event)` sees whole records.
+    let whole = vo.program.text.contains("current-event");
+    Some(voml_trace::Interest::with_fields(
+        vo.ep_components.iter().flat_map(|c| {
             c.inputs.iter().filter_map(|input| {
                 let event = vo.events.get(input.event)?;
-                Some((event.rtype, event.etype))
+                // The fields from the timestamp (position 2) up to the last one the input
+                // names.
+                let last = input
+                    .fields
+                    .iter()
+                    .filter_map(|&f| event.fields.get(f))
+                    .map(|f| f.position as usize)
+                    .max()
+                    .unwrap_or(2);
+                let read = if whole {
+                    usize::MAX
+                } else {
+                    last.saturating_sub(1).max(1)
+                };
+                Some(((event.rtype, event.etype), read))
             })
-        },
-    )))
+        }),
+    ))
 }
 
 /// The engine VO code runs in: confined to the allowlist (see [`sandbox`]), with the VOML

@@ -1,26 +1,46 @@
-//! Which records a reader parses whole: a visual object sees only the records its inputs
-//! declare, so the others need no more than their timestamp (which moves trace time on).
+//! Which records a reader parses, and how far: a visual object sees only the records its
+//! inputs declare, and of those only the fields they name, so the others need no more than
+//! their timestamp (which moves trace time on).
 
-/// The (record type, event type) pairs whose records are parsed whole; every other record is
-/// parsed up to its timestamp, unless the rest of its line could hold an error (a quote, an
-/// exponent, a very long token), so that the same lines are reported bad either way.
+/// The (record type, event type) pairs whose records a visual object reads, and how many of
+/// their fields (from the timestamp on) it reads; every other record is parsed up to its
+/// timestamp, and a wanted one up to the fields read, unless the rest of its line could hold
+/// an error (a quote, an exponent, a very long token), so that the same lines are reported
+/// bad either way.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Interest {
-    pairs: Vec<(i64, i64)>,
+    /// Sorted by pair: the fields read, `usize::MAX` for all of them.
+    pairs: Vec<((i64, i64), usize)>,
 }
 
 impl Interest {
     /// Records of these (record type, event type) pairs are parsed whole.
     pub fn new(pairs: impl IntoIterator<Item = (i64, i64)>) -> Interest {
-        let mut pairs: Vec<(i64, i64)> = pairs.into_iter().collect();
-        pairs.sort_unstable();
-        pairs.dedup();
+        Interest::with_fields(pairs.into_iter().map(|p| (p, usize::MAX)))
+    }
+
+    /// Records of these (record type, event type) pairs are parsed up to this many fields
+    /// from the timestamp on (the timestamp at least; a pair named twice, the more).
+    pub fn with_fields(pairs: impl IntoIterator<Item = ((i64, i64), usize)>) -> Interest {
+        let mut pairs: Vec<((i64, i64), usize)> = pairs.into_iter().collect();
+        // The most fields first among equal pairs, so that dedup keeps them.
+        pairs.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
+        pairs.dedup_by_key(|p| p.0);
         Interest { pairs }
     }
 
-    /// Whether records of this type are parsed whole.
+    /// Whether records of this type are wanted at all (more than their timestamp).
     pub fn wants(&self, rtype: i64, etype: i64) -> bool {
-        self.pairs.binary_search(&(rtype, etype)).is_ok()
+        self.fields(rtype, etype) > 1
+    }
+
+    /// How many fields, from the timestamp on, of a record of this type are parsed at least
+    /// (`usize::MAX`: all of them).
+    pub fn fields(&self, rtype: i64, etype: i64) -> usize {
+        match self.pairs.binary_search_by(|p| p.0.cmp(&(rtype, etype))) {
+            Ok(at) => self.pairs[at].1.max(1),
+            Err(_) => 1,
+        }
     }
 }
 

@@ -71,8 +71,8 @@ pub(crate) fn parse_record_into(
     Ok(())
 }
 
-/// The two type codes of `line`, and its fields (from the timestamp on) in `fields`; for a
-/// record `interest` does not want whole, only the timestamp where the rest cannot be bad.
+/// The two type codes of `line`, and its fields (from the timestamp on) in `fields`; only as
+/// many as `interest` wants of its type (the timestamp at least) where the rest cannot be bad.
 fn parse_fields(
     line: &str,
     fields: &mut Vec<Value>,
@@ -82,7 +82,8 @@ fn parse_fields(
     let mut pos = 0;
     let rtype = type_code(line, &mut pos, 0)?;
     let etype = type_code(line, &mut pos, 1)?;
-    let skim = interest.is_some_and(|i| !i.wants(rtype, etype));
+    // Fields beyond these are left unread where nothing in the rest can be bad.
+    let read = interest.map_or(usize::MAX, |i| i.fields(rtype, etype));
     while let Some(tok) = next_token(line, &mut pos)? {
         let value = value_of(&tok);
         if let Value::Real(r) = value {
@@ -105,7 +106,7 @@ fn parse_fields(
             });
         }
         fields.push(value);
-        if skim && can_skip(&line[pos..]) {
+        if fields.len() >= read && can_skip(&line[pos..]) {
             break;
         }
     }

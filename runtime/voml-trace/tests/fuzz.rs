@@ -202,8 +202,14 @@ fn a_reader_parsing_only_wanted_records_whole_reports_the_same_lines() {
         reader.set_interest(interest.map(Arc::new));
         reader.collect()
     };
-    // The corpus's own record types: some wanted, some not.
-    let wanted = Interest::new([(-3, 3000), (-3, -901), (-4, -901), (-3, 1)]);
+    // The corpus's own record types: some wanted whole, some up to a field, some not.
+    let wanted = Interest::with_fields([
+        ((-3, 3000), usize::MAX),
+        ((-3, -901), usize::MAX),
+        ((-4, -901), 2),
+        ((-3, 1), 4),
+        ((-3, 1), 3),
+    ]);
     let compare = |bytes: &[u8], problems: &mut Vec<String>| -> usize {
         let whole = read(bytes, None);
         let narrow = read(bytes, Some(wanted.clone()));
@@ -215,10 +221,20 @@ fn a_reader_parsing_only_wanted_records_whole_reports_the_same_lines() {
         for (w, n) in whole.iter().zip(&narrow) {
             match (w, n) {
                 (Err(a), Err(b)) if a == b => {}
-                (Ok(a), Ok(b)) if wanted.wants(a.rtype, a.etype) => {
+                (Ok(a), Ok(b)) if wanted.fields(a.rtype, a.etype) == usize::MAX => {
                     if a != b {
                         problems.push(format!("a wanted record differs: {a} / {b}"));
                     }
+                }
+                (Ok(a), Ok(b)) if wanted.wants(a.rtype, a.etype) => {
+                    // The fields asked for are all there and the same.
+                    let n = wanted.fields(a.rtype, a.etype).min(a.fields.len());
+                    if (a.line, a.rtype, a.etype, &a.fields[..n])
+                        != (b.line, b.rtype, b.etype, b.fields.get(..n).unwrap_or(&[]))
+                    {
+                        problems.push(format!("a record wanted in part differs: {a} / {b}"));
+                    }
+                    cut += usize::from(b.fields.len() < a.fields.len());
                 }
                 (Ok(a), Ok(b)) => {
                     if (a.line, a.rtype, a.etype, a.fields.first())
@@ -254,6 +270,16 @@ fn a_reader_parsing_only_wanted_records_whole_reports_the_same_lines() {
     let small = std::fs::read(root.join("tests/data/small.trf")).unwrap();
     let cut = compare(&small, &mut problems);
     assert!(cut > 0, "no record was cut short");
+    // Wanted records are read up to the fields asked for, no further.
+    let partial = read(&small, Some(wanted.clone()))
+        .into_iter()
+        .flatten()
+        .filter(|r| (r.rtype, r.etype) == (-4, -901) && r.fields.len() == 2)
+        .count();
+    assert!(
+        partial > 0,
+        "no wanted record was read only as far as asked"
+    );
     assert!(
         problems.is_empty(),
         "{} problems, e.g.:\n{}",
