@@ -32,6 +32,8 @@ main(async (browser, url) => {
   }
   await page.mouse.up();
   await page.waitForFunction(() => window.__sent.some((m) => m.includes('"pan"')));
+  // The page sends a drag's moves once a frame: the last may still be on its way.
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
   // A command after the inputs: its answer (the input has ended) comes once they are drawn.
   await page.evaluate(() => window.__socket.send(JSON.stringify({ command: "step", id: 999999 })));
   await page.waitForFunction(() => /ended/.test(document.getElementById("message").textContent));
