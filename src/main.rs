@@ -342,16 +342,8 @@ fn main() -> ExitCode {
                 eprintln!("error: --audio writes a WAV file in a headless run: add --headless (live sound output comes later)");
                 return ExitCode::from(2);
             }
-            let listen = match listen
-                .as_deref()
-                .map(voml_driver::listen::ListenAddr::parse)
-            {
-                None => None,
-                Some(Ok(addr)) => Some(addr),
-                Some(Err(e)) => {
-                    eprintln!("error: --listen: {e}");
-                    return ExitCode::from(2);
-                }
+            let Ok(listen) = listen_addr(listen.as_deref()) else {
+                return ExitCode::from(2);
             };
             if producers.is_some() && listen.is_none() && nats.is_none() {
                 eprintln!("error: --producers goes with --listen or --nats");
@@ -477,16 +469,8 @@ fn serve_command(cli: ServeCli) -> ExitCode {
         eprintln!("\nstopping (again to quit at once)");
         voml_driver::request_stop();
     });
-    let listen = match listen
-        .as_deref()
-        .map(voml_driver::listen::ListenAddr::parse)
-    {
-        None => None,
-        Some(Ok(addr)) => Some(addr),
-        Some(Err(e)) => {
-            eprintln!("error: --listen: {e}");
-            return ExitCode::from(2);
-        }
+    let Ok(listen) = listen_addr(listen.as_deref()) else {
+        return ExitCode::from(2);
     };
     let run = run::RunArgs {
         spec,
@@ -522,6 +506,18 @@ fn serve_command(cli: ServeCli) -> ExitCode {
         token,
         history: usize::try_from(history_kib.saturating_mul(1024)).unwrap_or(usize::MAX),
     })
+}
+
+/// The address of `--listen`, if given; a bad one is said (and is `Err`).
+fn listen_addr(listen: Option<&str>) -> Result<Option<voml_driver::listen::ListenAddr>, ()> {
+    match listen.map(voml_driver::listen::ListenAddr::parse) {
+        None => Ok(None),
+        Some(Ok(addr)) => Ok(Some(addr)),
+        Some(Err(e)) => {
+            eprintln!("error: --listen: {e}");
+            Err(())
+        }
+    }
 }
 
 fn options(search: &SearchArgs) -> Options {

@@ -75,17 +75,8 @@ fn listening(
 /// Waits (bounded) for the run to end once all 4 ranks have closed, and reads what it
 /// counted: sends, receives, collectives, waits, and the ranks that began tracing.
 fn counted(mut child: std::process::Child, dir: &Path) -> [i64; 5] {
-    let deadline = Instant::now() + LIMIT;
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("voml run did not end after the 4 ranks closed");
-        }
-        std::thread::sleep(Duration::from_millis(20));
+    let Some(status) = support::wait_bounded(&mut child, LIMIT) else {
+        panic!("voml run did not end after the 4 ranks closed");
     };
     assert!(status.success());
     let text = std::fs::read_to_string(dir.join("state.json")).unwrap();

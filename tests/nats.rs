@@ -151,17 +151,8 @@ fn finish(mut child: Child, what: &str) -> (bool, String) {
         }
         text
     });
-    let deadline = Instant::now() + LIMIT;
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("{what} took longer than {LIMIT:?}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
+    let Some(status) = support::wait_bounded(&mut child, LIMIT) else {
+        panic!("{what} took longer than {LIMIT:?}");
     };
     (status.success(), reading.join().unwrap())
 }

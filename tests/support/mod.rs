@@ -7,6 +7,26 @@ pub mod mpi;
 
 use std::path::{Path, PathBuf};
 
+/// Waits for `child` to end, for `limit` at most: its status, or `None` after killing it
+/// (the caller fails with what it was waiting for).
+pub fn wait_bounded(
+    child: &mut std::process::Child,
+    limit: std::time::Duration,
+) -> Option<std::process::ExitStatus> {
+    let deadline = std::time::Instant::now() + limit;
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return Some(status);
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            return None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
 /// A PICL trace beside the repository (`../shared/traces/picl/NAME`), or `None` with a note
 /// when it is not there; with `VOML_REQUIRE_TOOLS` set (as in CI) a missing one fails.
 pub fn shared_trace(name: &str) -> Option<PathBuf> {

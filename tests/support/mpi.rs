@@ -5,7 +5,7 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use super::root;
 
@@ -73,17 +73,8 @@ pub fn bounded(cmd: &mut Command) -> Output {
         let _ = err.read_to_end(&mut text);
         text
     });
-    let deadline = Instant::now() + LIMIT;
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("{cmd:?} took longer than {LIMIT:?}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
+    let Some(status) = super::wait_bounded(&mut child, LIMIT) else {
+        panic!("{cmd:?} took longer than {LIMIT:?}");
     };
     Output {
         status,
