@@ -163,6 +163,7 @@ impl FontSpec {
 
     fn lay_out(&self, text: &str) -> (Vec<(GlyphId, f32)>, f32) {
         let scaled = self.face().as_scaled(self.px_scale());
+        let index = self.face_index();
         let mut glyphs = Vec::with_capacity(text.len());
         let mut pen = 0.0f32;
         let mut prev: Option<GlyphId> = None;
@@ -170,7 +171,7 @@ impl FontSpec {
             if ch.is_control() {
                 continue;
             }
-            let id = glyph_id(self.face_index(), &scaled, ch);
+            let id = glyph_id(index, &scaled, ch);
             if let Some(p) = prev {
                 pen += scaled.kern(p, id);
             }

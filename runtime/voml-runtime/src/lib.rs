@@ -584,7 +584,7 @@ impl Runtime {
         };
         let changes = changes::Changes::new(vo.infos.len(), vo.controls.len());
         let config_profile = config.profile;
-        let event_visible = has_conditions || vo.program.text.contains("current-event");
+        let event_visible = has_conditions || reads_current_event(&vo);
         Ok(Runtime {
             vo,
             engine,
@@ -1782,6 +1782,12 @@ fn program_span(engine: &Engine, vo: &CompiledVo, s: steel::parser::span::Span) 
         .filter(|span| *span != Span::default())
 }
 
+/// Whether some code of `vo` may ask for `(current-event)` (the record as a list): its
+/// program names it.
+fn reads_current_event(vo: &CompiledVo) -> bool {
+    vo.program.text.contains("current-event")
+}
+
 /// The records `vo` reads, and how far, for a reader that may parse the others only up to
 /// their timestamp ([`voml_trace::Interest`]): those its inputs declare, up to the last field
 /// an input names (whole when some code reads `(current-event)`). `None` when a condition part
@@ -1795,7 +1801,7 @@ pub fn interest(vo: &CompiledVo) -> Option<voml_trace::Interest> {
         return None;
     }
     // Code that reads `(current-event)` sees whole records.
-    let whole = vo.program.text.contains("current-event");
+    let whole = reads_current_event(vo);
     Some(voml_trace::Interest::with_fields(
         vo.ep_components.iter().flat_map(|c| {
             c.inputs.iter().filter_map(|input| {
