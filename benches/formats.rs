@@ -19,7 +19,8 @@
 //!   memory stays flat.
 //!
 //! Without `pj_dump` or `../shared`, the cases that need them are skipped with a note.
-//! `VOML_BENCH_QUICK=1` runs each case once instead of keeping the best of three.
+//! `VOML_BENCH_QUICK=1` runs each case once instead of keeping the best of three;
+//! `VOML_BENCH_ONLY=paje` or `chrome` runs only that format.
 
 use std::io::{BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
@@ -376,7 +377,17 @@ fn main() {
             .unwrap_or_default()
     );
 
-    // Pajé, beside pj_dump.
+    let only = std::env::var("VOML_BENCH_ONLY").ok();
+    if only.as_deref().is_none_or(|o| o == "paje") {
+        paje_beside_pj_dump(&work, me, times);
+    }
+    if only.as_deref().is_none_or(|o| o == "chrome") {
+        chrome_beside_serde_json(&work, me, times);
+    }
+}
+
+/// Pajé, beside pj_dump.
+fn paje_beside_pj_dump(work: &Path, me: &str, times: usize) {
     println!();
     row(
         "Pajé trace (events)",
@@ -450,8 +461,10 @@ fn main() {
             &format!("{:.1}x", theirs_all / ours_all),
         );
     }
+}
 
-    // Chrome, beside serde_json's Value.
+/// Chrome, beside serde_json's Value.
+fn chrome_beside_serde_json(work: &Path, me: &str, times: usize) {
     println!();
     row(
         "Chrome trace (MB)",

@@ -248,9 +248,12 @@ impl<'a> Fill<'a> {
         fill.put_real(time);
         fill.put_int(processor);
         fill.put_int(process);
-        // ndata and the descriptor, written by `done` once the data are known.
+        // ndata and the descriptor, written by `done` once the data are known (the
+        // descriptor left as it is until then: it may well be the same).
         fill.put_int(0);
-        fill.put_str("");
+        if fill.slot().is_none() {
+            fill.fields.push(Value::Str(String::new()));
+        }
         fill
     }
 
@@ -262,14 +265,14 @@ impl<'a> Fill<'a> {
 
     fn put_int(&mut self, v: i64) {
         match self.slot() {
-            Some(slot) => *slot = Value::Int(v),
+            Some(slot) => stash(std::mem::replace(slot, Value::Int(v))),
             None => self.fields.push(Value::Int(v)),
         }
     }
 
     fn put_real(&mut self, v: f64) {
         match self.slot() {
-            Some(slot) => *slot = Value::Real(v),
+            Some(slot) => stash(std::mem::replace(slot, Value::Real(v))),
             None => self.fields.push(Value::Real(v)),
         }
     }
@@ -280,8 +283,8 @@ impl<'a> Fill<'a> {
                 old.clear();
                 push_safe(old, s);
             }
-            Some(slot) => *slot = Value::Str(safe(s)),
-            None => self.fields.push(Value::Str(safe(s))),
+            Some(slot) => stash(std::mem::replace(slot, Value::Str(pooled(s)))),
+            None => self.fields.push(Value::Str(pooled(s))),
         }
     }
 
@@ -304,35 +307,89 @@ impl<'a> Fill<'a> {
     /// after the descriptor) and the descriptor (a scanf format of the data, as PICL's
     /// statistics records carry).
     pub(crate) fn done(self) {
-        self.fields.truncate(self.at);
+        for v in self.fields.drain(self.at..) {
+            stash(v);
+        }
         let ndata = self.fields.len().saturating_sub(5);
         self.fields[3] = Value::Int(ndata as i64);
-        let mut descriptor = match std::mem::replace(&mut self.fields[4], Value::Int(0)) {
-            Value::Str(mut s) => {
-                s.clear();
+        // Written in place, and only when it changes: the storage often held a record of
+        // the same shape.
+        let mut spelled = [0u8; 48];
+        let mut len = 0;
+        for v in &self.fields[5..] {
+            let code = scanf_code(v).as_bytes();
+            let Some(to) = spelled.get_mut(len..len + code.len()) else {
+                len = usize::MAX;
+                break;
+            };
+            to.copy_from_slice(code);
+            len += code.len();
+        }
+        let (head, data) = self.fields.split_at_mut(5);
+        let descriptor = match &mut head[4] {
+            Value::Str(s) => s,
+            slot => {
+                *slot = Value::Str(String::new());
+                let Value::Str(s) = slot else { unreachable!() };
                 s
             }
-            _ => String::new(),
         };
-        for v in &self.fields[5..] {
-            descriptor.push_str(match v {
-                Value::Int(_) => "%d",
-                Value::Real(_) => "%lf",
-                Value::Str(_) => "%s",
-            });
+        if len == usize::MAX {
+            // Too many fields for the buffer: spelled out directly.
+            descriptor.clear();
+            for v in data.iter() {
+                descriptor.push_str(scanf_code(v));
+            }
+        } else if descriptor.as_bytes() != &spelled[..len] {
+            descriptor.clear();
+            // Only the ASCII of `scanf_code` was written.
+            descriptor.push_str(std::str::from_utf8(&spelled[..len]).unwrap_or_default());
         }
-        self.fields[4] = Value::Str(descriptor);
     }
 }
 
-/// `s` as a PICL string can hold it: `"` becomes `'` and control characters (line breaks,
-/// tabs) spaces, so that every adapted record can be written as a PICL line and read back.
-pub(crate) fn safe(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
+/// How a descriptor spells a field of this kind.
+fn scanf_code(v: &Value) -> &'static str {
+    match v {
+        Value::Int(_) => "%d",
+        Value::Real(_) => "%lf",
+        Value::Str(_) => "%s",
+    }
+}
+
+thread_local! {
+    /// Strings of fields that became numbers or were dropped, kept to hold the next string
+    /// fields: records of different shapes take turns in the same storage, and reading
+    /// should not allocate and free a string per record as they do.
+    static SPARE_STRINGS: std::cell::RefCell<Vec<String>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Keeps `v`'s storage for a later string field, if it is a string (a few are kept).
+fn stash(v: Value) {
+    if let Value::Str(s) = v {
+        SPARE_STRINGS.with_borrow_mut(|p| {
+            if p.len() < 64 {
+                p.push(s)
+            }
+        });
+    }
+}
+
+/// `s` as a PICL string can hold it (see `push_safe`), in a kept string's storage if there is
+/// one.
+fn pooled(s: &str) -> String {
+    let mut out = SPARE_STRINGS
+        .with_borrow_mut(|p| p.pop())
+        .unwrap_or_default();
+    out.clear();
     push_safe(&mut out, s);
     out
 }
 
+/// Appends `s` as a PICL string can hold it: `"` becomes `'` and control characters (line
+/// breaks, tabs) spaces, so that every adapted record can be written as a PICL line and read
+/// back.
 fn push_safe(out: &mut String, s: &str) {
     if !s.bytes().any(|b| b == b'"' || b < 0x20 || b == 0x7f) {
         out.push_str(s);
@@ -424,5 +481,56 @@ mod tests {
         assert_eq!(r.to_string(), "-2 700 1.0 0 0 1 \"%lf\" 2.5");
         let back = crate::parse_line(&r.to_string(), 4).unwrap();
         assert_eq!(back, r);
+    }
+
+    #[test]
+    fn storage_of_any_shape_is_filled_as_a_fresh_record_is() {
+        type Shape = fn(&mut Record);
+        let shapes: [Shape; 4] = [
+            |r| {
+                Fill::start(r, 1, -3, 7, 0.5, 2, 0)
+                    .real(1.5)
+                    .int(3)
+                    .str("a b")
+                    .done()
+            },
+            |r| {
+                Fill::start(r, 2, -3, 8, 1.0, 1, 0)
+                    .int(0)
+                    .int(-1)
+                    .str("Running")
+                    .str("STATE")
+                    .str("x")
+                    .done()
+            },
+            |r| Fill::start(r, 3, -4, 9, 2.0, 0, 0).done(),
+            |r| {
+                let mut fill = Fill::start(r, 4, -3, 10, 3.0, 0, 0);
+                // More fields than the descriptor's buffer holds.
+                for i in 0..30 {
+                    fill = if i % 2 == 0 {
+                        fill.str("q\"")
+                    } else {
+                        fill.real(0.25)
+                    };
+                }
+                fill.done()
+            },
+        ];
+        for first in shapes {
+            for second in shapes {
+                let mut fresh = blank(&mut Vec::new());
+                second(&mut fresh);
+                let mut reused = blank(&mut Vec::new());
+                first(&mut reused);
+                second(&mut reused);
+                assert_eq!(reused, fresh);
+                assert_eq!(reused.to_string(), fresh.to_string());
+            }
+        }
+        let mut many = blank(&mut Vec::new());
+        shapes[3](&mut many);
+        assert_eq!(many.fields[4], Value::Str("%s%lf".repeat(15)));
+        assert_eq!(many.fields[5], Value::Str("q'".into()));
     }
 }

@@ -227,6 +227,41 @@ struct Container {
     processor: i64,
 }
 
+/// Link ends waiting for their other end, by link type and key: found by the key as read,
+/// without copying it.
+#[derive(Default)]
+struct Waiting {
+    by_type: FastMap<usize, FastMap<String, LinkEnd>>,
+    len: usize,
+}
+
+impl Waiting {
+    fn get(&self, ty: usize, key: &str) -> Option<&LinkEnd> {
+        self.by_type.get(&ty)?.get(key)
+    }
+
+    fn remove(&mut self, ty: usize, key: &str) -> Option<LinkEnd> {
+        let end = self.by_type.get_mut(&ty)?.remove(key)?;
+        self.len -= 1;
+        Some(end)
+    }
+
+    fn insert(&mut self, ty: usize, key: &str, end: LinkEnd) {
+        self.by_type
+            .entry(ty)
+            .or_default()
+            .insert(key.to_owned(), end);
+        self.len += 1;
+    }
+
+    fn drain(&mut self) -> impl Iterator<Item = LinkEnd> + '_ {
+        self.len = 0;
+        self.by_type
+            .drain()
+            .flat_map(|(_, ends)| ends.into_values())
+    }
+}
+
 /// One end of a link waiting for the other.
 #[derive(Debug)]
 struct LinkEnd {
@@ -266,8 +301,8 @@ pub struct PajeReader<R> {
     states: States,
     variables: FastMap<(usize, usize), f64>,
     /// Link ends waiting for the other end, by (link type, key): starts and ends.
-    starts: FastMap<(usize, String), LinkEnd>,
-    ends: FastMap<(usize, String), LinkEnd>,
+    starts: Waiting,
+    ends: Waiting,
     /// Times of the waiting link ends, earliest first (entries whose end has come are
     /// skipped when they reach the top).
     waiting: BinaryHeap<std::cmp::Reverse<(u64, u64)>>,
@@ -314,20 +349,32 @@ fn time_of_key(k: u64) -> f64 {
 /// One token of a record line: its byte offset and its text (without quotes).
 type Token = (usize, std::ops::Range<usize>);
 
+/// The bytes that separate tokens: blanks, tabs, and the `\r` of a CRLF line.
+const SEPARATES: [bool; 256] = {
+    let mut t = [false; 256];
+    t[b' ' as usize] = true;
+    t[b'\t' as usize] = true;
+    t[b'\r' as usize] = true;
+    t
+};
+
 /// Splits a record line into tokens: runs of non-blanks, or `"..."` (which may hold blanks).
 fn tokenize(line: &str, out: &mut Vec<Token>) -> Result<(), (usize, String)> {
     out.clear();
     let b = line.as_bytes();
     let mut i = 0;
     loop {
-        while i < b.len() && (b[i] == b' ' || b[i] == b'\t' || b[i] == b'\r') {
+        while let Some(&c) = b.get(i) {
+            if !SEPARATES[c as usize] {
+                break;
+            }
             i += 1;
         }
-        if i == b.len() {
+        let Some(&first) = b.get(i) else {
             return Ok(());
-        }
+        };
         let start = i;
-        if b[i] == b'"' {
+        if first == b'"' {
             match b[i + 1..].iter().position(|&c| c == b'"') {
                 Some(n) => {
                     out.push((start, i + 1..i + 1 + n));
@@ -341,7 +388,11 @@ fn tokenize(line: &str, out: &mut Vec<Token>) -> Result<(), (usize, String)> {
                 }
             }
         } else {
-            while i < b.len() && !(b[i] == b' ' || b[i] == b'\t' || b[i] == b'\r') {
+            i += 1;
+            while let Some(&c) = b.get(i) {
+                if SEPARATES[c as usize] {
+                    break;
+                }
                 i += 1;
             }
             out.push((start, start..i));
@@ -371,8 +422,8 @@ impl<R: BufRead> PajeReader<R> {
             stacks: FastMap::default(),
             states: States::starting_at(1),
             variables: FastMap::default(),
-            starts: FastMap::default(),
-            ends: FastMap::default(),
+            starts: Waiting::default(),
+            ends: Waiting::default(),
             waiting: BinaryHeap::new(),
             waiting_seqs: HashSet::default(),
             variable_keys: Codes::starting_at(0),
@@ -844,13 +895,12 @@ impl<R: BufRead> PajeReader<R> {
                         })?,
                     None => 0,
                 };
-                let map_key = (ty, key.to_owned());
                 let waiting_here = if kind == StartLink {
                     &self.starts
                 } else {
                     &self.ends
                 };
-                if let Some(old) = waiting_here.get(&map_key) {
+                if let Some(old) = waiting_here.get(ty, key) {
                     return Err(Bad(
                         key_column,
                         TraceErrorKind::Unmatched,
@@ -861,11 +911,11 @@ impl<R: BufRead> PajeReader<R> {
                     ));
                 }
                 let other = if kind == StartLink {
-                    self.ends.remove(&map_key)
+                    self.ends.remove(ty, key)
                 } else {
-                    self.starts.remove(&map_key)
+                    self.starts.remove(ty, key)
                 };
-                if other.is_none() && self.starts.len() + self.ends.len() >= MAX_OPEN {
+                if other.is_none() && self.starts.len + self.ends.len >= MAX_OPEN {
                     return Err(Bad(
                         key_column,
                         TraceErrorKind::Limit,
@@ -883,7 +933,8 @@ impl<R: BufRead> PajeReader<R> {
                     line: self.line_no,
                     column: end_column,
                     processor: self.processor(end),
-                    value: value.to_owned(),
+                    // Kept only while it waits, as the text below.
+                    value: String::new(),
                     bytes,
                     // Kept only while it waits, for the error if its other end never comes.
                     text: String::new(),
@@ -892,21 +943,22 @@ impl<R: BufRead> PajeReader<R> {
                     Some(other) => {
                         self.waiting_seqs.remove(&other.seq);
                         let (start, end) = if kind == StartLink {
-                            (here, other)
+                            ((&here, value), (&other, other.value.as_str()))
                         } else {
-                            (other, here)
+                            ((&other, other.value.as_str()), (&here, value))
                         };
-                        self.message(ty, key, &start, &end);
+                        self.message(ty, key, start, end);
                     }
                     None => {
                         let mut here = here;
                         here.text = text.to_owned();
+                        here.value = value.to_owned();
                         self.waiting.push(std::cmp::Reverse((time_key(time), seq)));
                         self.waiting_seqs.insert(seq);
                         if kind == StartLink {
-                            self.starts.insert(map_key, here);
+                            self.starts.insert(ty, key, here);
                         } else {
-                            self.ends.insert(map_key, here);
+                            self.ends.insert(ty, key, here);
                         }
                     }
                 }
@@ -1054,7 +1106,13 @@ impl<R: BufRead> PajeReader<R> {
     /// The records of a message: the send's entry and exit at the start, the receive's at
     /// the end, each in the place its end had among the records of its time; a receive
     /// written before its send comes after the send's records (in the room its start kept).
-    fn message(&mut self, ty: usize, key: &str, start: &LinkEnd, end: &LinkEnd) {
+    fn message(
+        &mut self,
+        ty: usize,
+        key: &str,
+        (start, start_value): (&LinkEnd, &str),
+        (end, end_value): (&LinkEnd, &str),
+    ) {
         let tag = self.messages;
         self.messages += 1;
         let bytes = if start.bytes != 0 {
@@ -1067,9 +1125,9 @@ impl<R: BufRead> PajeReader<R> {
         } else {
             start.seq + 2
         };
-        for (side, etype, partner, seq) in [
-            (start, SEND, end.processor, start.seq),
-            (end, RECEIVE, start.processor, receive_at),
+        for (side, value, etype, partner, seq) in [
+            (start, start_value, SEND, end.processor, start.seq),
+            (end, end_value, RECEIVE, start.processor, receive_at),
         ] {
             for (rtype, seq) in [(ENTRY, seq), (EXIT, seq + 1)] {
                 let mut r = layout::blank(&mut self.out.spare);
@@ -1086,7 +1144,7 @@ impl<R: BufRead> PajeReader<R> {
                 .int(tag)
                 .int(partner)
                 .str(&self.type_list[ty].name)
-                .str(&side.value)
+                .str(value)
                 .str(key)
                 .done();
                 self.out.reorder.push(side.time, Tie::Input(seq), r);
@@ -1107,8 +1165,8 @@ impl<R: BufRead> PajeReader<R> {
         let mut lost: Vec<(LinkEnd, bool)> = self
             .starts
             .drain()
-            .map(|(_, e)| (e, true))
-            .chain(self.ends.drain().map(|(_, e)| (e, false)))
+            .map(|e| (e, true))
+            .chain(self.ends.drain().map(|e| (e, false)))
             .collect();
         lost.sort_by_key(|(e, _)| e.line);
         for (e, start) in lost {
