@@ -453,10 +453,44 @@ mod tests {
             "0.00000000000000000000000000000000001",
             "123456789012345678901234567890e-10",
             "1e1048577",
+            "-0",
+            "5.",
+            ".5",
+            "-.5",
+            "+7.25",
+            "1234567890123456789",
+            "123456789012345.6789",
+            "0.0000000000000000001",
+            "0.0000000000000000000001",
+            "9007199254740992.5",
         ];
         for s in samples {
             let want: f64 = s.parse().unwrap();
             assert_eq!(parse_real(s).map(f64::to_bits), Some(want.to_bits()), "{s}");
+        }
+        // Numbers of every length and point position, as trace writers print them.
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..20_000 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let len = 1 + (seed % 24) as usize;
+            let mut text: String = (0..len)
+                .map(|k| char::from(b'0' + ((seed >> (k % 60)) % 10) as u8))
+                .collect();
+            let point = (seed >> 40) as usize % (len + 2);
+            if point <= len {
+                text.insert(point, '.');
+            }
+            let want: f64 = text.parse().unwrap();
+            assert_eq!(
+                parse_real(&text).map(f64::to_bits),
+                Some(want.to_bits()),
+                "{text}"
+            );
+        }
+        for bad in [".", "-", "+", "1.2.3", "1e", "--1", "1 ", "inf", "nan", ""] {
+            assert_eq!(parse_real(bad), None, "{bad}");
         }
     }
 
