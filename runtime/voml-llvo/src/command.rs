@@ -207,6 +207,110 @@ impl Command {
     }
 }
 
+/// The calls of [`Backend`] that change what is drawn, except `remap_area` and `present`
+/// (which each back end answers its own way), written as the [`Command`]s they stand for:
+/// in an `impl Backend for T`, `calls_as_commands!();` gives `create_surface`,
+/// `resize_surface`, `destroy_surface`, `add_image`, `draw`, `draw_owned`, `undraw`,
+/// `begin_buffer` and `flush`, each handing its command to `T`'s own
+/// `fn take_command(&mut self, command: Command) -> Result<(), LlvoError>`. For back ends
+/// made of commands (the window's, the page's, [`Recorder`]): each call becomes its command in
+/// this one place, and [`Command::apply`] is the way back.
+#[macro_export]
+macro_rules! calls_as_commands {
+    () => {
+        fn create_surface(
+            &mut self,
+            view: $crate::ViewId,
+            title: &str,
+            width: u32,
+            height: u32,
+            background: $crate::Color,
+        ) -> Result<(), $crate::LlvoError> {
+            self.take_command($crate::Command::CreateSurface {
+                view,
+                title: title.to_string(),
+                width,
+                height,
+                background,
+            })
+        }
+
+        fn resize_surface(
+            &mut self,
+            view: $crate::ViewId,
+            width: u32,
+            height: u32,
+            background: $crate::Color,
+        ) -> Result<(), $crate::LlvoError> {
+            self.take_command($crate::Command::ResizeSurface {
+                view,
+                width,
+                height,
+                background,
+            })
+        }
+
+        fn destroy_surface(&mut self, view: $crate::ViewId) {
+            // Destroying a view there is not is no error.
+            let _ = self.take_command($crate::Command::DestroySurface { view });
+        }
+
+        fn add_image(
+            &mut self,
+            image: $crate::ImageId,
+            pixels: &$crate::RgbaPixels,
+        ) -> Result<(), $crate::LlvoError> {
+            self.take_command($crate::Command::AddImage {
+                image,
+                pixels: pixels.clone(),
+            })
+        }
+
+        fn draw(
+            &mut self,
+            view: $crate::ViewId,
+            cmd: &$crate::DrawCmd,
+        ) -> Result<(), $crate::LlvoError> {
+            self.take_command($crate::Command::Draw {
+                view,
+                cmd: cmd.clone(),
+            })
+        }
+
+        fn draw_owned(
+            &mut self,
+            view: $crate::ViewId,
+            mark: $crate::Mark,
+            cmd: &$crate::DrawCmd,
+        ) -> Result<(), $crate::LlvoError> {
+            self.take_command($crate::Command::DrawOwned {
+                view,
+                mark,
+                cmd: cmd.clone(),
+            })
+        }
+
+        fn undraw(
+            &mut self,
+            mark: $crate::Mark,
+            erase: &[($crate::ViewId, $crate::DrawCmd)],
+        ) -> Result<(), $crate::LlvoError> {
+            self.take_command($crate::Command::Undraw {
+                mark,
+                erase: erase.to_vec(),
+            })
+        }
+
+        fn begin_buffer(&mut self, view: $crate::ViewId) -> Result<(), $crate::LlvoError> {
+            self.take_command($crate::Command::BeginBuffer { view })
+        }
+
+        fn flush(&mut self, view: $crate::ViewId) -> Result<(), $crate::LlvoError> {
+            self.take_command($crate::Command::Flush { view })
+        }
+    };
+}
+
 /// A back end that hands every call to `inner` and a copy of it, as a [`Command`], to a
 /// listener: for recording a run's drawing, streaming it to a page, or tests.
 pub struct Recorder<B: Backend> {
@@ -231,81 +335,16 @@ impl<B: Backend> Recorder<B> {
     fn tell(&mut self, command: Command) {
         (self.listener)(&command);
     }
+
+    /// Tells the listener of `command`, then carries it out on `inner`.
+    fn take_command(&mut self, command: Command) -> Result<(), LlvoError> {
+        (self.listener)(&command);
+        command.apply(&mut self.inner)
+    }
 }
 
 impl<B: Backend> Backend for Recorder<B> {
-    fn create_surface(
-        &mut self,
-        view: ViewId,
-        title: &str,
-        width: u32,
-        height: u32,
-        background: Color,
-    ) -> Result<(), LlvoError> {
-        self.tell(Command::CreateSurface {
-            view,
-            title: title.to_string(),
-            width,
-            height,
-            background,
-        });
-        self.inner
-            .create_surface(view, title, width, height, background)
-    }
-
-    fn resize_surface(
-        &mut self,
-        view: ViewId,
-        width: u32,
-        height: u32,
-        background: Color,
-    ) -> Result<(), LlvoError> {
-        self.tell(Command::ResizeSurface {
-            view,
-            width,
-            height,
-            background,
-        });
-        self.inner.resize_surface(view, width, height, background)
-    }
-
-    fn destroy_surface(&mut self, view: ViewId) {
-        self.tell(Command::DestroySurface { view });
-        self.inner.destroy_surface(view)
-    }
-
-    fn add_image(&mut self, image: ImageId, pixels: &RgbaPixels) -> Result<(), LlvoError> {
-        self.tell(Command::AddImage {
-            image,
-            pixels: pixels.clone(),
-        });
-        self.inner.add_image(image, pixels)
-    }
-
-    fn draw(&mut self, view: ViewId, cmd: &DrawCmd) -> Result<(), LlvoError> {
-        self.tell(Command::Draw {
-            view,
-            cmd: cmd.clone(),
-        });
-        self.inner.draw(view, cmd)
-    }
-
-    fn draw_owned(&mut self, view: ViewId, mark: Mark, cmd: &DrawCmd) -> Result<(), LlvoError> {
-        self.tell(Command::DrawOwned {
-            view,
-            mark,
-            cmd: cmd.clone(),
-        });
-        self.inner.draw_owned(view, mark, cmd)
-    }
-
-    fn undraw(&mut self, mark: Mark, erase: &[(ViewId, DrawCmd)]) -> Result<(), LlvoError> {
-        self.tell(Command::Undraw {
-            mark,
-            erase: erase.to_vec(),
-        });
-        self.inner.undraw(mark, erase)
-    }
+    crate::calls_as_commands!();
 
     fn remap_area(
         &mut self,
@@ -326,16 +365,6 @@ impl<B: Backend> Backend for Recorder<B> {
             });
         }
         Ok(done)
-    }
-
-    fn begin_buffer(&mut self, view: ViewId) -> Result<(), LlvoError> {
-        self.tell(Command::BeginBuffer { view });
-        self.inner.begin_buffer(view)
-    }
-
-    fn flush(&mut self, view: ViewId) -> Result<(), LlvoError> {
-        self.tell(Command::Flush { view });
-        self.inner.flush(view)
     }
 
     fn present(&mut self, view: ViewId) -> Result<(), LlvoError> {

@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
 
 use voml_llvo::{
-    Backend, BackendEvent, Color, Command, DrawCmd, ImageId, LazyRaster, LlvoError, Mark, PxRect,
+    Backend, BackendEvent, Color, Command, DrawCmd, ImageId, LazyRaster, LlvoError, PxRect,
     PxRemap, RgbaPixels, Status, ViewId,
 };
 
@@ -333,79 +333,7 @@ fn compaction(
 }
 
 impl Backend for WebBackend {
-    fn create_surface(
-        &mut self,
-        view: ViewId,
-        title: &str,
-        width: u32,
-        height: u32,
-        background: Color,
-    ) -> Result<(), LlvoError> {
-        self.push(Command::CreateSurface {
-            view,
-            title: title.to_string(),
-            width,
-            height,
-            background,
-        });
-        Ok(())
-    }
-
-    fn resize_surface(
-        &mut self,
-        view: ViewId,
-        width: u32,
-        height: u32,
-        background: Color,
-    ) -> Result<(), LlvoError> {
-        self.known(view)?;
-        self.push(Command::ResizeSurface {
-            view,
-            width,
-            height,
-            background,
-        });
-        Ok(())
-    }
-
-    fn destroy_surface(&mut self, view: ViewId) {
-        self.push(Command::DestroySurface { view });
-    }
-
-    fn add_image(&mut self, image: ImageId, pixels: &RgbaPixels) -> Result<(), LlvoError> {
-        self.push(Command::AddImage {
-            image,
-            pixels: pixels.clone(),
-        });
-        Ok(())
-    }
-
-    fn draw(&mut self, view: ViewId, cmd: &DrawCmd) -> Result<(), LlvoError> {
-        self.known(view)?;
-        self.push(Command::Draw {
-            view,
-            cmd: cmd.clone(),
-        });
-        Ok(())
-    }
-
-    fn draw_owned(&mut self, view: ViewId, mark: Mark, cmd: &DrawCmd) -> Result<(), LlvoError> {
-        self.known(view)?;
-        self.push(Command::DrawOwned {
-            view,
-            mark,
-            cmd: cmd.clone(),
-        });
-        Ok(())
-    }
-
-    fn undraw(&mut self, mark: Mark, erase: &[(ViewId, DrawCmd)]) -> Result<(), LlvoError> {
-        self.push(Command::Undraw {
-            mark,
-            erase: erase.to_vec(),
-        });
-        Ok(())
-    }
+    voml_llvo::calls_as_commands!();
 
     /// A raster resamples: the answer is yes for every view there is.
     fn remap_area(
@@ -423,18 +351,6 @@ impl Backend for WebBackend {
             fill,
         });
         Ok(true)
-    }
-
-    fn begin_buffer(&mut self, view: ViewId) -> Result<(), LlvoError> {
-        self.known(view)?;
-        self.push(Command::BeginBuffer { view });
-        Ok(())
-    }
-
-    fn flush(&mut self, view: ViewId) -> Result<(), LlvoError> {
-        self.known(view)?;
-        self.push(Command::Flush { view });
-        Ok(())
     }
 
     /// Sends what was drawn to the pages (a page shows it at its next frame: the present is
@@ -485,6 +401,21 @@ impl Backend for WebBackend {
 }
 
 impl WebBackend {
+    /// Streams `command`; one that draws in, resizes or flushes a view the pages were not
+    /// told of is refused as a raster refuses it.
+    fn take_command(&mut self, command: Command) -> Result<(), LlvoError> {
+        match &command {
+            Command::ResizeSurface { view, .. }
+            | Command::Draw { view, .. }
+            | Command::DrawOwned { view, .. }
+            | Command::BeginBuffer { view }
+            | Command::Flush { view } => self.known(*view)?,
+            _ => {}
+        }
+        self.push(command);
+        Ok(())
+    }
+
     /// A view the pages were told of, or the error a raster gives for any other.
     fn known(&self, view: ViewId) -> Result<(), LlvoError> {
         if self.stream.surfaces.contains_key(&view) {

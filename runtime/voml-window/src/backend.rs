@@ -10,8 +10,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use voml_llvo::{
-    Backend, BackendEvent, Color, Command, DrawCmd, ImageId, LlvoError, Mark, PxRect, PxRemap,
-    RgbaPixels, Status, ViewId,
+    Backend, BackendEvent, Color, Command, LlvoError, PxRect, PxRemap, RgbaPixels, Status, ViewId,
 };
 use winit::event_loop::EventLoopProxy;
 
@@ -80,6 +79,13 @@ impl WindowBackend {
         self
     }
 
+    /// Queues `command` for the window thread (which refuses nothing: a command for a view
+    /// it does not have changes nothing there).
+    fn take_command(&mut self, command: Command) -> Result<(), LlvoError> {
+        self.push(command);
+        Ok(())
+    }
+
     fn push(&mut self, mut command: Command) {
         if self.closed {
             return;
@@ -125,76 +131,7 @@ impl Drop for WindowBackend {
 }
 
 impl Backend for WindowBackend {
-    fn create_surface(
-        &mut self,
-        view: ViewId,
-        title: &str,
-        width: u32,
-        height: u32,
-        background: Color,
-    ) -> Result<(), LlvoError> {
-        self.push(Command::CreateSurface {
-            view,
-            title: title.to_string(),
-            width,
-            height,
-            background,
-        });
-        Ok(())
-    }
-
-    fn resize_surface(
-        &mut self,
-        view: ViewId,
-        width: u32,
-        height: u32,
-        background: Color,
-    ) -> Result<(), LlvoError> {
-        self.push(Command::ResizeSurface {
-            view,
-            width,
-            height,
-            background,
-        });
-        Ok(())
-    }
-
-    fn destroy_surface(&mut self, view: ViewId) {
-        self.push(Command::DestroySurface { view });
-    }
-
-    fn add_image(&mut self, image: ImageId, pixels: &RgbaPixels) -> Result<(), LlvoError> {
-        self.push(Command::AddImage {
-            image,
-            pixels: pixels.clone(),
-        });
-        Ok(())
-    }
-
-    fn draw(&mut self, view: ViewId, cmd: &DrawCmd) -> Result<(), LlvoError> {
-        self.push(Command::Draw {
-            view,
-            cmd: cmd.clone(),
-        });
-        Ok(())
-    }
-
-    fn draw_owned(&mut self, view: ViewId, mark: Mark, cmd: &DrawCmd) -> Result<(), LlvoError> {
-        self.push(Command::DrawOwned {
-            view,
-            mark,
-            cmd: cmd.clone(),
-        });
-        Ok(())
-    }
-
-    fn undraw(&mut self, mark: Mark, erase: &[(ViewId, DrawCmd)]) -> Result<(), LlvoError> {
-        self.push(Command::Undraw {
-            mark,
-            erase: erase.to_vec(),
-        });
-        Ok(())
-    }
+    voml_llvo::calls_as_commands!();
 
     fn remap_area(
         &mut self,
@@ -211,16 +148,6 @@ impl Backend for WindowBackend {
             fill,
         });
         Ok(true)
-    }
-
-    fn begin_buffer(&mut self, view: ViewId) -> Result<(), LlvoError> {
-        self.push(Command::BeginBuffer { view });
-        Ok(())
-    }
-
-    fn flush(&mut self, view: ViewId) -> Result<(), LlvoError> {
-        self.push(Command::Flush { view });
-        Ok(())
     }
 
     fn present(&mut self, view: ViewId) -> Result<(), LlvoError> {
