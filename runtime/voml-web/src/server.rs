@@ -5,6 +5,7 @@
 use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{RecvTimeoutError, TryRecvError};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -20,8 +21,12 @@ const MAX_HEAD: usize = 16 * 1024;
 const MAX_CONNECTIONS: usize = 64;
 /// How long a request head, or a write to a page, may take.
 const IO_TIMEOUT: Duration = Duration::from_secs(10);
-/// How often a connection looks for what the page sent.
+/// How often a connection looks for what the page sent while the run draws nothing; what the
+/// run draws then is sent as soon as it comes.
 const TICK: Duration = Duration::from_millis(5);
+/// While the run draws without pause, how long a connection waits for what the page sends
+/// before it sends the run's next batches (together, in one write).
+const BUSY_TICK: Duration = Duration::from_millis(1);
 /// The longest key name a page may send.
 const MAX_KEY: usize = 32;
 /// The longest command line a page may send (an edit's value included).
@@ -310,7 +315,7 @@ fn websocket(mut stream: TcpStream, request: &Request, shared: &Shared) -> io::R
         "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: {accept}\r\n\r\n"
     )?;
     stream.flush()?;
-    stream.set_read_timeout(Some(TICK))?;
+    stream.set_read_timeout(Some(BUSY_TICK))?;
     let config = WebSocketConfig::default()
         .max_message_size(Some(MAX_MESSAGE))
         .max_frame_size(Some(MAX_MESSAGE));
@@ -324,47 +329,77 @@ fn websocket(mut stream: TcpStream, request: &Request, shared: &Shared) -> io::R
         ws.send(Message::text(batch.to_string()))
             .map_err(io::Error::other)?;
     }
+    // Whether the run drew since the connection last looked: then it waits on the page's
+    // socket (a short while), not on the run, so that a stream of batches goes out in few
+    // writes and the run does not wake the connection for each.
+    let mut busy = false;
     loop {
-        // What the run drew since ...
+        // What the run draws: what came, or what comes within a tick if it was idle ...
+        let mut next = if busy {
+            rx.try_recv().map_err(|e| match e {
+                TryRecvError::Empty => RecvTimeoutError::Timeout,
+                TryRecvError::Disconnected => RecvTimeoutError::Disconnected,
+            })
+        } else {
+            rx.recv_timeout(TICK)
+        };
         let mut sent = false;
         loop {
-            match rx.try_recv() {
+            match next {
                 Ok(batch) => {
                     ws.write(Message::text(batch.to_string()))
                         .map_err(io::Error::other)?;
                     sent = true;
                 }
-                Err(std::sync::mpsc::TryRecvError::Empty) => break,
+                Err(RecvTimeoutError::Timeout) => break,
                 // Dropped by the hub (too slow): the page may join again.
-                Err(std::sync::mpsc::TryRecvError::Disconnected) => {
+                Err(RecvTimeoutError::Disconnected) => {
                     let _ = ws.close(None);
                     let _ = ws.flush();
                     return Ok(());
                 }
             }
+            next = rx.try_recv().map_err(|e| match e {
+                TryRecvError::Empty => RecvTimeoutError::Timeout,
+                TryRecvError::Disconnected => RecvTimeoutError::Disconnected,
+            });
         }
         if sent {
             ws.flush().map_err(io::Error::other)?;
         }
-        // ... and what the page sent (waits up to a tick).
-        match ws.read() {
-            Ok(Message::Text(text)) => {
-                // What cannot be passed on is answered here, at once.
-                if let Err(answer) = page_message(text.as_str(), page, shared) {
-                    ws.send(Message::text(answer)).map_err(io::Error::other)?;
+        busy = sent;
+        // ... and what the page sent: waiting a short while when busy, else not at all (its
+        // messages can wait a tick).
+        loop {
+            if !busy {
+                ws.get_mut().set_nonblocking(true)?;
+            }
+            let read = ws.read();
+            if !busy {
+                ws.get_mut().set_nonblocking(false)?;
+            }
+            match read {
+                Ok(Message::Text(text)) => {
+                    // What cannot be passed on is answered here, at once.
+                    if let Err(answer) = page_message(text.as_str(), page, shared) {
+                        ws.send(Message::text(answer)).map_err(io::Error::other)?;
+                    }
                 }
+                Ok(Message::Close(_)) => return Ok(()),
+                Ok(_) => {}
+                Err(tungstenite::Error::Io(e))
+                    if matches!(
+                        e.kind(),
+                        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                    ) =>
+                {
+                    break
+                }
+                Err(tungstenite::Error::ConnectionClosed | tungstenite::Error::AlreadyClosed) => {
+                    return Ok(())
+                }
+                Err(e) => return Err(io::Error::other(e)),
             }
-            Ok(Message::Close(_)) => return Ok(()),
-            Ok(_) => {}
-            Err(tungstenite::Error::Io(e))
-                if matches!(
-                    e.kind(),
-                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
-                ) => {}
-            Err(tungstenite::Error::ConnectionClosed | tungstenite::Error::AlreadyClosed) => {
-                return Ok(())
-            }
-            Err(e) => return Err(io::Error::other(e)),
         }
     }
 }
