@@ -1064,10 +1064,11 @@ impl Runtime {
     }
 
     fn phase1(&mut self, i: usize, event: Option<At<'_>>) -> Result<(), Stop> {
-        let comp = self.vo.ir_components[i].clone();
         let owner = self.irs[i].owner;
         self.irs[i].drawn = None;
-        {
+        // The component is looked at in place (not copied) on each side of its code's call.
+        let span = {
+            let comp = &self.vo.ir_components[i];
             let mut host = self.host.borrow_mut();
             // begin_update starts a new frame and erases the previous one.
             let _ = if comp.refresh.update {
@@ -1083,18 +1084,20 @@ impl Runtime {
                 }
             }
             host.owner = owner;
-        }
+            comp.phase1.as_ref().map_or(comp.span, |e| e.span)
+        };
         let result = match self.irs[i].phase1.clone() {
             Some(f) => {
                 let who = Who {
                     part: Part::Phase1,
-                    span: comp.phase1.as_ref().map_or(comp.span, |e| e.span),
+                    span,
                     target: Target::Ir(i),
                 };
                 self.call(&f, &mut [], &who, event).map(|_| ())
             }
             None => Ok(()),
         };
+        let comp = &self.vo.ir_components[i];
         {
             let mut host = self.host.borrow_mut();
             if comp.buffer {
@@ -1109,8 +1112,8 @@ impl Runtime {
         if result.is_ok() && comp.refresh.changed {
             self.irs[i].drawn = Some(changes::Drawn {
                 at: self.changes.now(),
-                views: self.view_changes(&comp),
-                values: self.plain_values(&comp),
+                views: self.view_changes(comp),
+                values: self.plain_values(comp),
             });
         }
         result
