@@ -117,7 +117,7 @@ fn a_visual_object_counts_every_send_and_receive_of_an_mpi_program() {
     let complaints = String::from_utf8_lossy(&traced.stderr);
     assert!(!complaints.contains("voml-pmpi"), "{complaints}");
     let [sends, receives, collectives, waits] = said(&plain.stdout);
-    assert_eq!(sends, 16 * 20);
+    assert_eq!(sends, 4 * 5 * 20);
     assert_eq!(counts, [sends, receives, collectives, waits, 4]);
 }
 

@@ -1,7 +1,9 @@
 /* exchange.c: a small MPI program for the tests of the PMPI library (tests/mpi.rs). Every
  * rank passes numbers round a ring each round, by blocking sends and receives, by
- * nonblocking ones completed by MPI_Waitall, MPI_Wait, MPI_Waitany and MPI_Test, and by
- * MPI_Sendrecv with its neighbour, then joins a broadcast and an all-reduce; at the end a
+ * nonblocking ones completed by MPI_Waitall, MPI_Wait, MPI_Waitany and MPI_Test, then by
+ * MPI_Waitsome, MPI_Testall, MPI_Testany or MPI_Testsome (one of them each round, with or
+ * without statuses), and by MPI_Sendrecv with its neighbour, then joins a broadcast and an
+ * all-reduce; at the end a
  * reduction and a barrier. Rank 0 prints a checksum of everything received, and the
  * numbers of point-to-point sends, receives, collectives and waits all ranks made, which
  * the test compares with what the visual object counted.
@@ -63,6 +65,45 @@ int main(int argc, char **argv) {
         }
         sends++, receives++;
         sum += in[2];
+        /* A pair completed by the other calls that complete several requests. */
+        MPI_Request pair[2];
+        MPI_Status statuses[2];
+        MPI_Irecv(in, 64, MPI_INT, left, 400 + i, MPI_COMM_WORLD, &pair[0]);
+        MPI_Isend(out, 3, MPI_INT, right, 400 + i, MPI_COMM_WORLD, &pair[1]);
+        int left_over = 2;
+        while (left_over > 0) {
+            int count = 0, indices[2], flag = 0, index;
+            switch (i % 4) {
+            case 0:
+                /* One request at a time, so that there are as many waits whatever the
+                 * timing (the program's output may not depend on it). */
+                for (int k = 1; k >= 0; k--) {
+                    MPI_Waitsome(1, &pair[k], &count, indices,
+                                 i % 8 == 0 ? MPI_STATUSES_IGNORE : statuses);
+                    waits++;
+                }
+                count = 2;
+                break;
+            case 1:
+                MPI_Testall(2, pair, &flag, i % 8 == 1 ? MPI_STATUSES_IGNORE : statuses);
+                count = flag ? left_over : 0;
+                break;
+            case 2:
+                MPI_Testany(2, pair, &index, &flag,
+                            i % 8 == 2 ? MPI_STATUS_IGNORE : &statuses[0]);
+                count = flag && index != MPI_UNDEFINED ? 1 : 0;
+                break;
+            default:
+                MPI_Testsome(2, pair, &count, indices,
+                             i % 8 == 3 ? MPI_STATUSES_IGNORE : statuses);
+                break;
+            }
+            if (count != MPI_UNDEFINED) {
+                left_over -= count;
+            }
+        }
+        sends++, receives++;
+        sum += in[0] % 5;
         /* With a neighbour, both ways at once. */
         MPI_Sendrecv(out, 2, MPI_INT, rank ^ 1, 300 + i, in, 64, MPI_INT, rank ^ 1, 300 + i,
                      MPI_COMM_WORLD, MPI_STATUS_IGNORE);
