@@ -734,7 +734,7 @@ int MPI_Wait(MPI_Request *req, MPI_Status *status) {
     return rc;
 }
 
-/* Copies of `n` requests, and statuses to use when the caller ignores them. */
+/* Copies of `n` requests (completing a request frees it). */
 static MPI_Request *copy_requests(int n, const MPI_Request *reqs) {
     MPI_Request *copy = malloc(sizeof *copy * (n > 0 ? n : 1));
     if (copy) {
@@ -743,23 +743,49 @@ static MPI_Request *copy_requests(int n, const MPI_Request *reqs) {
     return copy;
 }
 
-int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status statuses[]) {
-    MPI_Request *copy = sending ? copy_requests(n, reqs) : NULL;
-    MPI_Status *mine = NULL;
-    if (copy && statuses == MPI_STATUSES_IGNORE) {
-        mine = malloc(sizeof *mine * (n > 0 ? n : 1));
-        statuses = mine;
+/* What a call that completes several requests needs to tell what it completed: copies of
+ * the requests, and statuses (the caller's, or ours when it ignores them). */
+struct watch {
+    MPI_Request *copy;
+    MPI_Status *mine;
+    MPI_Status *statuses;
+};
+
+static void unwatch(struct watch *w) {
+    free(w->copy);
+    free(w->mine);
+    w->copy = NULL;
+    w->mine = NULL;
+}
+
+/* Prepares `w` for a call completing `n` requests with the caller's `statuses`; false when
+ * nothing is sent or memory is short: the call then goes through as the caller made it. */
+static int watch(struct watch *w, int n, const MPI_Request *reqs, MPI_Status *statuses) {
+    w->copy = sending ? copy_requests(n, reqs) : NULL;
+    w->mine = NULL;
+    w->statuses = statuses;
+    if (w->copy && statuses == MPI_STATUSES_IGNORE) {
+        w->mine = malloc(sizeof *w->mine * (n > 0 ? n : 1));
+        w->statuses = w->mine;
     }
-    if (!copy || (!statuses && n > 0)) {
-        free(copy);
-        return PMPI_Waitall(n, reqs, statuses ? statuses : MPI_STATUSES_IGNORE);
+    if (!w->copy || (!w->statuses && n > 0)) {
+        unwatch(w);
+        w->statuses = statuses;
+        return 0;
+    }
+    return 1;
+}
+
+int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status statuses[]) {
+    struct watch w;
+    if (!watch(&w, n, reqs, statuses)) {
+        return PMPI_Waitall(n, reqs, statuses);
     }
     record3(ENTRY, BLOCKED, 0, -1, -1, "MPI_Waitall");
-    int rc = PMPI_Waitall(n, reqs, statuses);
+    int rc = PMPI_Waitall(n, reqs, w.statuses);
     record3(EXIT, BLOCKED, 0, -1, -1, "MPI_Waitall");
-    completed(n, copy, statuses, NULL, 0);
-    free(copy);
-    free(mine);
+    completed(n, w.copy, w.statuses, NULL, 0);
+    unwatch(&w);
     return rc;
 }
 
@@ -784,25 +810,17 @@ int MPI_Waitany(int n, MPI_Request reqs[], int *index, MPI_Status *status) {
 
 int MPI_Waitsome(int n, MPI_Request reqs[], int *outcount, int indices[],
                  MPI_Status statuses[]) {
-    MPI_Request *copy = sending ? copy_requests(n, reqs) : NULL;
-    MPI_Status *mine = NULL;
-    if (copy && statuses == MPI_STATUSES_IGNORE) {
-        mine = malloc(sizeof *mine * (n > 0 ? n : 1));
-        statuses = mine;
-    }
-    if (!copy || (!statuses && n > 0)) {
-        free(copy);
-        return PMPI_Waitsome(n, reqs, outcount, indices,
-                             statuses ? statuses : MPI_STATUSES_IGNORE);
+    struct watch w;
+    if (!watch(&w, n, reqs, statuses)) {
+        return PMPI_Waitsome(n, reqs, outcount, indices, statuses);
     }
     record3(ENTRY, BLOCKED, 0, -1, -1, "MPI_Waitsome");
-    int rc = PMPI_Waitsome(n, reqs, outcount, indices, statuses);
+    int rc = PMPI_Waitsome(n, reqs, outcount, indices, w.statuses);
     record3(EXIT, BLOCKED, 0, -1, -1, "MPI_Waitsome");
     if (*outcount != MPI_UNDEFINED) {
-        completed(n, copy, statuses, indices, *outcount);
+        completed(n, w.copy, w.statuses, indices, *outcount);
     }
-    free(copy);
-    free(mine);
+    unwatch(&w);
     return rc;
 }
 
@@ -820,22 +838,15 @@ int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status) {
 }
 
 int MPI_Testall(int n, MPI_Request reqs[], int *flag, MPI_Status statuses[]) {
-    MPI_Request *copy = sending ? copy_requests(n, reqs) : NULL;
-    MPI_Status *mine = NULL;
-    if (copy && statuses == MPI_STATUSES_IGNORE) {
-        mine = malloc(sizeof *mine * (n > 0 ? n : 1));
-        statuses = mine;
+    struct watch w;
+    if (!watch(&w, n, reqs, statuses)) {
+        return PMPI_Testall(n, reqs, flag, statuses);
     }
-    if (!copy || (!statuses && n > 0)) {
-        free(copy);
-        return PMPI_Testall(n, reqs, flag, statuses ? statuses : MPI_STATUSES_IGNORE);
-    }
-    int rc = PMPI_Testall(n, reqs, flag, statuses);
+    int rc = PMPI_Testall(n, reqs, flag, w.statuses);
     if (*flag) {
-        completed(n, copy, statuses, NULL, 0);
+        completed(n, w.copy, w.statuses, NULL, 0);
     }
-    free(copy);
-    free(mine);
+    unwatch(&w);
     return rc;
 }
 
@@ -858,23 +869,15 @@ int MPI_Testany(int n, MPI_Request reqs[], int *index, int *flag, MPI_Status *st
 
 int MPI_Testsome(int n, MPI_Request reqs[], int *outcount, int indices[],
                  MPI_Status statuses[]) {
-    MPI_Request *copy = sending ? copy_requests(n, reqs) : NULL;
-    MPI_Status *mine = NULL;
-    if (copy && statuses == MPI_STATUSES_IGNORE) {
-        mine = malloc(sizeof *mine * (n > 0 ? n : 1));
-        statuses = mine;
+    struct watch w;
+    if (!watch(&w, n, reqs, statuses)) {
+        return PMPI_Testsome(n, reqs, outcount, indices, statuses);
     }
-    if (!copy || (!statuses && n > 0)) {
-        free(copy);
-        return PMPI_Testsome(n, reqs, outcount, indices,
-                             statuses ? statuses : MPI_STATUSES_IGNORE);
-    }
-    int rc = PMPI_Testsome(n, reqs, outcount, indices, statuses);
+    int rc = PMPI_Testsome(n, reqs, outcount, indices, w.statuses);
     if (*outcount != MPI_UNDEFINED) {
-        completed(n, copy, statuses, indices, *outcount);
+        completed(n, w.copy, w.statuses, indices, *outcount);
     }
-    free(copy);
-    free(mine);
+    unwatch(&w);
     return rc;
 }
 
