@@ -409,6 +409,21 @@ fn bar(x0: f32, x1: f32, top: f32, bottom: f32) -> PxPath {
     }
 }
 
+/// A red bar filled from `x` to `x + 3` and `top` to the bottom (100) of `clip`, and the
+/// erasure that takes it out again (background `bg`).
+fn bar_and_erasure(x: f32, top: f32, bg: Color, clip: PxRect) -> (DrawCmd, DrawCmd) {
+    let fill = |color, mode| DrawCmd::Fill {
+        path: bar(x, x + 3.0, top, 100.0),
+        color,
+        clip,
+        mode,
+    };
+    (
+        fill(Color::rgb(200, 40, 40), PaintMode::Blend),
+        fill(bg, PaintMode::Erase),
+    )
+}
+
 /// A bar redrawn after each of a thousand records, at heights that go up and down, leaves
 /// its erasures merged: a few commands wait, not three thousand.
 #[test]
@@ -485,7 +500,6 @@ fn merged_erasures_count_towards_what_may_wait() {
     let bg = Color::rgb(255, 255, 255);
     lazy.create_surface(v, "t", 400, 100, bg).unwrap();
     let clip = PxRect::new(0, 0, 400, 100);
-    let bar = |x: f32, top: f32| bar(x, x + 3.0, top, 100.0);
     let mut most = 0;
     for frame in 1..=800u64 {
         let mark = Mark {
@@ -495,22 +509,9 @@ fn merged_erasures_count_towards_what_may_wait() {
         let mut erase = Vec::new();
         for i in 0..100u64 {
             let (x, top) = (i as f32 * 4.0, 5.0 + ((frame * 7 + i * 13) % 90) as f32);
-            let fill = DrawCmd::Fill {
-                path: bar(x, top),
-                color: Color::rgb(200, 40, 40),
-                clip,
-                mode: PaintMode::Blend,
-            };
+            let (fill, erasure) = bar_and_erasure(x, top, bg, clip);
             lazy.draw_owned(v, mark, &fill).unwrap();
-            erase.push((
-                v,
-                DrawCmd::Fill {
-                    path: bar(x, top),
-                    color: bg,
-                    clip,
-                    mode: PaintMode::Erase,
-                },
-            ));
+            erase.push((v, erasure));
         }
         lazy.undraw(mark, &erase).unwrap();
         most = most.max(lazy.waiting_commands(v));
@@ -527,12 +528,11 @@ fn erasures_over_what_is_their_colour_already_are_not_kept() {
     let v = ViewId(0);
     let bg = Color::rgb(255, 255, 255);
     let clip = PxRect::new(0, 0, 400, 100);
-    let bar = |x: f32, top: f32| bar(x, x + 3.0, top, 100.0);
     let mut pair = Pair::new();
     pair.both(|b| b.create_surface(v, "t", 400, 100, bg).unwrap());
     // A band painted (and rasterised: the snapshot) under the bars on the right half.
     let band = DrawCmd::Fill {
-        path: self::bar(200.0, 400.0, 40.0, 60.0),
+        path: bar(200.0, 400.0, 40.0, 60.0),
         color: Color::rgb(30, 30, 200),
         clip,
         mode: PaintMode::Blend,
@@ -549,22 +549,9 @@ fn erasures_over_what_is_their_colour_already_are_not_kept() {
         // Twenty bars on the left half, where nothing else is.
         for i in 0..20u64 {
             let (x, top) = (i as f32 * 8.0, 5.0 + ((frame * 7 + i * 13) % 90) as f32);
-            let fill = DrawCmd::Fill {
-                path: bar(x, top),
-                color: Color::rgb(200, 40, 40),
-                clip,
-                mode: PaintMode::Blend,
-            };
+            let (fill, erasure) = bar_and_erasure(x, top, bg, clip);
             pair.both(|b| b.draw_owned(v, mark, &fill).unwrap());
-            erase.push((
-                v,
-                DrawCmd::Fill {
-                    path: bar(x, top),
-                    color: bg,
-                    clip,
-                    mode: PaintMode::Erase,
-                },
-            ));
+            erase.push((v, erasure));
         }
         most_left = most_left.max(pair.lazy.waiting_commands(v));
         pair.both(|b| b.undraw(mark, &erase).unwrap());
@@ -577,23 +564,9 @@ fn erasures_over_what_is_their_colour_already_are_not_kept() {
             owner: OwnerId(1),
             frame,
         };
-        let fill = DrawCmd::Fill {
-            path: bar(300.0, 30.0 + frame as f32 % 7.0),
-            color: Color::rgb(200, 40, 40),
-            clip,
-            mode: PaintMode::Blend,
-        };
+        let (fill, erasure) = bar_and_erasure(300.0, 30.0 + frame as f32 % 7.0, bg, clip);
         pair.both(|b| b.draw_owned(v, mark, &fill).unwrap());
-        let erase = [(
-            v,
-            DrawCmd::Fill {
-                path: bar(300.0, 30.0 + frame as f32 % 7.0),
-                color: bg,
-                clip,
-                mode: PaintMode::Erase,
-            },
-        )];
-        pair.both(|b| b.undraw(mark, &erase).unwrap());
+        pair.both(|b| b.undraw(mark, &[(v, erasure.clone())]).unwrap());
     }
     assert!(
         pair.lazy.waiting_commands(v) > 0,
