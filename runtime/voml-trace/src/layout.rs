@@ -248,12 +248,9 @@ impl<'a> Fill<'a> {
         fill.put_real(time);
         fill.put_int(processor);
         fill.put_int(process);
-        // ndata and the descriptor, written by `done` once the data are known (the
-        // descriptor left as it is until then: it may well be the same).
+        // ndata and the descriptor, written by `done` once the data are known.
         fill.put_int(0);
-        if fill.slot().is_none() {
-            fill.fields.push(Value::Str(String::new()));
-        }
+        fill.put_str("");
         fill
     }
 
@@ -312,38 +309,12 @@ impl<'a> Fill<'a> {
         }
         let ndata = self.fields.len().saturating_sub(5);
         self.fields[3] = Value::Int(ndata as i64);
-        // Written in place, and only when it changes: the storage often held a record of
-        // the same shape.
-        let mut spelled = [0u8; 48];
-        let mut len = 0;
-        for v in &self.fields[5..] {
-            let code = scanf_code(v).as_bytes();
-            let Some(to) = spelled.get_mut(len..len + code.len()) else {
-                len = usize::MAX;
-                break;
-            };
-            to.copy_from_slice(code);
-            len += code.len();
-        }
+        // Written in the string the slot holds (`start` put one there).
         let (head, data) = self.fields.split_at_mut(5);
-        let descriptor = match &mut head[4] {
-            Value::Str(s) => s,
-            slot => {
-                *slot = Value::Str(String::new());
-                let Value::Str(s) = slot else { unreachable!() };
-                s
-            }
-        };
-        if len == usize::MAX {
-            // Too many fields for the buffer: spelled out directly.
-            descriptor.clear();
+        if let Value::Str(descriptor) = &mut head[4] {
             for v in data.iter() {
                 descriptor.push_str(scanf_code(v));
             }
-        } else if descriptor.as_bytes() != &spelled[..len] {
-            descriptor.clear();
-            // Only the ASCII of `scanf_code` was written.
-            descriptor.push_str(std::str::from_utf8(&spelled[..len]).unwrap_or_default());
         }
     }
 }
@@ -506,7 +477,7 @@ mod tests {
             |r| Fill::start(r, 3, -4, 9, 2.0, 0, 0).done(),
             |r| {
                 let mut fill = Fill::start(r, 4, -3, 10, 3.0, 0, 0);
-                // More fields than the descriptor's buffer holds.
+                // Many data, of both kinds.
                 for i in 0..30 {
                     fill = if i % 2 == 0 {
                         fill.str("q\"")

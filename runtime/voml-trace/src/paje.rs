@@ -349,32 +349,20 @@ fn time_of_key(k: u64) -> f64 {
 /// One token of a record line: its byte offset and its text (without quotes).
 type Token = (usize, std::ops::Range<usize>);
 
-/// The bytes that separate tokens: blanks, tabs, and the `\r` of a CRLF line.
-const SEPARATES: [bool; 256] = {
-    let mut t = [false; 256];
-    t[b' ' as usize] = true;
-    t[b'\t' as usize] = true;
-    t[b'\r' as usize] = true;
-    t
-};
-
 /// Splits a record line into tokens: runs of non-blanks, or `"..."` (which may hold blanks).
 fn tokenize(line: &str, out: &mut Vec<Token>) -> Result<(), (usize, String)> {
     out.clear();
     let b = line.as_bytes();
     let mut i = 0;
     loop {
-        while let Some(&c) = b.get(i) {
-            if !SEPARATES[c as usize] {
-                break;
-            }
+        while i < b.len() && (b[i] == b' ' || b[i] == b'\t' || b[i] == b'\r') {
             i += 1;
         }
-        let Some(&first) = b.get(i) else {
+        if i == b.len() {
             return Ok(());
-        };
+        }
         let start = i;
-        if first == b'"' {
+        if b[i] == b'"' {
             match b[i + 1..].iter().position(|&c| c == b'"') {
                 Some(n) => {
                     out.push((start, i + 1..i + 1 + n));
@@ -388,11 +376,7 @@ fn tokenize(line: &str, out: &mut Vec<Token>) -> Result<(), (usize, String)> {
                 }
             }
         } else {
-            i += 1;
-            while let Some(&c) = b.get(i) {
-                if SEPARATES[c as usize] {
-                    break;
-                }
+            while i < b.len() && !(b[i] == b' ' || b[i] == b'\t' || b[i] == b'\r') {
                 i += 1;
             }
             out.push((start, start..i));
