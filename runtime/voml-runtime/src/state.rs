@@ -3,8 +3,8 @@
 //! themselves; symbols and characters are strings; lists and vectors are arrays; a pair
 //! `(key . value)` is a two-element array, so an association list is an array of
 //! `[key, value]` pairs, and so is a hash table (in the order of its keys, so that the same
-//! run always writes the same state; a hash set's elements are in order too). Numbers JSON cannot hold (infinities, NaN,
-//! integers beyond 64 bits) are strings in Scheme's notation. Deep or self-containing
+//! run always writes the same state; a hash set's elements are in order too). Numbers JSON
+//! cannot hold (infinities, NaN, integers beyond 64 bits) are strings in Scheme's notation. Deep or self-containing
 //! values are cut with a `"…"` marker.
 
 use serde_json::{json, Map, Value};

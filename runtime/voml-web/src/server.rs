@@ -333,16 +333,16 @@ fn websocket(mut stream: TcpStream, request: &Request, shared: &Shared) -> io::R
     // socket (a short while), not on the run, so that a stream of batches goes out in few
     // writes and the run does not wake the connection for each.
     let mut busy = false;
+    // What has come from the run, without waiting (nothing is a timeout).
+    let came = || {
+        rx.try_recv().map_err(|e| match e {
+            TryRecvError::Empty => RecvTimeoutError::Timeout,
+            TryRecvError::Disconnected => RecvTimeoutError::Disconnected,
+        })
+    };
     loop {
         // What the run draws: what came, or what comes within a tick if it was idle ...
-        let mut next = if busy {
-            rx.try_recv().map_err(|e| match e {
-                TryRecvError::Empty => RecvTimeoutError::Timeout,
-                TryRecvError::Disconnected => RecvTimeoutError::Disconnected,
-            })
-        } else {
-            rx.recv_timeout(TICK)
-        };
+        let mut next = if busy { came() } else { rx.recv_timeout(TICK) };
         let mut sent = false;
         loop {
             match next {
@@ -359,10 +359,7 @@ fn websocket(mut stream: TcpStream, request: &Request, shared: &Shared) -> io::R
                     return Ok(());
                 }
             }
-            next = rx.try_recv().map_err(|e| match e {
-                TryRecvError::Empty => RecvTimeoutError::Timeout,
-                TryRecvError::Disconnected => RecvTimeoutError::Disconnected,
-            });
+            next = came();
         }
         if sent {
             ws.flush().map_err(io::Error::other)?;
