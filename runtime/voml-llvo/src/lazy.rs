@@ -379,10 +379,7 @@ impl Backend for LazyRaster {
                     None => {
                         let union = self.waiting.get(view).map_or(PxRect::default(), |list| {
                             list.iter()
-                                .map(|w| w.bounds)
-                                .filter(|b| !b.is_empty())
-                                .reduce(|a, b| a.union(&b))
-                                .unwrap_or_default()
+                                .fold(PxRect::default(), |all, w| all.union(&w.bounds))
                         });
                         occupied.push((*view, union));
                         occupied.len() - 1
@@ -390,20 +387,14 @@ impl Backend for LazyRaster {
                 };
                 let bounds = cmd.bounds();
                 let busy = occupied[at].1;
-                if (busy.is_empty() || busy.intersect(&bounds).is_empty())
+                if busy.intersect(&bounds).is_empty()
                     && (self.pristine.get(view) == Some(&color)
                         || (bounds.w as u64 * bounds.h as u64 <= MAX_LOOKED_AT
                             && self.raster.is_all(*view, bounds, color)))
                 {
                     continue;
                 }
-                if !bounds.is_empty() {
-                    occupied[at].1 = if busy.is_empty() {
-                        bounds
-                    } else {
-                        busy.union(&bounds)
-                    };
-                }
+                occupied[at].1 = busy.union(&bounds);
             }
             self.push(*view, None, cmd)?;
         }
