@@ -11,8 +11,9 @@ use voml_compiler::{Code, Diagnostic, FileSystem, Options, Output};
 pub fn compile_checked(path: &Path, fs: &dyn FileSystem, options: &Options) -> Output {
     let mut out = voml_compiler::compile(path, fs, options);
     if let Some(vo) = &out.vo {
-        if let Err(e) = voml_runtime::check_program(vo) {
-            out.diagnostics.push(refusal(vo, &e));
+        if let Err(refused) = voml_runtime::check_program(vo) {
+            out.diagnostics
+                .extend(refused.iter().map(|e| refusal(vo, e)));
             voml_compiler::sort_diagnostics(&mut out.diagnostics);
             out.vo = None;
         }
@@ -29,8 +30,10 @@ pub fn refusal(vo: &voml_ir::CompiledVo, e: &voml_runtime::LoadError) -> Diagnos
         format!("the Scheme engine refuses the program: {}", e.message),
     )
     .label("here");
+    let Some(free) = e.unbound.as_deref() else {
+        return d;
+    };
     // A spec's variable named directly instead of through its formal parameter.
-    let free = e.unbound.as_deref().unwrap_or("");
     let declared = vo
         .infos
         .iter()

@@ -1,6 +1,7 @@
 //! Golden tests of the compiler: rendered and JSON diagnostics for every spec in
 //! `tests/check/`, and the IR and tangled Scheme for every spec in `tests/compile/` and
-//! `examples/`. Regenerate with `VOML_BLESS=1 cargo test --test golden`.
+//! `examples/`. Regenerate with `VOML_BLESS=1 cargo test --test golden`. Beside them, the
+//! check of every example's names by reading its program.
 
 mod support;
 
@@ -113,4 +114,58 @@ fn the_catalogue_in_docs_is_up_to_date() {
         .into_iter()
         .collect(),
     );
+}
+
+/// `voml check` finds the names a program defines nowhere by reading it
+/// (`voml_runtime::names`), and runs in an engine only the top-level forms that compute
+/// something: the walk must vouch for every example's program (else the check falls back on
+/// loading it whole, as slowly as before), find nothing undefined, and leave procedure
+/// definitions out of what runs.
+#[test]
+fn the_names_of_every_examples_program_are_checked_by_reading_it() {
+    std::env::set_current_dir(root()).unwrap();
+    support::quiet_steel();
+    let known = voml_runtime::vo_sandbox()
+        .expect("the VO engine builds")
+        .global_names();
+    let mut problems = Vec::new();
+    let mut dirs = vec![PathBuf::from("examples")];
+    let mut specs = Vec::new();
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() && !path.ends_with("components") {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "voml") {
+                specs.push(path);
+            }
+        }
+    }
+    assert!(specs.len() >= 20, "examples: {specs:?}");
+    for spec in specs {
+        let out = voml_compiler::compile(&spec, &RealFs, &Options::default());
+        let Some(vo) = out.vo else {
+            problems.push(format!("{} does not compile", spec.display()));
+            continue;
+        };
+        let text = &vo.program.text;
+        let Some(walked) = voml_runtime::names::walk(text, &|n| known.contains(n)) else {
+            problems.push(format!("{}: the walk gives up", spec.display()));
+            continue;
+        };
+        if !walked.unbound.is_empty() {
+            problems.push(format!("{}: {:?}", spec.display(), walked.unbound));
+        }
+        let definitions = |t: &str| t.matches("(define (voml/").count();
+        if definitions(&walked.top_level) != 0 || definitions(text) == 0 {
+            problems.push(format!(
+                "{}: component parts left in the top level that runs",
+                spec.display()
+            ));
+        }
+        if let Err(refused) = voml_runtime::check_program(&vo) {
+            problems.push(format!("{}: {}", spec.display(), refused[0]));
+        }
+    }
+    finish(problems);
 }

@@ -24,6 +24,7 @@ use serde::{Deserialize, Serialize};
 
 mod condition;
 mod steel_lock;
+pub mod tokens;
 mod validate;
 pub use condition::{CompareOp, Decision, Element, Operand, Test};
 pub use steel_lock::steel_parse_lock;
@@ -541,6 +542,25 @@ impl CompiledVo {
 
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).expect("the IR holds only serialisable data")
+    }
+
+    /// Every procedure of the program the runtime calls: views' initialisation, inputs'
+    /// handlers, condition parts (and their natively decided bodies), IR parts.
+    pub fn entry_points(&self) -> impl Iterator<Item = &EntryPoint> {
+        let views = self.views.iter().filter_map(|v| v.init.as_ref());
+        let eps = self.ep_components.iter().flat_map(|c| {
+            let handlers = c.inputs.iter().filter_map(|i| i.handler.as_ref());
+            let parts =
+                c.before.iter().chain(&c.after).flat_map(|p| {
+                    std::iter::once(&p.entry).chain(p.native.as_ref().map(|n| &n.body))
+                });
+            handlers.chain(parts)
+        });
+        let irs = self
+            .ir_components
+            .iter()
+            .flat_map(|c| [&c.enable, &c.phase1, &c.phase2].into_iter().flatten());
+        views.chain(eps).chain(irs)
     }
 
     /// `file:line:col` of a span, for messages.

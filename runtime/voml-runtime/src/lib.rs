@@ -19,6 +19,7 @@ mod edit;
 pub mod fault;
 pub mod host;
 pub mod memory;
+pub mod names;
 pub mod prelude;
 pub mod profile;
 mod reload;
@@ -27,7 +28,7 @@ pub mod state;
 mod watchdog;
 
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
@@ -313,181 +314,14 @@ impl Runtime {
         config: Config,
     ) -> Result<Runtime, LoadError> {
         let loading = Instant::now();
-        let mut llvo = Llvo::new(backend);
-        // Nothing in a `.vo` file is trusted before it is checked.
-        if let Err(errors) = vo.validate() {
-            let first = &errors[0];
-            let more = match errors.len() {
-                1 => String::new(),
-                n => format!(" (and {} more problems)", n - 1),
-            };
-            return Err(LoadError {
-                unbound: None,
-                message: format!(
-                    "the compiled visual object is not sound: {}{more}; recompile it from its .voml file",
-                    first.message
-                ),
-                location: first.span.map(|s| vo.locate(s)),
-                span: first.span,
-            });
-        }
-        if vo.program.nesting_depth() > voml_ir::MAX_NESTING {
-            return Err(LoadError {
-                unbound: None,
-                message: format!("the program nests expressions more than {} deep; recompile it with this compiler", voml_ir::MAX_NESTING),
-                span: None,
-                location: None,
-            });
-        }
-        let sandbox = vo_sandbox().map_err(|e| LoadError {
-            unbound: None,
-            message: format!("the runtime's prelude failed to load: {e}"),
-            span: None,
-            location: None,
-        })?;
-        // Names the engine would resolve outside its confined globals are refused before
-        // anything is compiled.
-        if let Err(refusal) = sandbox.screen.check(&vo.program.text) {
-            let span = vo
-                .program
-                .source_of_range(refusal.start, refusal.end.max(refusal.start + 1))
-                .filter(|s| *s != Span::default());
-            return Err(LoadError {
-                unbound: None,
-                message: refusal.message,
-                location: span.map(|s| vo.locate(s)),
-                span,
-            });
-        }
-        let mut engine = sandbox.engine;
-
-        // Views first: the program's top level may already draw.
-        let mut view_ids = Vec::new();
-        for v in &vo.views {
-            let mode = |a: voml_ir::Adapt| match a {
-                voml_ir::Adapt::None => None,
-                voml_ir::Adapt::Scroll => Some(AdaptMode::Scroll),
-                voml_ir::Adapt::Rescale => Some(AdaptMode::Rescale),
-            };
-            let mut spec = ViewSpec::new(&v.name);
-            spec.title = v.title.clone();
-            spec.window = (v.window[0], v.window[1]);
-            spec.world = v.world;
-            spec.margins = v.margins;
-            spec.background = Color::parse(&v.background).unwrap_or(Color::WHITE);
-            spec.adapt = Adaptation {
-                x_plus: mode(v.adapt[0]),
-                x_minus: mode(v.adapt[1]),
-                y_plus: mode(v.adapt[2]),
-                y_minus: mode(v.adapt[3]),
-            };
-            spec.quality = v.quality;
-            let id = llvo.create_view(spec).map_err(|e| LoadError {
-                unbound: None,
-                message: format!("view `{}`: {e}", v.name),
-                span: Some(v.span),
-                location: Some(vo.locate(v.span)),
-            })?;
-            view_ids.push(id);
-        }
-        let general_owner = llvo.new_owner(false);
-        let irs_owners: Vec<OwnerId> = vo
-            .ir_components
-            .iter()
-            .map(|c| llvo.new_owner(c.refresh.update))
-            .collect();
-        let mut host = Host::new(llvo);
-        host.views = view_ids;
-        host.owner = general_owner;
-        host.snapshots_allowed = config.snapshots;
-        for asset in &vo.assets {
-            if let Ok(bytes) = base64::engine::general_purpose::STANDARD.decode(&asset.base64) {
-                host.assets.insert(asset.name.clone(), bytes);
-            }
-        }
-        let host = Rc::new(RefCell::new(host));
-
-        // The top level (info and control initial values, utility code) runs under the same
-        // budget as the code for one event.
-        let meter = memory::Meter::new();
-        let watchdog = watchdog::Watchdog::new(
-            engine.get_thread_state_controller(),
-            config.budget,
-            meter.clone(),
-            config.memory_limit,
-        );
-        {
-            let _guard = host::enter(&host);
-            // Compiling is timed apart from running: a large visual object takes longer to
-            // compile than its top level may take to run (two seconds, and one more per
-            // 100 kB of program, at least eight budgets).
-            let compile_time = (config.budget * 8)
-                .max(Duration::from_secs(2))
-                .saturating_add(Duration::from_secs_f64(vo.program.text.len() as f64 / 1e5));
-            let reading = voml_ir::steel_parse_lock();
-            watchdog.arm_for(compile_time);
-            let compiled = boundary::call(&meter, || {
-                engine.emit_raw_program_no_path(vo.program.text.clone())
-            });
-            watchdog.disarm();
-            drop(reading);
-            let compiled = match compiled {
-                Err(boundary::Failure::Scheme(_)) if watchdog.take_fired().is_some() => {
-                    return Err(LoadError {
-                        unbound: None,
-                        message: format!(
-                            "the Scheme engine took more than {compile_time:?} to compile the program ({} kB); interrupted",
-                            vo.program.text.len() / 1000
-                        ),
-                        location: Some(vo.locate(vo.span)),
-                        span: Some(vo.span),
-                    });
-                }
-                other => other,
-            };
-            watchdog.arm();
-            let loaded = compiled
-                .and_then(|program| boundary::call(&meter, || engine.run_raw_program(program)));
-            watchdog.disarm();
-            if let Err(failure) = loaded {
-                let fired = watchdog.take_fired();
-                let unbound = match &failure {
-                    boundary::Failure::Scheme(e) if fired.is_none() => {
-                        unbound_name(&engine, &vo, e)
-                    }
-                    _ => None,
-                };
-                let (message, span) = match failure {
-                    boundary::Failure::Scheme(e) if fired.is_some() => (
-                        format!(
-                            "the program's top level (utility code, initial values) {}; interrupted",
-                            overrun(fired, &config)
-                        ),
-                        locate_runaway(&engine, &vo, &e),
-                    ),
-                    boundary::Failure::Scheme(e) => (
-                        match &unbound {
-                            Some(name) => format!(
-                                "`{name}` is not defined: visual objects have the spec's own definitions, the VOML primitives and prelude, and the Scheme built-ins listed in docs/language.md §7.5 (no files, ports, processes, network, environment, time or evaluation)"
-                            ),
-                            None => error_message(&e),
-                        },
-                        locate_error(&engine, &vo, &e),
-                    ),
-                    boundary::Failure::Panic(p) => (
-                        format!("the Scheme engine failed inside a built-in ({p})"),
-                        None,
-                    ),
-                };
-                let span = span.or(Some(vo.span)).filter(|s| *s != Span::default());
-                return Err(LoadError {
-                    unbound,
-                    message,
-                    location: span.map(|s| vo.locate(s)),
-                    span,
-                });
-            }
-        }
+        let Loaded {
+            engine,
+            host,
+            meter,
+            watchdog,
+            general_owner,
+            irs_owners,
+        } = load(confined(&vo)?, &vo, backend, &config)?;
 
         let extract =
             |engine: &Engine, entry: &voml_ir::EntryPoint| -> Result<SteelVal, LoadError> {
@@ -1840,15 +1674,271 @@ pub fn vo_sandbox() -> Result<sandbox::Sandbox, SteelErr> {
     })
 }
 
-/// Loads `vo` into a fresh engine without running anything but its top level: the check
-/// `voml check` makes so that a program the engine refuses is reported before any replay.
-/// Nothing is drawn for anyone to see, so the views get no pixels (a spec with hundreds of
-/// views would otherwise allocate a picture for each).
-pub fn check_program(vo: &CompiledVo) -> Result<(), LoadError> {
-    Runtime::new(
-        vo.clone(),
-        Box::new(voml_llvo::NullBackend::new()),
-        Config::default(),
+/// What loading a program leaves for its runtime.
+struct Loaded {
+    engine: Engine,
+    host: Rc<RefCell<Host>>,
+    meter: memory::Meter,
+    watchdog: watchdog::Watchdog,
+    general_owner: OwnerId,
+    irs_owners: Vec<OwnerId>,
+}
+
+/// A fresh sandboxed engine for `vo`, once `vo` is checked sound and its program screened.
+fn confined(vo: &CompiledVo) -> Result<sandbox::Sandbox, LoadError> {
+    // Nothing in a `.vo` file is trusted before it is checked.
+    if let Err(errors) = vo.validate() {
+        let first = &errors[0];
+        let more = match errors.len() {
+            1 => String::new(),
+            n => format!(" (and {} more problems)", n - 1),
+        };
+        return Err(LoadError {
+            unbound: None,
+            message: format!(
+                "the compiled visual object is not sound: {}{more}; recompile it from its .voml file",
+                first.message
+            ),
+            location: first.span.map(|s| vo.locate(s)),
+            span: first.span,
+        });
+    }
+    if vo.program.nesting_depth() > voml_ir::MAX_NESTING {
+        return Err(LoadError {
+            unbound: None,
+            message: format!(
+                "the program nests expressions more than {} deep; recompile it with this compiler",
+                voml_ir::MAX_NESTING
+            ),
+            span: None,
+            location: None,
+        });
+    }
+    let sandbox = vo_sandbox().map_err(|e| LoadError {
+        unbound: None,
+        message: format!("the runtime's prelude failed to load: {e}"),
+        span: None,
+        location: None,
+    })?;
+    // Names the engine would resolve outside its confined globals are refused before
+    // anything is compiled.
+    if let Err(refusal) = sandbox.screen.check(&vo.program.text) {
+        let span = vo
+            .program
+            .source_of_range(refusal.start, refusal.end.max(refusal.start + 1))
+            .filter(|s| *s != Span::default());
+        return Err(LoadError {
+            unbound: None,
+            message: refusal.message,
+            location: span.map(|s| vo.locate(s)),
+            span,
+        });
+    }
+    Ok(sandbox)
+}
+
+/// Makes `vo`'s views in `backend` and runs its program's top level in `sandbox`'s engine.
+fn load(
+    sandbox: sandbox::Sandbox,
+    vo: &CompiledVo,
+    backend: Box<dyn Backend>,
+    config: &Config,
+) -> Result<Loaded, LoadError> {
+    let mut engine = sandbox.engine;
+    let mut llvo = Llvo::new(backend);
+
+    // Views first: the program's top level may already draw.
+    let mut view_ids = Vec::new();
+    for v in &vo.views {
+        let mode = |a: voml_ir::Adapt| match a {
+            voml_ir::Adapt::None => None,
+            voml_ir::Adapt::Scroll => Some(AdaptMode::Scroll),
+            voml_ir::Adapt::Rescale => Some(AdaptMode::Rescale),
+        };
+        let mut spec = ViewSpec::new(&v.name);
+        spec.title = v.title.clone();
+        spec.window = (v.window[0], v.window[1]);
+        spec.world = v.world;
+        spec.margins = v.margins;
+        spec.background = Color::parse(&v.background).unwrap_or(Color::WHITE);
+        spec.adapt = Adaptation {
+            x_plus: mode(v.adapt[0]),
+            x_minus: mode(v.adapt[1]),
+            y_plus: mode(v.adapt[2]),
+            y_minus: mode(v.adapt[3]),
+        };
+        spec.quality = v.quality;
+        let id = llvo.create_view(spec).map_err(|e| LoadError {
+            unbound: None,
+            message: format!("view `{}`: {e}", v.name),
+            span: Some(v.span),
+            location: Some(vo.locate(v.span)),
+        })?;
+        view_ids.push(id);
+    }
+    let general_owner = llvo.new_owner(false);
+    let irs_owners: Vec<OwnerId> = vo
+        .ir_components
+        .iter()
+        .map(|c| llvo.new_owner(c.refresh.update))
+        .collect();
+    let mut host = Host::new(llvo);
+    host.views = view_ids;
+    host.owner = general_owner;
+    host.snapshots_allowed = config.snapshots;
+    for asset in &vo.assets {
+        if let Ok(bytes) = base64::engine::general_purpose::STANDARD.decode(&asset.base64) {
+            host.assets.insert(asset.name.clone(), bytes);
+        }
+    }
+    let host = Rc::new(RefCell::new(host));
+
+    // The top level (info and control initial values, utility code) runs under the same
+    // budget as the code for one event.
+    let meter = memory::Meter::new();
+    let watchdog = watchdog::Watchdog::new(
+        engine.get_thread_state_controller(),
+        config.budget,
+        meter.clone(),
+        config.memory_limit,
+    );
+    {
+        let _guard = host::enter(&host);
+        // Compiling is timed apart from running: a large visual object takes longer to
+        // compile than its top level may take to run (two seconds, and one more per
+        // 100 kB of program, at least eight budgets).
+        let compile_time = (config.budget * 8)
+            .max(Duration::from_secs(2))
+            .saturating_add(Duration::from_secs_f64(vo.program.text.len() as f64 / 1e5));
+        let reading = voml_ir::steel_parse_lock();
+        watchdog.arm_for(compile_time);
+        let compiled = boundary::call(&meter, || {
+            engine.emit_raw_program_no_path(vo.program.text.clone())
+        });
+        watchdog.disarm();
+        drop(reading);
+        let compiled = match compiled {
+            Err(boundary::Failure::Scheme(_)) if watchdog.take_fired().is_some() => {
+                return Err(LoadError {
+                    unbound: None,
+                    message: format!(
+                        "the Scheme engine took more than {compile_time:?} to compile the program ({} kB); interrupted",
+                        vo.program.text.len() / 1000
+                    ),
+                    location: Some(vo.locate(vo.span)),
+                    span: Some(vo.span),
+                });
+            }
+            other => other,
+        };
+        watchdog.arm();
+        let loaded =
+            compiled.and_then(|program| boundary::call(&meter, || engine.run_raw_program(program)));
+        watchdog.disarm();
+        if let Err(failure) = loaded {
+            let fired = watchdog.take_fired();
+            let unbound = match &failure {
+                boundary::Failure::Scheme(e) if fired.is_none() => unbound_name(&engine, vo, e),
+                _ => None,
+            };
+            let (message, span) = match failure {
+                boundary::Failure::Scheme(e) if fired.is_some() => (
+                    format!(
+                        "the program's top level (utility code, initial values) {}; interrupted",
+                        overrun(fired, config)
+                    ),
+                    locate_runaway(&engine, vo, &e),
+                ),
+                boundary::Failure::Scheme(e) => (
+                    match &unbound {
+                        Some(name) => format!(
+                            "`{name}` is not defined: visual objects have the spec's own definitions, the VOML primitives and prelude, and the Scheme built-ins listed in docs/language.md §7.5 (no files, ports, processes, network, environment, time or evaluation)"
+                        ),
+                        None => error_message(&e),
+                    },
+                    locate_error(&engine, vo, &e),
+                ),
+                boundary::Failure::Panic(p) => (
+                    format!("the Scheme engine failed inside a built-in ({p})"),
+                    None,
+                ),
+            };
+            let span = span.or(Some(vo.span)).filter(|s| *s != Span::default());
+            return Err(LoadError {
+                unbound,
+                message,
+                location: span.map(|s| vo.locate(s)),
+                span,
+            });
+        }
+    }
+
+    Ok(Loaded {
+        engine,
+        host,
+        meter,
+        watchdog,
+        general_owner,
+        irs_owners,
+    })
+}
+
+/// Checks `vo`'s program as loading it into a fresh engine would, without running anything
+/// but its top level: the check `voml check` makes so that a program the engine refuses is
+/// reported before any replay. Every use of a name defined nowhere is reported, in the order
+/// of the text.
+///
+/// The names are found by reading the program ([`names::walk`]), and only the top-level
+/// forms that compute something as it loads (and what they read) are run in the engine;
+/// a program the walk cannot vouch for is loaded whole, as a run loads it. Nothing is drawn
+/// for anyone to see, so the views get no pixels (a spec with hundreds of views would
+/// otherwise allocate a picture for each).
+pub fn check_program(vo: &CompiledVo) -> Result<(), Vec<LoadError>> {
+    let sandbox = confined(vo).map_err(|e| vec![e])?;
+    let known = sandbox.global_names();
+    let walked = names::walk(&vo.program.text, &|name| known.contains(name));
+    let load_top_level = |vo: &CompiledVo| {
+        load(
+            sandbox,
+            vo,
+            Box::new(voml_llvo::NullBackend::new()),
+            &Config::default(),
+        )
+        .map(drop)
+        .map_err(|e| vec![e])
+    };
+    match walked {
+        Some(walk) if !walk.unbound.is_empty() => {
+            let mut seen = HashSet::new();
+            Err(walk
+                .unbound
+                .into_iter()
+                .filter_map(|u| {
+                    let span = vo
+                        .program
+                        .source_of_range(u.at.start, u.at.end)
+                        .filter(|s| *s != Span::default());
+                    seen.insert((u.name.clone(), span)).then(|| LoadError {
+                        message: not_defined(&u.name),
+                        location: span.map(|s| vo.locate(s)),
+                        span,
+                        unbound: Some(u.name),
+                    })
+                })
+                .collect())
+        }
+        Some(walk) if vo.entry_points().all(|e| walk.defined.contains(&e.symbol)) => {
+            let mut top_level = vo.clone();
+            top_level.program.text = walk.top_level;
+            load_top_level(&top_level)
+        }
+        _ => load_top_level(vo),
+    }
+}
+
+/// What a refusal says of a name defined nowhere.
+fn not_defined(name: &str) -> String {
+    format!(
+        "`{name}` is not defined: visual objects have the spec's own definitions, the VOML primitives and prelude, and the Scheme built-ins listed in docs/language.md §7.5 (no files, ports, processes, network, environment, time or evaluation)"
     )
-    .map(|_| ())
 }

@@ -133,6 +133,16 @@ impl Sandbox {
             .collect()
     }
 
+    /// The engine's globals, refusing procedures included: the names a program may use
+    /// without defining them (steel compiles a use of any of them).
+    pub fn global_names(&self) -> HashSet<String> {
+        self.engine
+            .globals()
+            .iter()
+            .map(|g| g.resolve().to_string())
+            .collect()
+    }
+
     /// Every name of the engine (globals and macros), visible or not.
     pub fn all_names(&self) -> BTreeSet<String> {
         let mut names: BTreeSet<String> = self
