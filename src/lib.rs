@@ -10,7 +10,8 @@ use voml_compiler::{Code, Diagnostic, FileSystem, Options, Output};
 /// place in the `.voml` file, rather than when a trace is replayed.
 pub fn compile_checked(path: &Path, fs: &dyn FileSystem, options: &Options) -> Output {
     let mut out = voml_compiler::compile(path, fs, options);
-    if let Some(vo) = &out.vo {
+
+    if let Some(vo) = &mut out.vo {
         if let Err(refused) = voml_runtime::check_program(vo) {
             out.diagnostics
                 .extend(refused.iter().map(|e| refusal(vo, e)));

@@ -144,7 +144,7 @@ fn the_names_of_every_examples_program_are_checked_by_reading_it() {
     assert!(specs.len() >= 20, "examples: {specs:?}");
     for spec in specs {
         let out = voml_compiler::compile(&spec, &RealFs, &Options::default());
-        let Some(vo) = out.vo else {
+        let Some(mut vo) = out.vo else {
             problems.push(format!("{} does not compile", spec.display()));
             continue;
         };
@@ -163,7 +163,7 @@ fn the_names_of_every_examples_program_are_checked_by_reading_it() {
                 spec.display()
             ));
         }
-        if let Err(refused) = voml_runtime::check_program(&vo) {
+        if let Err(refused) = voml_runtime::check_program(&mut vo) {
             problems.push(format!("{}: {}", spec.display(), refused[0]));
         }
     }

@@ -216,9 +216,8 @@ fn compile_loaded(
         );
         return None;
     };
-    let vo = vo.clone();
     let lowering = lower::Lowering::new(db, opts, diags, &library);
-    let compiled = lowering.visual_object(&vo);
+    let mut compiled = lowering.visual_object(vo);
     // An import is unused when none of its components is used; a library may well offer
     // more components than one spec needs.
     let mut per_import: Vec<(Span, Vec<&str>, bool)> = Vec::new();
@@ -255,6 +254,13 @@ fn compile_loaded(
             );
         }
     }
+    // The document is no longer needed: a large spec's tree is gone before its program is
+    // copied with the marks.
+    drop(library);
+    drop(root);
+    compiled.program.text.shrink_to_fit();
+    compiled.program.map.shrink_to_fit();
+    compiled.program = lower::mark_bodies(&compiled.program);
     Some(compiled)
 }
 

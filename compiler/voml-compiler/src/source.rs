@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use codespan_reporting::files::{self, Files};
 use voml_ir::{SourceFile, Span};
@@ -17,7 +18,8 @@ pub struct SourceDb {
 struct DbFile {
     name: String,
     path: PathBuf,
-    text: String,
+    /// Shared with the compiled visual object's copy of its sources.
+    text: Arc<str>,
     line_starts: Vec<usize>,
 }
 
@@ -32,7 +34,7 @@ impl SourceDb {
         self.files.push(DbFile {
             name,
             path,
-            text,
+            text: text.into(),
             line_starts,
         });
         (self.files.len() - 1) as u32
@@ -98,7 +100,7 @@ impl SourceDb {
             .iter()
             .map(|f| SourceFile {
                 path: f.name.clone(),
-                text: f.text.clone(),
+                text: Arc::clone(&f.text),
             })
             .collect()
     }
@@ -119,7 +121,7 @@ impl<'a> Files<'a> for SourceDb {
     fn source(&'a self, id: u32) -> Result<&'a str, files::Error> {
         self.files
             .get(id as usize)
-            .map(|f| f.text.as_str())
+            .map(|f| &*f.text)
             .ok_or(files::Error::FileMissing)
     }
 

@@ -30,6 +30,7 @@ fn check_element(el: &mut Element, spec: &'static ElementSpec, diags: &mut Vec<D
     check_attributes(el, spec, diags);
     let mut seen: Vec<(&'static str, Span)> = Vec::new();
     let children = std::mem::take(&mut el.children);
+    el.children.reserve_exact(children.len());
     for node in children {
         match node {
             Node::Text(text) => {

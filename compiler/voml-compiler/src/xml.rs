@@ -271,6 +271,8 @@ impl DocParser<'_, '_> {
                         break;
                     };
                     flush_text(&mut open);
+                    // A large spec has tens of thousands of elements: no room to spare.
+                    open.element.children.shrink_to_fit();
                     let parent = stack.last_mut().unwrap_or(&mut out);
                     parent.element.children.push(Node::Element(open.element));
                 }
@@ -443,6 +445,7 @@ impl DocParser<'_, '_> {
                 }
             }
         }
+        attrs.shrink_to_fit();
         Element {
             name_span: Span::new(file, name_at, name_at + tag.name().0.len()),
             name,

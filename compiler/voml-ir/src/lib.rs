@@ -365,11 +365,13 @@ impl Program {
         }
         let generated_start = self.text.len() as u32;
         let len = text.len() as u32;
-        // Merge with the previous segment when this continues it verbatim.
+        // Merge with the previous segment when this continues it verbatim, or when both are
+        // generated from the same place (every byte of either maps to that place).
         if let Some(last) = self.map.last_mut() {
-            if exact
+            let adjacent = last.generated_start + last.len == generated_start;
+            if adjacent
+                && exact
                 && last.exact
-                && last.generated_start + last.len == generated_start
                 && last.source.file == source.file
                 && last.source.end == source.start
             {
@@ -378,8 +380,18 @@ impl Program {
                 self.text.push_str(text);
                 return;
             }
+            if adjacent && !exact && !last.exact && last.source == source {
+                last.len += len;
+                self.text.push_str(text);
+                return;
+            }
         }
         self.text.push_str(text);
+        if self.map.is_empty() {
+            // Most fragments (attribute values, short texts) have one segment: no room for
+            // four.
+            self.map.reserve_exact(1);
+        }
         self.map.push(MapSegment {
             generated_start,
             len,
@@ -480,7 +492,8 @@ pub struct Asset {
 pub struct SourceFile {
     /// The path as the user named it (or as it was found on the search path).
     pub path: String,
-    pub text: String,
+    /// Shared with the compiler's own copy, when the compiler made it.
+    pub text: std::sync::Arc<str>,
 }
 
 impl SourceFile {
@@ -625,6 +638,26 @@ mod tests {
         assert_eq!(program.source_of(5), Some(Span::new(1, 10, 30)));
         assert_eq!(program.source_of(10), None);
         assert_eq!(program.source_of_range(1, 3), Some(Span::new(0, 101, 103)));
+    }
+
+    #[test]
+    fn pieces_from_one_place_are_one_segment_and_map_as_before() {
+        let mut program = Program::default();
+        let element = Span::new(0, 40, 60);
+        program.push("(f ", element, false);
+        program.push("1", element, false);
+        program.push(")", Span::new(0, 70, 71), false);
+        program.push("ab", Span::new(0, 10, 12), true);
+        program.push("cd", Span::new(0, 12, 14), true);
+        assert_eq!(program.map.len(), 3, "{:?}", program.map);
+        assert_eq!(program.source_of(1), Some(element));
+        assert_eq!(program.source_of(3), Some(element));
+        assert_eq!(program.source_of(4), Some(Span::new(0, 70, 71)));
+        assert_eq!(program.source_of(7), Some(Span::new(0, 12, 13)));
+        // A single piece leaves no room for more.
+        let mut one = Program::default();
+        one.push("x", element, false);
+        assert_eq!(one.map.capacity(), 1);
     }
 
     #[test]

@@ -16,6 +16,19 @@ pub enum Token {
     String(Range<usize>),
 }
 
+impl Token {
+    /// Where the token stands in the text.
+    pub fn range(&self) -> Range<usize> {
+        match self {
+            Token::Atom(r)
+            | Token::Open(r)
+            | Token::Close(r)
+            | Token::Prefix(r)
+            | Token::String(r) => r.clone(),
+        }
+    }
+}
+
 fn is_delimiter(b: u8) -> bool {
     b.is_ascii_whitespace()
         || matches!(
@@ -27,92 +40,121 @@ fn is_delimiter(b: u8) -> bool {
 /// Splits Scheme text into tokens, skipping whitespace and comments. Never fails: whatever is
 /// unterminated simply runs to the end (steel's reader reports it properly).
 pub fn tokens(text: &str) -> Vec<Token> {
-    let b = text.as_bytes();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < b.len() {
-        let c = b[i];
-        match c {
-            _ if c.is_ascii_whitespace() => i += 1,
-            b';' => {
-                while i < b.len() && b[i] != b'\n' {
-                    i += 1;
-                }
+    Tokens::new(text).collect()
+}
+
+/// The tokens of a text one after the other, as [`tokens`] gives them all at once (for a
+/// reader that keeps only some of them).
+pub struct Tokens<'t> {
+    b: &'t [u8],
+    i: usize,
+}
+
+impl<'t> Tokens<'t> {
+    pub fn new(text: &'t str) -> Self {
+        Tokens {
+            b: text.as_bytes(),
+            i: 0,
+        }
+    }
+}
+
+impl Iterator for Tokens<'_> {
+    type Item = Token;
+
+    fn next(&mut self) -> Option<Token> {
+        let b = self.b;
+        let mut i = self.i;
+        let token = loop {
+            if i >= b.len() {
+                self.i = i;
+                return None;
             }
-            b'#' if b.get(i + 1) == Some(&b'|') => {
-                let mut depth = 1;
-                i += 2;
-                while i < b.len() && depth > 0 {
-                    if b[i] == b'|' && b.get(i + 1) == Some(&b'#') {
-                        depth -= 1;
-                        i += 2;
-                    } else if b[i] == b'#' && b.get(i + 1) == Some(&b'|') {
-                        depth += 1;
-                        i += 2;
-                    } else {
+            let c = b[i];
+            match c {
+                _ if c.is_ascii_whitespace() => i += 1,
+                b';' => {
+                    while i < b.len() && b[i] != b'\n' {
                         i += 1;
                     }
                 }
-            }
-            b'#' if b.get(i + 1) == Some(&b';') => {
-                out.push(Token::Prefix(i..i + 2));
-                i += 2;
-            }
-            b'#' if b.get(i + 1) == Some(&b'\\') => {
-                // A character literal: `#\x`, `#\(`, `#\space`.
-                let start = i;
-                i += 2;
-                if i < b.len() {
-                    i += utf8_len(b[i]);
+                b'#' if b.get(i + 1) == Some(&b'|') => {
+                    let mut depth = 1;
+                    i += 2;
+                    while i < b.len() && depth > 0 {
+                        if b[i] == b'|' && b.get(i + 1) == Some(&b'#') {
+                            depth -= 1;
+                            i += 2;
+                        } else if b[i] == b'#' && b.get(i + 1) == Some(&b'|') {
+                            depth += 1;
+                            i += 2;
+                        } else {
+                            i += 1;
+                        }
+                    }
+                }
+                b'#' if b.get(i + 1) == Some(&b';') => {
+                    i += 2;
+                    break Token::Prefix(i - 2..i);
+                }
+                b'#' if b.get(i + 1) == Some(&b'\\') => {
+                    // A character literal: `#\x`, `#\(`, `#\space`.
+                    let start = i;
+                    i += 2;
+                    if i < b.len() {
+                        i += utf8_len(b[i]);
+                        while i < b.len() && !is_delimiter(b[i]) {
+                            i += 1;
+                        }
+                    }
+                    i = i.min(b.len());
+                    break Token::Atom(start..i);
+                }
+                b'#' if matches!(b.get(i + 1), Some(b'(' | b'[')) => {
+                    i += 1;
+                    break Token::Prefix(i - 1..i);
+                }
+                b'"' => {
+                    let start = i;
+                    i += 1;
+                    while i < b.len() && b[i] != b'"' {
+                        if b[i] == b'\\' {
+                            i += 1;
+                        }
+                        i += 1;
+                    }
+                    i = (i + 1).min(b.len());
+                    break Token::String(start..i);
+                }
+                b'(' | b'[' | b'{' => {
+                    i += 1;
+                    break Token::Open(i - 1..i);
+                }
+                b')' | b']' | b'}' => {
+                    i += 1;
+                    break Token::Close(i - 1..i);
+                }
+                b'\'' | b'`' => {
+                    i += 1;
+                    break Token::Prefix(i - 1..i);
+                }
+                b',' => {
+                    let start = i;
+                    i += if b.get(i + 1) == Some(&b'@') { 2 } else { 1 };
+                    break Token::Prefix(start..i);
+                }
+                _ => {
+                    let start = i;
                     while i < b.len() && !is_delimiter(b[i]) {
                         i += 1;
                     }
+                    break Token::Atom(start..i);
                 }
-                out.push(Token::Atom(start..i.min(b.len())));
             }
-            b'#' if matches!(b.get(i + 1), Some(b'(' | b'[')) => {
-                out.push(Token::Prefix(i..i + 1));
-                i += 1;
-            }
-            b'"' => {
-                let start = i;
-                i += 1;
-                while i < b.len() && b[i] != b'"' {
-                    if b[i] == b'\\' {
-                        i += 1;
-                    }
-                    i += 1;
-                }
-                i = (i + 1).min(b.len());
-                out.push(Token::String(start..i));
-            }
-            b'(' | b'[' | b'{' => {
-                out.push(Token::Open(i..i + 1));
-                i += 1;
-            }
-            b')' | b']' | b'}' => {
-                out.push(Token::Close(i..i + 1));
-                i += 1;
-            }
-            b'\'' | b'`' => {
-                out.push(Token::Prefix(i..i + 1));
-                i += 1;
-            }
-            b',' => {
-                let len = if b.get(i + 1) == Some(&b'@') { 2 } else { 1 };
-                out.push(Token::Prefix(i..i + len));
-                i += len;
-            }
-            _ => {
-                let start = i;
-                while i < b.len() && !is_delimiter(b[i]) {
-                    i += 1;
-                }
-                out.push(Token::Atom(start..i));
-            }
-        }
+        };
+        self.i = i;
+        Some(token)
     }
-    out
 }
 
 fn utf8_len(first: u8) -> usize {

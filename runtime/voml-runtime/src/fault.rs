@@ -130,7 +130,7 @@ impl Fault {
         };
         let mut files = SimpleFiles::new();
         for s in &vo.sources {
-            files.add(s.path.as_str(), s.text.as_str());
+            files.add(s.path.as_str(), &*s.text);
         }
         let mut title = String::from(match self.kind {
             FaultKind::Scheme => "Scheme error",

@@ -1886,14 +1886,15 @@ fn load(
 /// Checks `vo`'s program as loading it into a fresh engine would, without running anything
 /// but its top level: the check `voml check` makes so that a program the engine refuses is
 /// reported before any replay. Every use of a name defined nowhere is reported, in the order
-/// of the text.
+/// of the text. `vo` is as it was when this returns; its program's text is replaced while the
+/// check runs.
 ///
 /// The names are found by reading the program ([`names::walk`]), and only the top-level
 /// forms that compute something as it loads (and what they read) are run in the engine;
 /// a program the walk cannot vouch for is loaded whole, as a run loads it. Nothing is drawn
 /// for anyone to see, so the views get no pixels (a spec with hundreds of views would
 /// otherwise allocate a picture for each).
-pub fn check_program(vo: &CompiledVo) -> Result<(), Vec<LoadError>> {
+pub fn check_program(vo: &mut CompiledVo) -> Result<(), Vec<LoadError>> {
     let sandbox = confined(vo).map_err(|e| vec![e])?;
     let known = sandbox.global_names();
     let walked = names::walk(&vo.program.text, &|name| known.contains(name));
@@ -1928,9 +1929,12 @@ pub fn check_program(vo: &CompiledVo) -> Result<(), Vec<LoadError>> {
                 .collect())
         }
         Some(walk) if vo.entry_points().all(|e| walk.defined.contains(&e.symbol)) => {
-            let mut top_level = vo.clone();
-            top_level.program.text = walk.top_level;
-            load_top_level(&top_level)
+            // The program's text stands in for itself while it loads (a copy of a large
+            // visual object would cost its size again).
+            let whole = std::mem::replace(&mut vo.program.text, walk.top_level);
+            let loaded = load_top_level(vo);
+            vo.program.text = whole;
+            loaded
         }
         _ => load_top_level(vo),
     }

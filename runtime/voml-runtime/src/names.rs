@@ -23,7 +23,7 @@
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 
-use voml_ir::tokens::{tokens, Token};
+use voml_ir::tokens::{Token, Tokens};
 
 use crate::sandbox::allow;
 
@@ -49,7 +49,6 @@ pub struct Walk {
 /// Reads `text`; `known` tells the engine's globals (the allowed built-ins, the VOML
 /// primitives and prelude). `None` when the walk cannot vouch for the program.
 pub fn walk(text: &str, known: &dyn Fn(&str) -> bool) -> Option<Walk> {
-    let forms = Reader::new(text).program()?;
     let mut walker = Walker {
         text,
         known,
@@ -58,21 +57,25 @@ pub fn walk(text: &str, known: &dyn Fn(&str) -> bool) -> Option<Walk> {
         unbound: Vec::new(),
         reads: Vec::new(),
     };
-    for form in &forms {
-        walker.declare(form)?;
+    // Twice through the program, a top-level form at a time (a large program read whole
+    // would take several times its size): its names first, then what each form does.
+    let mut forms = Reader::new(text);
+    while let Some(form) = forms.form()? {
+        walker.declare(&form)?;
     }
-    let mut tops = Vec::with_capacity(forms.len());
+    let mut forms = Reader::new(text);
+    let mut tops = Vec::new();
     let mut defined_before: HashSet<&str> = HashSet::new();
-    for form in &forms {
+    while let Some(form) = forms.form()? {
         walker.reads.clear();
-        let top = walker.top(form, &defined_before)?;
+        let top = walker.top(&form, &defined_before)?;
         defined_before.extend(top.writes.iter().copied());
         tops.push(Top {
             reads: std::mem::take(&mut walker.reads),
             ..top
         });
     }
-    let top_level = keep_what_runs(text, &forms, &tops);
+    let top_level = keep_what_runs(text, &tops);
     Some(Walk {
         unbound: walker.unbound,
         defined: walker.globals.iter().map(|s| s.to_string()).collect(),
@@ -83,7 +86,7 @@ pub fn walk(text: &str, known: &dyn Fn(&str) -> bool) -> Option<Walk> {
 /// The program's text with every top-level form blanked out but those that must run: the
 /// forms that are not inert, and, transitively, those that define or assign a name one of
 /// them reads.
-fn keep_what_runs(text: &str, forms: &[Sx], tops: &[Top]) -> String {
+fn keep_what_runs(text: &str, tops: &[Top]) -> String {
     let mut writers: HashMap<&str, Vec<usize>> = HashMap::new();
     for (i, t) in tops.iter().enumerate() {
         for w in &t.writes {
@@ -107,9 +110,9 @@ fn keep_what_runs(text: &str, forms: &[Sx], tops: &[Top]) -> String {
         }
     }
     let mut bytes = text.as_bytes().to_vec();
-    for (form, kept) in forms.iter().zip(keep) {
+    for (top, kept) in tops.iter().zip(keep) {
         if !kept {
-            for b in &mut bytes[form.at()] {
+            for b in &mut bytes[top.at.clone()] {
                 if *b != b'\n' {
                     *b = b' ';
                 }
@@ -148,11 +151,11 @@ impl Sx {
     }
 }
 
-/// Reads the tokens of a program into data, giving up on anything steel may read otherwise.
+/// Reads the tokens of a program into data, a top-level form at a time, giving up on anything
+/// steel may read otherwise.
 struct Reader<'a> {
     text: &'a str,
-    tokens: Vec<Token>,
-    next: usize,
+    tokens: std::iter::Peekable<Tokens<'a>>,
     depth: usize,
 }
 
@@ -160,26 +163,24 @@ impl<'a> Reader<'a> {
     fn new(text: &'a str) -> Self {
         Reader {
             text,
-            tokens: tokens(text),
-            next: 0,
+            tokens: Tokens::new(text).peekable(),
             depth: 0,
         }
     }
 
-    fn program(mut self) -> Option<Vec<Sx>> {
-        let mut forms = Vec::new();
-        while self.next < self.tokens.len() {
+    /// The next top-level form, `Some(None)` at the end.
+    fn form(&mut self) -> Option<Option<Sx>> {
+        while self.tokens.peek().is_some() {
             if let Some(form) = self.datum()? {
-                forms.push(form);
+                return Some(Some(form));
             }
         }
-        Some(forms)
+        Some(None)
     }
 
     /// The next datum; `Some(None)` after a datum comment, which reads nothing.
     fn datum(&mut self) -> Option<Option<Sx>> {
-        let token = self.tokens.get(self.next)?.clone();
-        self.next += 1;
+        let token = self.tokens.next()?;
         Some(Some(match token {
             Token::Atom(r) => Sx::Atom(r),
             Token::String(r) => Sx::String(r),
@@ -195,17 +196,13 @@ impl<'a> Reader<'a> {
                 }
                 let mut items = Vec::new();
                 let end = loop {
-                    match self.tokens.get(self.next)? {
-                        Token::Close(c) => {
-                            let c = c.clone();
-                            self.next += 1;
-                            break c.end;
-                        }
-                        _ => {
-                            if let Some(item) = self.datum()? {
-                                items.push(item);
-                            }
-                        }
+                    if let Token::Close(c) = self.tokens.peek()? {
+                        let end = c.end;
+                        self.tokens.next();
+                        break end;
+                    }
+                    if let Some(item) = self.datum()? {
+                        items.push(item);
                     }
                 };
                 self.depth -= 1;
@@ -298,6 +295,8 @@ fn atom(s: &str) -> Option<Atom<'_>> {
 /// A top-level form: whether it can be left out of the load, and the names it defines or
 /// assigns and reads.
 struct Top<'a> {
+    /// Where it stands in the text.
+    at: Range<usize>,
     inert: bool,
     writes: Vec<&'a str>,
     reads: Vec<&'a str>,
@@ -345,7 +344,7 @@ impl<'a> Walker<'a, '_> {
     }
 
     /// Collects the names a top-level form defines (`begin` splices its forms).
-    fn declare(&mut self, form: &'a Sx) -> Walked {
+    fn declare(&mut self, form: &Sx) -> Walked {
         let Sx::List(items, _) = form else {
             return Some(());
         };
@@ -378,10 +377,11 @@ impl<'a> Walker<'a, '_> {
     }
 
     /// Walks a top-level form and says whether it is inert.
-    fn top(&mut self, form: &'a Sx, defined_before: &HashSet<&'a str>) -> Option<Top<'a>> {
+    fn top(&mut self, form: &Sx, defined_before: &HashSet<&'a str>) -> Option<Top<'a>> {
         let Sx::List(items, _) = form else {
             self.expr(form)?;
             return Some(Top {
+                at: form.at(),
                 inert: self.constant(form, defined_before),
                 writes: Vec::new(),
                 reads: Vec::new(),
@@ -396,6 +396,7 @@ impl<'a> Walker<'a, '_> {
                     _ => self.is_lambda(&items[2]) || self.constant(&items[2], defined_before),
                 };
                 Some(Top {
+                    at: form.at(),
                     inert,
                     writes: vec![name],
                     reads: Vec::new(),
@@ -405,6 +406,7 @@ impl<'a> Walker<'a, '_> {
                 self.expr(form)?;
                 let name = self.name(&items[1])?;
                 Some(Top {
+                    at: form.at(),
                     inert: self.constant(&items[2], defined_before),
                     writes: vec![name],
                     reads: Vec::new(),
@@ -425,6 +427,7 @@ impl<'a> Walker<'a, '_> {
                     }
                 }
                 Some(Top {
+                    at: form.at(),
                     inert: false,
                     writes,
                     reads: Vec::new(),
@@ -433,6 +436,7 @@ impl<'a> Walker<'a, '_> {
             _ => {
                 self.expr(form)?;
                 Some(Top {
+                    at: form.at(),
                     inert: false,
                     writes: Vec::new(),
                     reads: Vec::new(),
@@ -465,7 +469,7 @@ impl<'a> Walker<'a, '_> {
 
     /// `(define name value)` or `(define (name params...) body...)`, where a definition may
     /// stand; its name is already bound by the caller.
-    fn definition(&mut self, items: &'a [Sx]) -> Walked {
+    fn definition(&mut self, items: &[Sx]) -> Walked {
         match items.get(1)? {
             Sx::List(signature, _) => {
                 self.binder(signature.first()?)?;
@@ -477,7 +481,7 @@ impl<'a> Walker<'a, '_> {
     }
 
     /// Parameters and body of a procedure.
-    fn lambda_rest(&mut self, params: &'a [Sx], body: &'a [Sx]) -> Walked {
+    fn lambda_rest(&mut self, params: &[Sx], body: &[Sx]) -> Walked {
         let mark = self.locals.len();
         let mut i = 0;
         while i < params.len() {
@@ -498,7 +502,7 @@ impl<'a> Walker<'a, '_> {
     }
 
     /// A body: definitions (bound throughout it) and expressions, at least one expression.
-    fn body(&mut self, items: &'a [Sx]) -> Walked {
+    fn body(&mut self, items: &[Sx]) -> Walked {
         let mark = self.locals.len();
         let mut definitions = Vec::new();
         for item in items {
@@ -547,11 +551,11 @@ impl<'a> Walker<'a, '_> {
         Some(())
     }
 
-    fn exprs(&mut self, items: &'a [Sx]) -> Walked {
+    fn exprs(&mut self, items: &[Sx]) -> Walked {
         items.iter().try_for_each(|i| self.expr(i))
     }
 
-    fn expr(&mut self, sx: &'a Sx) -> Walked {
+    fn expr(&mut self, sx: &Sx) -> Walked {
         match sx {
             Sx::String(_) => Some(()),
             Sx::Atom(r) => match atom(self.str(r))? {
@@ -568,7 +572,7 @@ impl<'a> Walker<'a, '_> {
 
     /// Quasiquoted data: only what is unquoted is code (one level; nested quasiquotes are
     /// left to steel).
-    fn quasi(&mut self, sx: &'a Sx) -> Walked {
+    fn quasi(&mut self, sx: &Sx) -> Walked {
         match sx {
             Sx::Prefixed(Prefix::Unquote | Prefix::Splice, inner, _) => self.expr(inner),
             Sx::Prefixed(Prefix::Quasi, ..) => None,
@@ -586,7 +590,7 @@ impl<'a> Walker<'a, '_> {
         }
     }
 
-    fn form(&mut self, items: &'a [Sx]) -> Walked {
+    fn form(&mut self, items: &[Sx]) -> Walked {
         let head = items.first()?;
         let n = items.len();
         match self.keyword(items) {
@@ -711,7 +715,7 @@ impl<'a> Walker<'a, '_> {
     }
 
     /// `((name init) ...)`: each binding a name and one expression.
-    fn bindings(&self, bindings: &'a [Sx]) -> Option<Vec<(&'a str, &'a Sx)>> {
+    fn bindings<'s>(&self, bindings: &'s [Sx]) -> Option<Vec<(&'a str, &'s Sx)>> {
         bindings
             .iter()
             .map(|b| match b {
@@ -721,7 +725,7 @@ impl<'a> Walker<'a, '_> {
             .collect()
     }
 
-    fn let_form(&mut self, bindings: &'a [Sx], body: &'a [Sx], scope: Scope) -> Walked {
+    fn let_form(&mut self, bindings: &[Sx], body: &[Sx], scope: Scope) -> Walked {
         let pairs = self.bindings(bindings)?;
         let mark = self.locals.len();
         let mut walked = Some(());
@@ -905,19 +909,7 @@ mod tests {
         let sandbox = crate::vo_sandbox().expect("the VO engine builds");
         let known = sandbox.global_names();
         let mut engine = sandbox.engine;
-        let seed_tokens: Vec<&str> = tokens(SEED)
-            .iter()
-            .map(|t| {
-                let r = match t {
-                    Token::Atom(r)
-                    | Token::Open(r)
-                    | Token::Close(r)
-                    | Token::Prefix(r)
-                    | Token::String(r) => r.clone(),
-                };
-                &SEED[r]
-            })
-            .collect();
+        let seed_tokens: Vec<&str> = Tokens::new(SEED).map(|t| &SEED[t.range()]).collect();
         let whole = format!("(define (never)\n{SEED}\n'done)\n");
         let walked = walk(&whole, &|n| known.contains(n)).expect("the seed is vouched for");
         assert!(walked.unbound.is_empty(), "{:?}", walked.unbound);

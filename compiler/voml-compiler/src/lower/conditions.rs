@@ -261,11 +261,10 @@ fn event(d: &Datum, vars: &[&str], names: &mut BTreeSet<String>) -> bool {
 /// `(define (NAME ...`) and `set!`, wherever it stands, quoted data and local definitions
 /// included. `None` when steel's lexer cannot read the program (it will not load then).
 pub fn bound_names(program: &str) -> Option<HashSet<String>> {
-    let text = program.to_string();
-    std::panic::catch_unwind(move || {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         let mut names = HashSet::new();
         let mut binding = false;
-        for token in TokenStream::new(&text, true, None) {
+        for token in TokenStream::new(program, true, None) {
             let token = token.ok()?;
             match token.ty {
                 TokenType::Define | TokenType::Set => binding = true,
@@ -280,7 +279,7 @@ pub fn bound_names(program: &str) -> Option<HashSet<String>> {
             }
         }
         Some(names)
-    })
+    }))
     .ok()
     .flatten()
 }

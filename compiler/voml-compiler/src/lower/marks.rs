@@ -19,46 +19,46 @@
 
 use voml_ir::{Program as Frag, HERE_GLOBAL, MAX_NESTING};
 
-use crate::scheme::{tokens, Token};
+use voml_ir::tokens::{Token, Tokens};
 
 /// `program` with a mark at the start of every loop and procedure body of the spec's code.
 pub fn mark_bodies(program: &Frag) -> Frag {
-    let code = Code::new(&program.text);
     // (byte offset where a mark goes, byte offset of its form's opening parenthesis)
     let mut points: Vec<(usize, usize)> = Vec::new();
+    // The program's top-level forms one at a time: a form's own tokens are all its marks
+    // need, and a large program's tokens would take several times its size at once.
+    let mut code = Code {
+        text: &program.text,
+        toks: Vec::new(),
+        close: Vec::new(),
+    };
     let mut depth = 0usize;
-    let mut i = 0;
-    while i < code.toks.len() {
-        match &code.toks[i] {
-            // Quoted data, quasi-quoted templates, vector literals and datum comments do not
-            // run as written: leave them alone.
-            Token::Prefix(_) => {
-                i = code.datum_end(i).unwrap_or(code.toks.len());
-                continue;
-            }
-            Token::Open(r) => {
-                if matches!(code.head(i), Some("quote" | "quasiquote")) {
-                    i = code.datum_end(i).unwrap_or(code.toks.len());
-                    continue;
-                }
-                depth += 1;
-                if depth < MAX_NESTING && verbatim(program, code.toks.get(i + 1)) {
-                    if let Some(starts) = code.body_starts(i) {
-                        points.extend(starts.into_iter().map(|at| (at, r.start)));
-                    }
-                }
-            }
+    for tok in Tokens::new(&program.text) {
+        match tok {
+            Token::Open(_) => depth += 1,
             Token::Close(_) => depth = depth.saturating_sub(1),
-            Token::Atom(_) | Token::String(_) => {}
+            _ => {}
         }
-        i += 1;
+        let complete = depth == 0 && !matches!(tok, Token::Prefix(_));
+        code.toks.push(tok);
+        if complete {
+            code.find_marks(program, &mut points);
+            code.toks.clear();
+        }
     }
+    code.find_marks(program, &mut points);
     if points.is_empty() {
         return program.clone();
     }
     points.sort_unstable();
 
+    // Room for the program, its marks and the segments they split, at once: the program is
+    // large when the spec is, and a vector grown by doubling holds up to twice its length.
     let mut out = Frag::default();
+    out.text
+        .reserve_exact(program.text.len() + points.len() * (HERE_GLOBAL.len() + 16));
+    out.map
+        .reserve_exact(program.map.len() + 2 * points.len() + 1);
     let mut copied = 0;
     // (offset of a mark in `program`, bytes inserted up to and including it)
     let mut inserted: Vec<(usize, usize)> = Vec::with_capacity(points.len());
@@ -103,22 +103,50 @@ struct Code<'t> {
 }
 
 impl<'t> Code<'t> {
-    fn new(text: &'t str) -> Code<'t> {
-        let toks = tokens(text);
-        let mut close = vec![usize::MAX; toks.len()];
+    /// Adds to `points` the marks of the tokens held (whole forms), pairing their
+    /// parentheses first.
+    fn find_marks(&mut self, program: &Frag, points: &mut Vec<(usize, usize)>) {
+        self.close.clear();
+        self.close.resize(self.toks.len(), usize::MAX);
         let mut open = Vec::new();
-        for (i, tok) in toks.iter().enumerate() {
+        for (i, tok) in self.toks.iter().enumerate() {
             match tok {
                 Token::Open(_) => open.push(i),
                 Token::Close(_) => {
                     if let Some(o) = open.pop() {
-                        close[o] = i;
+                        self.close[o] = i;
                     }
                 }
                 _ => {}
             }
         }
-        Code { text, toks, close }
+        let mut depth = 0usize;
+        let mut i = 0;
+        while i < self.toks.len() {
+            match &self.toks[i] {
+                // Quoted data, quasi-quoted templates, vector literals and datum comments do
+                // not run as written: leave them alone.
+                Token::Prefix(_) => {
+                    i = self.datum_end(i).unwrap_or(self.toks.len());
+                    continue;
+                }
+                Token::Open(r) => {
+                    if matches!(self.head(i), Some("quote" | "quasiquote")) {
+                        i = self.datum_end(i).unwrap_or(self.toks.len());
+                        continue;
+                    }
+                    depth += 1;
+                    if depth < MAX_NESTING && verbatim(program, self.toks.get(i + 1)) {
+                        if let Some(starts) = self.body_starts(i) {
+                            points.extend(starts.into_iter().map(|at| (at, r.start)));
+                        }
+                    }
+                }
+                Token::Close(_) => depth = depth.saturating_sub(1),
+                Token::Atom(_) | Token::String(_) => {}
+            }
+            i += 1;
+        }
     }
 
     /// The token index right after the datum starting at token `i` (with its quote-like
@@ -220,13 +248,7 @@ impl<'t> Code<'t> {
         Some(
             starts
                 .into_iter()
-                .map(|t| match &self.toks[t - 1] {
-                    Token::Atom(r)
-                    | Token::Open(r)
-                    | Token::Close(r)
-                    | Token::Prefix(r)
-                    | Token::String(r) => r.end,
-                })
+                .map(|t| self.toks[t - 1].range().end)
                 .collect(),
         )
     }

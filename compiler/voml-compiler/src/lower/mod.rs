@@ -22,6 +22,7 @@ mod components;
 mod conditions;
 mod declarations;
 mod marks;
+pub use marks::mark_bodies;
 mod names;
 mod warnings;
 
@@ -255,7 +256,8 @@ impl<'a> Lowering<'a> {
             views: self.views,
             ep_components,
             ir_components,
-            program: marks::mark_bodies(&self.program),
+            // Marked by `mark_bodies` once the document is dropped.
+            program: self.program,
             assets: self.assets,
             sources: self.db.to_ir(),
             span: vo.tag_span,
