@@ -251,7 +251,9 @@ codes! {
     UseWithCode = "E0053", "use-with-code", Error;
     /// The Scheme engine refuses the program when it loads it, typically for a name that is
     /// defined nowhere (a typo, or a variable used without listing it in `infos`/`controls`
-    /// and writing `$n`/`%n`). `voml check` loads every spec into the engine to find these.
+    /// and writing `$n`/`%n`), or because the top level (utility code, initial values) fails
+    /// as it runs. `voml check` reports every use of a name defined nowhere, and runs the top
+    /// level as loading would.
     SchemeLoad = "E0054", "scheme-load", Error;
     /// An info structure no component reads or writes.
     UnusedInfo = "W0001", "unused-info", Warning;
