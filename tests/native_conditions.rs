@@ -500,3 +500,127 @@ fn unsound_native_tests_are_refused() {
         assert!(e.message.contains(expected), "{what}: {e}");
     }
 }
+
+/// The same visual object with no condition or `enable` marked pure: every one is called
+/// for every event, as before they were kept.
+fn without_pure(vo: &CompiledVo) -> CompiledVo {
+    let mut vo = vo.clone();
+    for c in &mut vo.ep_components {
+        for p in c.before.iter_mut().chain(c.after.iter_mut()) {
+            p.pure = None;
+        }
+    }
+    for c in &mut vo.ir_components {
+        c.enable_pure = None;
+    }
+    vo
+}
+
+/// The pictures, the state at the end, the faults, the sound commands, and the calls of VO
+/// code counted by part, of a headless run of `vo` over `trace`.
+fn outcome(
+    vo: CompiledVo,
+    trace: &std::path::Path,
+) -> (Vec<Vec<u8>>, String, Vec<String>, String, u64) {
+    support::quiet_steel();
+    let config = voml_runtime::Config {
+        strict: false,
+        profile: true,
+        budget: std::time::Duration::from_secs(20),
+        ..Default::default()
+    };
+    let mut rt = voml_runtime::Runtime::headless(vo, config).expect("the example loads");
+    let mut source = voml_driver::Source::file(trace, voml_trace::ReadOptions::default())
+        .expect("the trace opens");
+    let mut collect = support::Collect::default();
+    voml_driver::run(
+        &mut rt,
+        &mut source,
+        &voml_driver::Options::default(),
+        &mut [],
+        &mut collect,
+    );
+    let calls = rt
+        .profile()
+        .unwrap_or_default()
+        .iter()
+        .map(|r| r.calls)
+        .sum();
+    let pngs = rt
+        .pngs()
+        .into_iter()
+        .map(|(name, png)| png.unwrap_or_else(|e| panic!("no picture of {name}: {e}")))
+        .collect();
+    let state = voml_runtime::state::of(&rt).to_string();
+    let sounds = format!("{:?}", rt.take_sounds());
+    (pngs, state, faults(&rt), sounds, calls)
+}
+
+/// Conditions and `enable`s that compute from their component's structures alone are kept
+/// while nothing that may assign those structures runs (`voml_ir::ConditionPart::pure`). The
+/// examples that have them, run over a real trace with them kept and with every one called
+/// for every event, draw the same pictures, end in the same state, report the same faults and
+/// ask for the same sounds, with fewer calls of Scheme.
+#[test]
+fn pure_conditions_kept_while_nothing_changes_make_what_calling_them_makes() {
+    let Some(trace) = support::shared_trace("mpicl-trace3-bcast10.trf") else {
+        return;
+    };
+    let mut with_pure = 0;
+    let mut calls = (0, 0);
+    let mut problems = Vec::new();
+    for dir in [
+        "examples/auralization",
+        "examples/library",
+        "examples/mpicl",
+    ] {
+        for spec in support::files_with_ext(&support::root().join(dir), "voml") {
+            let vo = support::compile_spec(&spec);
+            let pure = vo
+                .ep_components
+                .iter()
+                .flat_map(|c| c.before.iter().chain(&c.after))
+                .any(|p| p.pure.is_some())
+                || vo.ir_components.iter().any(|c| c.enable_pure.is_some());
+            if !pure {
+                continue;
+            }
+            with_pure += 1;
+            let name = spec.file_name().unwrap().to_string_lossy().to_string();
+            let called = outcome(without_pure(&vo), &trace);
+            let kept = outcome(vo, &trace);
+            if kept.0 != called.0 {
+                problems.push(format!("{name}: the pictures differ"));
+            }
+            if kept.1 != called.1 {
+                problems.push(format!("{name}: the state differs"));
+            }
+            if kept.2 != called.2 {
+                problems.push(format!(
+                    "{name}: the faults differ: {:?} / {:?}",
+                    kept.2, called.2
+                ));
+            }
+            if kept.3 != called.3 {
+                problems.push(format!("{name}: the sounds differ"));
+            }
+            calls.0 += kept.4;
+            calls.1 += called.4;
+            if kept.4 > called.4 {
+                problems.push(format!("{name}: more calls of VO code when kept"));
+            }
+        }
+    }
+    assert!(
+        with_pure >= 2,
+        "only {with_pure} examples have pure conditions"
+    );
+    // The idle/busy auralization alone tests its conditions some 120,000 times each.
+    assert!(
+        calls.0 + 100_000 < calls.1,
+        "{} calls of VO code kept, {} called",
+        calls.0,
+        calls.1
+    );
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}

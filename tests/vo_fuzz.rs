@@ -203,7 +203,7 @@ fn unsound_compiled_visual_objects_are_refused_with_the_reason() {
     )
     .unwrap();
     type Edit = fn(&mut serde_json::Value);
-    let edits: [(&str, Edit, &str); 4] = [
+    let edits: [(&str, Edit, &str); 5] = [
         (
             "event index",
             |v| v["ep_components"][0]["inputs"][0]["event"] = 99.into(),
@@ -223,6 +223,18 @@ fn unsound_compiled_visual_objects_are_refused_with_the_reason() {
             "span",
             |v| v["ep_components"][0]["span"]["end"] = 4_000_000u64.into(),
             "outside the sources",
+        ),
+        (
+            "what a pure enable reads",
+            |v| {
+                let irs = v["ir_components"].as_array_mut().unwrap();
+                let c = irs
+                    .iter_mut()
+                    .find(|c| c["enable_pure"].is_object())
+                    .unwrap();
+                c["enable_pure"]["controls"] = serde_json::json!([77]);
+            },
+            "control structure 77",
         ),
     ];
     for (what, edit, expected) in edits {

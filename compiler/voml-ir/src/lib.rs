@@ -246,6 +246,23 @@ pub struct ConditionPart {
     /// before it existed, and for every other condition.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub native: Option<NativeCondition>,
+    /// The condition computes from these infos and controls alone (see [`Reads`]): while
+    /// no code that may assign one of them has run since `entry` last found it false, it is
+    /// false still, and a runtime may skip the call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pure: Option<Reads>,
+}
+
+/// The info and control structures a pure expression reads (indices into
+/// [`CompiledVo::infos`] and [`CompiledVo::controls`]). Pure: literals, those structures, and
+/// procedures that neither change anything nor look inside a value that can change in place,
+/// none of which the program redefines; and no code of the program names a structure but
+/// through a component's lists. Its value then stands until code naming one of those
+/// structures runs (an EP part, an IR part, or code outside the components).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Reads {
+    pub infos: Vec<usize>,
+    pub controls: Vec<usize>,
 }
 
 /// A condition part's condition as a native test, and its code alone.
@@ -276,6 +293,10 @@ pub struct IrComponent {
     pub buffer: bool,
     /// Returns a boolean; `None` means always enabled.
     pub enable: Option<EntryPoint>,
+    /// `enable` computes from these structures alone (see [`Reads`]): a runtime may keep
+    /// its value while no code that may assign one of them runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub enable_pure: Option<Reads>,
     pub phase1: Option<EntryPoint>,
     /// The `<end-with>` code.
     pub phase2: Option<EntryPoint>,

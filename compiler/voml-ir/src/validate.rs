@@ -285,6 +285,10 @@ impl Checker<'_> {
                 if let Some(native) = &p.native {
                     self.native(&at, native, p.entry.span);
                 }
+                if let Some(reads) = &p.pure {
+                    let at = format!("{at}.pure");
+                    self.variables(&at, &reads.infos, &reads.controls, p.entry.span);
+                }
             }
         }
         for (i, c) in vo.ir_components.iter().enumerate() {
@@ -295,6 +299,10 @@ impl Checker<'_> {
             }
             self.variables(&at, &c.infos, &c.controls, c.span);
             self.entry(format!("{at}.enable"), &c.enable);
+            if let Some(reads) = &c.enable_pure {
+                let at = format!("{at}.enable_pure");
+                self.variables(&at, &reads.infos, &reads.controls, c.span);
+            }
             self.entry(format!("{at}.phase1"), &c.phase1);
             self.entry(format!("{at}.phase2"), &c.phase2);
         }

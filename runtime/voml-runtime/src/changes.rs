@@ -8,6 +8,10 @@
 //! not count: a component that asks to skip rounds promises to draw from its infos and
 //! controls only, and IR components share infos without writing them in phase 1.
 //!
+//! A second clock, `touched`, counts phase 1 and `enable` too: a pure condition or `enable`
+//! (`voml_ir::Reads`) found false, or evaluated, stands while no code that may assign what
+//! it reads has run, whatever that code promised.
+//!
 //! Code that names a structure often leaves its value as it was (a condition part that runs
 //! for every record and sets a utilisation to what it already is). So when what a component
 //! reads is plain values (numbers, booleans, characters, strings, symbols), their values as it
@@ -16,12 +20,15 @@
 use steel::rvals::SteelVal;
 use voml_ir::IrComponent;
 
-/// A clock of writes, and when each info and control was last written.
+/// A clock of writes, and when each info and control was last written, and touched.
 #[derive(Debug)]
 pub(crate) struct Changes {
     clock: u64,
     /// By info, then by control.
     written: Vec<u64>,
+    /// When code naming each one last ran, phase 1 included: what a pure condition or
+    /// `enable` computes from may have been assigned since (`touched_since`).
+    touched: Vec<u64>,
     infos: usize,
     /// When code that may write anything last ran.
     anything: u64,
@@ -55,6 +62,7 @@ impl Changes {
         Changes {
             clock: 0,
             written: vec![0; infos + controls],
+            touched: vec![0; infos + controls],
             infos,
             anything: 0,
         }
@@ -67,17 +75,45 @@ impl Changes {
 
     /// Code naming these infos and controls is running: they may change.
     pub fn written(&mut self, infos: &[usize], controls: &[usize]) {
-        self.clock += 1;
-        for &i in infos {
+        self.touched(infos, controls);
+        for i in self.slots(infos, controls) {
             if let Some(w) = self.written.get_mut(i) {
                 *w = self.clock;
             }
         }
-        for &i in controls {
-            if let Some(w) = self.written.get_mut(self.infos + i) {
+    }
+
+    /// Phase 1 or an `enable` naming these infos and controls is running: they are not
+    /// written there (see the module's notes), but nothing stops the code from assigning
+    /// them.
+    pub fn touched(&mut self, infos: &[usize], controls: &[usize]) {
+        self.clock += 1;
+        for i in self.slots(infos, controls) {
+            if let Some(w) = self.touched.get_mut(i) {
                 *w = self.clock;
             }
         }
+    }
+
+    /// Whether code that may have assigned one of these infos and controls ran after `at`.
+    pub fn touched_since(&self, at: u64, infos: &[usize], controls: &[usize]) -> bool {
+        self.anything > at
+            || self
+                .slots(infos, controls)
+                .any(|i| self.touched.get(i).is_none_or(|&t| t > at))
+    }
+
+    /// The places of these infos and controls in the clocks.
+    fn slots<'a>(
+        &self,
+        infos: &'a [usize],
+        controls: &'a [usize],
+    ) -> impl Iterator<Item = usize> + 'a {
+        let first_control = self.infos;
+        infos
+            .iter()
+            .copied()
+            .chain(controls.iter().map(move |&i| first_control + i))
     }
 
     /// Code outside every component is running: anything may change.

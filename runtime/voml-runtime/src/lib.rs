@@ -205,6 +205,9 @@ struct EpState {
 struct ConditionState {
     entry: SteelVal,
     body: Option<SteelVal>,
+    /// For a pure condition (see [`voml_ir::ConditionPart::pure`]): when it was last found
+    /// false.
+    false_at: Option<u64>,
 }
 
 struct IrState {
@@ -216,6 +219,9 @@ struct IrState {
     disabled: bool,
     /// When it last ran to the end, and its views then (see [`changes`]).
     drawn: Option<changes::Drawn>,
+    /// For a pure `enable` (see [`voml_ir::IrComponent::enable_pure`]): when it was last
+    /// evaluated, and what it gave.
+    enabled: Option<(u64, bool)>,
 }
 
 /// The record being processed, for fault reports: borrowed while it runs, copied into an
@@ -370,6 +376,7 @@ impl Runtime {
             }
             let condition = |p: &voml_ir::ConditionPart| -> Result<ConditionState, LoadError> {
                 Ok(ConditionState {
+                    false_at: None,
                     entry: extract(&engine, &p.entry)?,
                     body: match &p.native {
                         Some(n) => Some(extract(&engine, &n.body)?),
@@ -410,6 +417,7 @@ impl Runtime {
                 owner,
                 disabled: false,
                 drawn: None,
+                enabled: None,
             });
         }
         let next_tick = match vo.mode {
@@ -765,8 +773,21 @@ impl Runtime {
                             voml_ir::Decision::Unsure => state.entry.clone(),
                         }
                     }
+                    // A pure condition found false is false still while nothing that may
+                    // assign what it reads has run.
+                    _ if part.pure.as_ref().is_some_and(|reads| {
+                        state.false_at.is_some_and(|at| {
+                            !self
+                                .changes
+                                .touched_since(at, &reads.infos, &reads.controls)
+                        })
+                    }) =>
+                    {
+                        continue
+                    }
                     _ => state.entry.clone(),
                 };
+                let pure = part.pure.is_some() && part.native.is_none();
                 let who = Who {
                     part: if before {
                         Part::Before(i)
@@ -776,7 +797,23 @@ impl Runtime {
                     span: part.entry.span,
                     target: Target::Ep(ci),
                 };
-                self.call(&f, &mut [], &who, event)?;
+                let result = self.call(&f, &mut [], &who, event)?;
+                if pure {
+                    // The part's procedure gives #f when its condition is false; anything
+                    // else means its code ran (or failed), and may have written.
+                    let found_false = matches!(result, Some(SteelVal::BoolV(false)));
+                    let c = &self.vo.ep_components[ci];
+                    if !found_false {
+                        self.changes.written(&c.infos, &c.controls);
+                    }
+                    let at = found_false.then(|| self.changes.now());
+                    let state = if before {
+                        &mut self.eps[ci].before[i]
+                    } else {
+                        &mut self.eps[ci].after[i]
+                    };
+                    state.false_at = at;
+                }
             }
         }
         Ok(())
@@ -812,16 +849,31 @@ impl Runtime {
             if self.irs[i].disabled {
                 continue;
             }
-            let on = match self.irs[i].enable.clone() {
-                None => true,
-                Some(enable) => {
-                    let comp = &self.vo.ir_components[i];
+            let comp = &self.vo.ir_components[i];
+            // A pure `enable` gives what it gave while nothing that may assign what it reads
+            // has run.
+            let kept = self.irs[i].enabled.filter(|&(at, _)| {
+                comp.enable_pure.as_ref().is_some_and(|reads| {
+                    !self
+                        .changes
+                        .touched_since(at, &reads.infos, &reads.controls)
+                })
+            });
+            let on = match (kept, self.irs[i].enable.clone()) {
+                (_, None) => true,
+                (Some((_, on)), Some(_)) => on,
+                (None, Some(enable)) => {
                     let who = Who {
                         part: Part::Enable,
                         span: comp.enable.as_ref().map_or(comp.span, |e| e.span),
                         target: Target::Ir(i),
                     };
-                    matches!(self.call(&enable, &mut [], &who, event)?, Some(v) if host::truthy(&v))
+                    let pure = comp.enable_pure.is_some();
+                    let value = self.call(&enable, &mut [], &who, event)?;
+                    let on = matches!(&value, Some(v) if host::truthy(v));
+                    self.irs[i].enabled =
+                        (pure && value.is_some()).then(|| (self.changes.now(), on));
+                    on
                 }
             };
             if on {
@@ -1007,6 +1059,12 @@ impl Runtime {
         event: Option<At<'_>>,
     ) -> Result<Option<SteelVal>, Stop> {
         match (who.target, &who.part) {
+            // A pure condition changes nothing; its part's code, when it runs, stamps after
+            // (`condition_parts`).
+            (Target::Ep(c), Part::Before(i))
+                if self.vo.ep_components[c].before[*i].pure.is_some() => {}
+            (Target::Ep(c), Part::After(i))
+                if self.vo.ep_components[c].after[*i].pure.is_some() => {}
             (Target::Ep(c), _) => {
                 let c = &self.vo.ep_components[c];
                 self.changes.written(&c.infos, &c.controls);
@@ -1015,7 +1073,11 @@ impl Runtime {
                 let c = &self.vo.ir_components[c];
                 self.changes.written(&c.infos, &c.controls);
             }
-            (Target::Ir(_), _) => {}
+            (Target::Ir(c), Part::Enable) if self.vo.ir_components[c].enable_pure.is_some() => {}
+            (Target::Ir(c), _) => {
+                let c = &self.vo.ir_components[c];
+                self.changes.touched(&c.infos, &c.controls);
+            }
             (Target::None, _) => self.changes.anything_runs(),
         }
         let engine = &mut self.engine;

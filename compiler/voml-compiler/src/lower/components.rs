@@ -346,13 +346,25 @@ impl<'a> Lowering<'a> {
                         symbol: symbol.clone(),
                         span: part.tag_span,
                     };
-                    if self.define(&symbol, "", &wrapped, part, &what) {
+                    // A pure condition's procedure gives the condition's value when it is
+                    // false (#f), which tells the runtime it may skip the part for a while.
+                    let pure = self.note_pure(&symbol, &cond[0].text, &scope);
+                    let defined = if pure.is_some() {
+                        self.define_value(&symbol, &wrapped, part, &what)
+                    } else {
+                        self.define(&symbol, "", &wrapped, part, &what)
+                    };
+                    if defined {
                         let list = if part.name == "before" {
                             &mut before
                         } else {
                             &mut after
                         };
-                        list.push(ir::ConditionPart { entry, native });
+                        list.push(ir::ConditionPart {
+                            entry,
+                            native,
+                            pure,
+                        });
                     }
                 }
                 _ => {}
@@ -539,14 +551,18 @@ impl<'a> Lowering<'a> {
                 .map(str::trim),
             Some("yes" | "true")
         );
+        let mut enable_pure = None;
         let enable = match el.attr("enable").or_else(|| body.attr("enable")) {
             Some(attr) => self.expressions(attr, 1, &scope).and_then(|e| {
                 let symbol = format!("voml/ir/{name}/enable");
-                self.define_value(&symbol, &e[0], el, "`enable` expression")
-                    .then_some(ir::EntryPoint {
-                        symbol,
-                        span: attr.value_span,
-                    })
+                let defined = self.define_value(&symbol, &e[0], el, "`enable` expression");
+                if defined {
+                    enable_pure = self.note_pure(&symbol, &e[0].text, &scope);
+                }
+                defined.then_some(ir::EntryPoint {
+                    symbol,
+                    span: attr.value_span,
+                })
             }),
             None => None,
         };
@@ -592,6 +608,7 @@ impl<'a> Lowering<'a> {
             refresh,
             buffer,
             enable,
+            enable_pure,
             phase1,
             phase2,
             span: el.tag_span,

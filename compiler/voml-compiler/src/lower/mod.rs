@@ -4,7 +4,7 @@
 //! and one procedure per component part, with markup primitives turned into calls of the
 //! runtime's primitive API.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use base64::Engine as _;
 use voml_ir::{self as ir, Program as Frag, Span};
@@ -22,6 +22,7 @@ mod components;
 mod conditions;
 mod declarations;
 mod marks;
+mod pure;
 pub use marks::mark_bodies;
 mod names;
 mod warnings;
@@ -52,6 +53,8 @@ pub struct Lowering<'a> {
     /// The global names each native condition rests on, by its body procedure: a program
     /// that binds one of them keeps that condition in Scheme.
     condition_names: HashMap<String, BTreeSet<String>>,
+    /// The names each pure condition or `enable` rests on, by its procedure.
+    pure_names: HashMap<String, BTreeSet<String>>,
     /// Styles of literals only, by their text: each is made once (`voml/style/K`).
     styles: HashMap<String, usize>,
 }
@@ -146,6 +149,7 @@ impl<'a> Lowering<'a> {
             uses: Uses::default(),
             index: Index::default(),
             condition_names: HashMap::new(),
+            pure_names: HashMap::new(),
             styles: HashMap::new(),
         }
     }
@@ -240,7 +244,10 @@ impl<'a> Lowering<'a> {
             Some(ir) => self.ir_components(ir),
             None => Vec::new(),
         };
-        self.keep_sound_native_conditions(&mut ep_components);
+        let bound = conditions::bound_names(&self.program.text);
+        self.keep_sound_native_conditions(&bound, &mut ep_components);
+        let mut ir_components = ir_components;
+        self.keep_sound_pure(&bound, &mut ep_components, &mut ir_components);
         self.define_styles();
         self.unused_warnings(vo);
         let description = child("description").map(description_text);
@@ -267,8 +274,70 @@ impl<'a> Lowering<'a> {
     /// Drops the native tests whose names the program binds: `(define (gt a b) ...)` in
     /// utility code, or `(set! car cdr)` anywhere, would give the Scheme condition another
     /// meaning than the test's.
-    fn keep_sound_native_conditions(&self, components: &mut [ir::EpComponent]) {
-        let bound = conditions::bound_names(&self.program.text);
+    /// What `expr`, the code of the part or `enable` defined as `symbol`, reads when it is
+    /// pure (see [`pure`]); the names it rests on are noted for [`Self::keep_sound_pure`].
+    fn note_pure(&mut self, symbol: &str, expr: &str, scope: &Scope) -> Option<ir::Reads> {
+        let infos: Vec<(usize, &str)> = scope
+            .infos
+            .iter()
+            .flatten()
+            .filter_map(|&i| Some((i, self.infos.get(i)?.global.as_str())))
+            .collect();
+        let controls: Vec<(usize, &str)> = scope
+            .controls
+            .iter()
+            .flatten()
+            .filter_map(|&i| Some((i, self.controls.get(i)?.global.as_str())))
+            .collect();
+        let own = |name: &str| infos.iter().chain(&controls).any(|(_, g)| *g == name);
+        let purity = pure::rests_on(expr, &own)?;
+        let read = |list: &[(usize, &str)]| -> Vec<usize> {
+            list.iter()
+                .filter(|(_, g)| purity.reads.contains(*g))
+                .map(|(i, _)| *i)
+                .collect()
+        };
+        let reads = ir::Reads {
+            infos: read(&infos),
+            controls: read(&controls),
+        };
+        self.pure_names.insert(symbol.to_string(), purity.names);
+        Some(reads)
+    }
+
+    /// Pure conditions and `enable`s stay pure only in a program that binds none of the
+    /// names they rest on, and whose code names structures through components' lists only.
+    fn keep_sound_pure(
+        &self,
+        bound: &Option<HashSet<String>>,
+        eps: &mut [ir::EpComponent],
+        irs: &mut [ir::IrComponent],
+    ) {
+        let direct = pure::names_structures_directly(&self.program);
+        let sound = |symbol: &str| match (bound, self.pure_names.get(symbol)) {
+            (Some(bound), Some(names)) => !direct && pure::sound(names, bound),
+            _ => false,
+        };
+        for part in eps
+            .iter_mut()
+            .flat_map(|c| c.before.iter_mut().chain(c.after.iter_mut()))
+        {
+            if !sound(&part.entry.symbol) {
+                part.pure = None;
+            }
+        }
+        for c in irs {
+            if !c.enable.as_ref().is_some_and(|e| sound(&e.symbol)) {
+                c.enable_pure = None;
+            }
+        }
+    }
+
+    fn keep_sound_native_conditions(
+        &self,
+        bound: &Option<HashSet<String>>,
+        components: &mut [ir::EpComponent],
+    ) {
         for part in components
             .iter_mut()
             .flat_map(|c| c.before.iter_mut().chain(c.after.iter_mut()))
@@ -276,7 +345,7 @@ impl<'a> Lowering<'a> {
             let Some(native) = &part.native else {
                 continue;
             };
-            let sound = match (&bound, self.condition_names.get(&native.body.symbol)) {
+            let sound = match (bound, self.condition_names.get(&native.body.symbol)) {
                 (Some(bound), Some(names)) => !names.iter().any(|n| bound.contains(n)),
                 _ => false,
             };
