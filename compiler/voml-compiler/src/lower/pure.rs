@@ -173,7 +173,7 @@ mod tests {
         assert_eq!(
             names("(not (eqv? info/freq (if (gt info/idle 0) (min 3500.0 (* control/on info/idle)) #f)))")
                 .map(|n| n.len()),
-            Some(7)
+            Some(6)
         );
         assert_eq!(
             names("(= info/idle \"a\" #\\b -1 .5)"),
