@@ -12,7 +12,8 @@
 //! - `lineplot-1m-inside.trf`: one million samples of three scalars for the paper's line plot;
 //! - `counter-100k.trf`: 100,000 records for an asynchronous counter shown as text.
 //!
-//! `VOML_BENCH_QUICK=1` runs each case once instead of taking the best of three.
+//! `VOML_BENCH_QUICK=1` runs each case once instead of taking the best of three;
+//! `VOML_BENCH_ONLY=flat` runs only the memory cases (records fed to standard input).
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
@@ -264,6 +265,11 @@ fn main() {
     let count_condition = write("count-condition.voml", COUNT_CONDITION);
     let empty = write("empty.voml", EMPTY);
     let counter_text = write("counter-text.voml", COUNTER_TEXT);
+    // `VOML_BENCH_ONLY=flat`: the memory cases alone.
+    if std::env::var("VOML_BENCH_ONLY").as_deref() == Ok("flat") {
+        memory_flat(voml, &work, &count_data);
+        return;
+    }
     let run = |spec: &Path, trace: &Path, extra: &[&str]| -> Result<Cost, String> {
         let mut args = vec![
             voml,
@@ -468,6 +474,7 @@ fn main() {
         ),
         Err(e) => println!("live: {e}"),
     }
+    memory_flat(voml, &work, &count_data);
     // Reading the file once more keeps the page cache honest for whatever runs next.
     let mut sink = Vec::new();
     let _ = std::fs::File::open(&counter).and_then(|mut f| f.read_to_end(&mut sink));
@@ -544,4 +551,87 @@ fn live_load(voml: &str, work: &Path, producers: usize, each: usize) -> Result<(
         return Err(format!("counted {counted} of {total} records"));
     }
     Ok((total, secs))
+}
+
+/// Makes record `i` of a generated trace (with a generator's state).
+type LineMaker = dyn Fn(usize, &mut u64) -> String;
+
+/// Peak resident memory of `voml run` over records fed to its standard input as they are
+/// made (no file): the counting VO over 1 M and 10 M records, the paper's line plot over
+/// 0.3 M and 3 M samples (10 M with `VOML_BENCH_LARGE=1`; it draws about 85 k a second).
+/// Memory stays flat when the larger run peaks where the smaller one does.
+fn memory_flat(voml: &str, work: &Path, count_data: &Path) {
+    let large = std::env::var_os("VOML_BENCH_LARGE").is_some();
+    let out = work.join("out-flat");
+    let _ = std::fs::create_dir_all(&out);
+    let piped = |spec: &Path, n: usize, line: &LineMaker| {
+        let mut child = Command::new("/usr/bin/time")
+            .args(["-f", "VOMLTIME %U %S %e %M", voml, "run"])
+            .arg(spec)
+            .args(["--trace", "-", "--headless", "--out"])
+            .arg(&out)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("voml runs");
+        {
+            let mut w = std::io::BufWriter::new(child.stdin.take().expect("a pipe"));
+            let mut x = 1u64;
+            for i in 0..n {
+                if w.write_all(line(i, &mut x).as_bytes()).is_err() {
+                    break;
+                }
+            }
+        }
+        let done = child.wait_with_output().expect("voml ends");
+        let stderr = String::from_utf8_lossy(&done.stderr);
+        stderr
+            .lines()
+            .rev()
+            .find_map(|l| l.strip_prefix("VOMLTIME "))
+            .and_then(|l| l.split_whitespace().nth(3)?.parse::<u64>().ok())
+            .ok_or_else(|| format!("no timing: {stderr}"))
+    };
+    let count_line =
+        |i: usize, _: &mut u64| format!("-3 -785 {:.6} {} 0 0\n", i as f64 * 1e-5, i % 16);
+    let plot_line = |i: usize, x: &mut u64| {
+        *x ^= *x << 13;
+        *x ^= *x >> 7;
+        *x ^= *x << 17;
+        format!(
+            "-3 3000 {:.6} {} {:.3}\n",
+            0.25 + (i / 3) as f64 * 0.15,
+            i % 3,
+            5.0 + (*x % 9000) as f64 / 100.0
+        )
+    };
+    let cases: [(&str, &Path, [usize; 2], &LineMaker); 2] = [
+        (
+            "counting VO, records from stdin",
+            count_data,
+            [1_000_000, 10_000_000],
+            &count_line,
+        ),
+        (
+            "line plot, samples from stdin",
+            Path::new("examples/paper/lineplot.voml"),
+            [300_000, if large { 10_000_000 } else { 3_000_000 }],
+            &plot_line,
+        ),
+    ];
+    for (case, spec, counts, line) in cases {
+        let peaks: Vec<Result<u64, String>> =
+            counts.iter().map(|&n| piped(spec, n, line)).collect();
+        match (&peaks[0], &peaks[1]) {
+            (Ok(small), Ok(big)) => row(
+                case,
+                "peak memory",
+                &format!("{} M: {}", counts[1] / 1_000_000, mib(*big)),
+                &format!("{:.1} M: {}", counts[0] as f64 / 1e6, mib(*small)),
+                &format!("{:.2}x", *big as f64 / *small as f64),
+            ),
+            (a, b) => println!("{case}: {a:?} {b:?}"),
+        }
+    }
 }
