@@ -1020,3 +1020,35 @@ mod tests {
         assert!(walk("(define x 1) (define y (car x))", &known).is_some());
     }
 }
+
+#[cfg(test)]
+mod deep {
+    use super::*;
+
+    /// Code nested as deep as a program may be is walked on a thread's default stack.
+    #[test]
+    fn the_deepest_code_a_program_may_hold_is_walked_without_exhausting_the_stack() {
+        // The define, and a let's bindings two deeper than its body.
+        let depth = voml_ir::MAX_NESTING - 4;
+        let mut text = String::from("(define (f)\n");
+        for i in 0..depth {
+            text.push_str(if i % 2 == 0 {
+                "(list "
+            } else {
+                "(let ((x 1)) "
+            });
+        }
+        text.push_str("zz");
+        text.push_str(&")".repeat(depth));
+        text.push_str(")\n");
+        let walked = std::thread::Builder::new()
+            .stack_size(2 << 20)
+            .spawn(move || walk(&text, &|n| n == "list").map(|w| w.unbound))
+            .unwrap()
+            .join()
+            .expect("the walk ends");
+        let unbound = walked.expect("the walk vouches");
+        assert_eq!(unbound.len(), 1);
+        assert_eq!(unbound[0].name, "zz");
+    }
+}
