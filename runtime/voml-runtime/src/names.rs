@@ -14,8 +14,8 @@
 //!   place in it).
 //!
 //! The walk vouches only for what it fully understands. A form it does not know the shape of
-//! (`do`, `case-lambda`, a `define` where steel refuses one, an application of a `lambda`
-//! whose arity steel checks, a dotted list), a token steel may read otherwise (`#:key`,
+//! (`while`, a `do` variable without a step, a `define` where steel refuses one, an
+//! application of a `lambda` whose arity steel checks, a dotted list), a token steel may read otherwise (`#:key`,
 //! `|name|`, `+name`), a special form's name bound as a variable or redefined: any of these
 //! and it returns `None`, and the caller loads the whole program as before. What it accepts
 //! is therefore a part of what steel accepts, with the same names found undefined.
@@ -679,6 +679,52 @@ impl<'a> Walker<'a, '_> {
                 }
                 Some(())
             }
+            // (do ((var init step) ...) (test result ...) command ...): the inits outside,
+            // the rest where the variables are bound.
+            Some("do") if n >= 3 => {
+                let (Sx::List(specs, _), Sx::List(exit, _)) = (&items[1], &items[2]) else {
+                    return None;
+                };
+                if exit.is_empty() {
+                    return None;
+                }
+                let mut vars = Vec::new();
+                for spec in specs {
+                    let Sx::List(parts, _) = spec else {
+                        return None;
+                    };
+                    if parts.len() != 3 {
+                        return None;
+                    }
+                    self.expr(&parts[1])?;
+                    vars.push(self.binder(&parts[0])?);
+                }
+                let mark = self.locals.len();
+                self.locals.extend(vars);
+                let walked = specs
+                    .iter()
+                    .try_for_each(|spec| match spec {
+                        Sx::List(parts, _) => self.expr(&parts[2]),
+                        _ => None,
+                    })
+                    .and_then(|_| self.exprs(exit))
+                    .and_then(|_| self.exprs(&items[3..]));
+                self.locals.truncate(mark);
+                walked
+            }
+            // (case-lambda (formals body ...) ...)
+            Some("case-lambda") if n >= 2 => items[1..].iter().try_for_each(|clause| {
+                let Sx::List(parts, _) = clause else {
+                    return None;
+                };
+                match parts.first()? {
+                    Sx::List(params, _) if parts.len() >= 2 => {
+                        self.lambda_rest(params, &parts[1..])
+                    }
+                    _ => None,
+                }
+            }),
+            Some("delay") if n == 2 => self.expr(&items[1]),
             Some("case") if n >= 3 => {
                 self.expr(&items[1])?;
                 for (i, clause) in items[2..].iter().enumerate() {
@@ -813,7 +859,15 @@ mod tests {
         ("(cond (1 => car) (else 2))", None),
         ("`(1 ,q)", Some(&["q"])),
         ("(let () (define (inner) outer) (inner))", Some(&["outer"])),
-        ("(do ((i 0 (+ i 1))) ((= i 3)) i)", None),
+        ("(do ((i 0 (+ i 1)) (acc '() (cons i acc))) ((= i 3) acc) (list i))", Some(&[])),
+        ("(do ((i 0 (+ i 1))) ((= i 3)) (displayln i))", Some(&["displayln"])),
+        ("(do ((i j (+ i 1))) ((= i 3)) i)", Some(&["j"])),
+        ("(do ((i 0)) ((= i 3)) i)", None),
+        ("(case-lambda ((x) x) ((x y) (+ x y)) ((x . rest) rest))", Some(&[])),
+        ("(case-lambda ((x) y))", Some(&["y"])),
+        ("(force (delay (+ 1 2)))", Some(&[])),
+        ("(delay q)", Some(&["q"])),
+        ("(while #f 1)", None),
         ("((lambda (x) x))", None),
         ("(+ 1 (define y 2))", None),
         ("(set! car 1)", None),
@@ -823,7 +877,6 @@ mod tests {
         ("(+a 1)", None),
         ("(cond)", None),
         ("(let ((when 1)) when)", None),
-        ("(case-lambda ((x) x))", None),
         ("(when)", None),
         ("(+ . 1)", None),
         ("(begin (define zz 1) zz)", None),
@@ -884,6 +937,7 @@ mod tests {
   (define base (vector "red" "green" "blue"))
   (define (pick i) (vector-ref base (modulo i 3)))
   (unless (null? more) (set! n (+ n (car more))))
+  (do ((i 0 (+ i 1))) ((= i 2)) (set! n (+ n i)))
   `(,(pick n) ,@(map pick (list 1 2)) done))
 "#;
 
