@@ -624,3 +624,38 @@ fn pure_conditions_kept_while_nothing_changes_make_what_calling_them_makes() {
     );
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+/// A condition both decided natively and pure (`#t`) runs its part's code as any other: what
+/// the code writes is seen by a pure condition reading it.
+#[test]
+fn what_a_natively_decided_part_writes_wakes_a_pure_condition() {
+    let vo = compile_text(
+        "wake.voml",
+        r##"<voml><body><visual-object name="wake">
+  <event-declarations>
+    <data-event name="e" rtype="entry" etype="1"><data-field name="ts" type="real"/></data-event>
+  </event-declarations>
+  <info-structures>
+    <variable name="n" type="int" init="0"/>
+    <variable name="hit" type="boolean" init="#f"/>
+  </info-structures>
+  <event-processing>
+    <ep-component name="e" inputs="e.ts"><input name="^0">#t</input></ep-component>
+    <ep-component name="count" infos="n"><after condition="#t">(set! $0 (+ $0 1))</after></ep-component>
+    <ep-component name="watch" infos="n hit"><after condition="(> $0 5)">(set! $1 #t)</after></ep-component>
+  </event-processing>
+</visual-object></body></voml>"##,
+    );
+    let parts: Vec<_> = vo.ep_components.iter().flat_map(|c| &c.after).collect();
+    assert!(
+        parts[0].native.is_some() && parts[0].pure.is_some(),
+        "{parts:?}"
+    );
+    assert!(parts[1].pure.is_some(), "{parts:?}");
+    let mut rt = start_runtime(vo, true, 2000);
+    let trace: String = (0..10).map(|i| format!("-3 1 {i}.0 0\n")).collect();
+    support::replay_bytes(&mut rt, trace.as_bytes(), "wake.trf", true);
+    // After each record, and after the start and end of the input.
+    assert_eq!(rt.variable("n").as_deref(), Some("12"));
+    assert_eq!(rt.variable("hit").as_deref(), Some("#true"));
+}

@@ -253,6 +253,14 @@ pub struct ConditionPart {
     pub pure: Option<Reads>,
 }
 
+impl ConditionPart {
+    /// What a runtime keeps the condition by, when it may: its `pure` reads, unless a native
+    /// test decides it (and calls the part's code alone, which gives no verdict).
+    pub fn kept_by(&self) -> Option<&Reads> {
+        self.pure.as_ref().filter(|_| self.native.is_none())
+    }
+}
+
 /// The info and control structures a pure expression reads (indices into
 /// [`CompiledVo::infos`] and [`CompiledVo::controls`]). Pure: literals, those structures, and
 /// procedures that neither change anything nor look inside a value that can change in place,

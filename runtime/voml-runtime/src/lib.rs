@@ -775,7 +775,7 @@ impl Runtime {
                     }
                     // A pure condition found false is false still while nothing that may
                     // assign what it reads has run.
-                    _ if part.pure.as_ref().is_some_and(|reads| {
+                    _ if part.kept_by().is_some_and(|reads| {
                         state.false_at.is_some_and(|at| {
                             !self
                                 .changes
@@ -787,7 +787,7 @@ impl Runtime {
                     }
                     _ => state.entry.clone(),
                 };
-                let pure = part.pure.is_some() && part.native.is_none();
+                let pure = part.kept_by().is_some();
                 let who = Who {
                     part: if before {
                         Part::Before(i)
@@ -1062,9 +1062,9 @@ impl Runtime {
             // A pure condition changes nothing; its part's code, when it runs, stamps after
             // (`condition_parts`).
             (Target::Ep(c), Part::Before(i))
-                if self.vo.ep_components[c].before[*i].pure.is_some() => {}
+                if self.vo.ep_components[c].before[*i].kept_by().is_some() => {}
             (Target::Ep(c), Part::After(i))
-                if self.vo.ep_components[c].after[*i].pure.is_some() => {}
+                if self.vo.ep_components[c].after[*i].kept_by().is_some() => {}
             (Target::Ep(c), _) => {
                 let c = &self.vo.ep_components[c];
                 self.changes.written(&c.infos, &c.controls);
