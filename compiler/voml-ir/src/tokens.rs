@@ -29,6 +29,40 @@ impl Token {
     }
 }
 
+/// What an atom is, as far as a reader of the structure can tell.
+pub enum Atom<'a> {
+    Literal,
+    Name(&'a str),
+}
+
+/// An atom as steel's reader takes it (a literal: a boolean, a character, a number as
+/// plainly written; or a name), or `None` when only steel's reader can tell (`#x10`,
+/// `#:key`, `|a b|`, `+name`, ...).
+pub fn atom(s: &str) -> Option<Atom<'_>> {
+    let b = s.as_bytes();
+    if s.starts_with("#\\") || matches!(s, "#t" | "#f" | "#true" | "#false") {
+        return Some(Atom::Literal);
+    }
+    if b.is_empty() || b[0] == b'#' || s.contains(['|', '\\']) {
+        return None;
+    }
+    let digit_at = |i: usize| b.get(i).is_some_and(u8::is_ascii_digit);
+    let numeric = digit_at(0)
+        || (matches!(b[0], b'+' | b'-' | b'.') && digit_at(1))
+        || (matches!(b[0], b'+' | b'-') && b.get(1) == Some(&b'.') && digit_at(2));
+    if numeric {
+        let rational = s.split_once('/').is_some_and(|(n, d)| {
+            n.parse::<i64>().is_ok() && d.bytes().all(|c| c.is_ascii_digit()) && !d.is_empty()
+        });
+        return (s.parse::<f64>().is_ok() || rational).then_some(Atom::Literal);
+    }
+    // steel reads `+name` as `+` followed by `name`.
+    if b[0] == b'+' && b.len() > 1 {
+        return None;
+    }
+    Some(Atom::Name(s))
+}
+
 fn is_delimiter(b: u8) -> bool {
     b.is_ascii_whitespace()
         || matches!(

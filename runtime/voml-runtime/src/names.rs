@@ -23,7 +23,7 @@
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 
-use voml_ir::tokens::{Token, Tokens};
+use voml_ir::tokens::{atom, Atom, Token, Tokens};
 
 use crate::sandbox::allow;
 
@@ -258,38 +258,6 @@ fn is_special(name: &str) -> bool {
     SPECIAL.contains(&name)
         || allow::MACROS.contains(&name)
         || allow::RESERVED_FORMS.contains(&name)
-}
-
-/// What an atom is, as far as the walk can tell.
-enum Atom<'a> {
-    Literal,
-    Name(&'a str),
-}
-
-/// An atom read as steel reads it, or `None` when the walk cannot be sure how.
-fn atom(s: &str) -> Option<Atom<'_>> {
-    let b = s.as_bytes();
-    if s.starts_with("#\\") || matches!(s, "#t" | "#f" | "#true" | "#false") {
-        return Some(Atom::Literal);
-    }
-    if b.is_empty() || b[0] == b'#' || s.contains(['|', '\\']) {
-        return None;
-    }
-    let digit_at = |i: usize| b.get(i).is_some_and(u8::is_ascii_digit);
-    let numeric = digit_at(0)
-        || (matches!(b[0], b'+' | b'-' | b'.') && digit_at(1))
-        || (matches!(b[0], b'+' | b'-') && b.get(1) == Some(&b'.') && digit_at(2));
-    if numeric {
-        let rational = s.split_once('/').is_some_and(|(n, d)| {
-            n.parse::<i64>().is_ok() && d.bytes().all(|c| c.is_ascii_digit()) && !d.is_empty()
-        });
-        return (s.parse::<f64>().is_ok() || rational).then_some(Atom::Literal);
-    }
-    // steel reads `+name` as `+` followed by `name`.
-    if b[0] == b'+' && b.len() > 1 {
-        return None;
-    }
-    Some(Atom::Name(s))
 }
 
 /// A top-level form: whether it can be left out of the load, and the names it defines or

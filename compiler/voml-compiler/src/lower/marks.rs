@@ -82,16 +82,7 @@ pub fn mark_bodies(program: &Frag) -> Frag {
 
 /// Whether `tok` (a form's head) was copied verbatim from the sources.
 fn verbatim(program: &Frag, tok: Option<&Token>) -> bool {
-    let Some(Token::Atom(r)) = tok else {
-        return false;
-    };
-    let Ok(at) = u32::try_from(r.start) else {
-        return false;
-    };
-    let idx = program.map.partition_point(|seg| seg.generated_start <= at);
-    idx.checked_sub(1)
-        .map(|k| program.map[k])
-        .is_some_and(|seg| seg.exact && at < seg.generated_start + seg.len)
+    matches!(tok, Some(Token::Atom(r)) if program.verbatim(r.start))
 }
 
 /// The program's tokens with each parenthesis paired.

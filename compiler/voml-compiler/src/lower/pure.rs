@@ -3,11 +3,12 @@
 //! value stands until code naming one of those structures runs, so a runtime need not call
 //! them for every event.
 //!
-//! Pure, and nothing else: literals (numbers, strings, booleans, characters), the component's
-//! own `$n` and `%n`, and calls of [`PURE`] — procedures and forms that neither change
-//! anything nor look inside a value that can change in place (a vector's items, a box's
-//! content), so that only assigning a structure changes what they give. Quoted data, `let`,
-//! `(current-event)`, `(current-time)` and every other name make an expression impure.
+//! Pure, and nothing else: literals (numbers, strings, booleans, characters, as
+//! `voml_ir::tokens::atom` reads them), the component's own `$n` and `%n`, and calls of
+//! [`PURE`] — procedures and forms that neither change anything nor look inside a value that
+//! can change in place (a vector's items, a box's content), so that only assigning a
+//! structure changes what they give. Quoted data, `let`, `(current-event)`, `(current-time)`
+//! and every other name make an expression impure.
 //!
 //! Two conditions of the whole program complete it, checked once it is tangled
 //! ([`super::Lowering`]): it defines or assigns none of the names an expression rests on (a
@@ -17,7 +18,7 @@
 
 use std::collections::{BTreeSet, HashSet};
 
-use voml_ir::tokens::{Token, Tokens};
+use voml_ir::tokens::{atom, Atom, Token, Tokens};
 use voml_ir::Program;
 
 /// Procedures and forms of a pure expression.
@@ -89,34 +90,19 @@ pub fn rests_on(expr: &str, own: &dyn Fn(&str) -> bool) -> Option<Purity> {
             }
             Token::String(_) => {}
             Token::Prefix(_) => return None,
-            Token::Atom(r) => {
-                let atom = &expr[r];
-                if literal(atom) {
-                    continue;
+            Token::Atom(r) => match atom(&expr[r])? {
+                Atom::Literal => {}
+                Atom::Name(name) if own(name) => {
+                    purity.reads.insert(name.to_string());
                 }
-                if own(atom) {
-                    purity.reads.insert(atom.to_string());
-                    continue;
+                Atom::Name(name) if PURE.contains(&name) => {
+                    purity.names.insert(name.to_string());
                 }
-                if !PURE.contains(&atom) {
-                    return None;
-                }
-                purity.names.insert(atom.to_string());
-            }
+                Atom::Name(_) => return None,
+            },
         }
     }
     Some(purity)
-}
-
-/// A boolean, a character, or a number as plainly written.
-fn literal(atom: &str) -> bool {
-    if matches!(atom, "#t" | "#f" | "#true" | "#false") || atom.starts_with("#\\") {
-        return true;
-    }
-    let b = atom.as_bytes();
-    let digit_at = |i: usize| b.get(i).is_some_and(u8::is_ascii_digit);
-    let numeric = digit_at(0) || (matches!(b.first(), Some(b'-' | b'.')) && digit_at(1));
-    numeric && (atom.parse::<i64>().is_ok() || atom.parse::<f64>().is_ok())
 }
 
 /// Whether code copied from the sources names an info or control structure's global itself
@@ -127,19 +113,8 @@ pub fn names_structures_directly(program: &Program) -> bool {
             return false;
         };
         let atom = &program.text[r.clone()];
-        (atom.starts_with("info/") || atom.starts_with("control/")) && verbatim(program, r.start)
+        (atom.starts_with("info/") || atom.starts_with("control/")) && program.verbatim(r.start)
     })
-}
-
-/// Whether the byte at `at` of the program was copied verbatim from the sources.
-fn verbatim(program: &Program, at: usize) -> bool {
-    let Ok(at) = u32::try_from(at) else {
-        return false;
-    };
-    let idx = program.map.partition_point(|seg| seg.generated_start <= at);
-    idx.checked_sub(1)
-        .map(|k| program.map[k])
-        .is_some_and(|seg| seg.exact && at < seg.generated_start + seg.len)
 }
 
 /// Whether an expression resting on `names` stays pure in a program binding `bound`.
