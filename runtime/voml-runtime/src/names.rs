@@ -67,13 +67,9 @@ pub fn walk(text: &str, known: &dyn Fn(&str) -> bool) -> Option<Walk> {
     let mut tops = Vec::new();
     let mut defined_before: HashSet<&str> = HashSet::new();
     while let Some(form) = forms.form()? {
-        walker.reads.clear();
         let top = walker.top(&form, &defined_before)?;
         defined_before.extend(top.writes.iter().copied());
-        tops.push(Top {
-            reads: std::mem::take(&mut walker.reads),
-            ..top
-        });
+        tops.push(top);
     }
     let top_level = keep_what_runs(text, &tops);
     Some(Walk {
@@ -344,73 +340,57 @@ impl<'a> Walker<'a, '_> {
         }
     }
 
-    /// Walks a top-level form and says whether it is inert.
+    /// Walks a top-level form: whether it is inert, what it defines or assigns, and the
+    /// program's globals it reads.
     fn top(&mut self, form: &Sx, defined_before: &HashSet<&'a str>) -> Option<Top<'a>> {
-        let Sx::List(items, _) = form else {
-            self.expr(form)?;
-            return Some(Top {
-                at: form.at(),
-                inert: self.constant(form, defined_before),
-                writes: Vec::new(),
-                reads: Vec::new(),
-            });
-        };
-        match self.keyword(items) {
-            Some("define" | "defn") => {
-                let name = self.defined_name(items)?;
-                self.definition(items)?;
-                let inert = match &items[1] {
-                    Sx::List(..) => true,
-                    _ => self.is_lambda(&items[2]) || self.constant(&items[2], defined_before),
-                };
-                Some(Top {
-                    at: form.at(),
-                    inert,
-                    writes: vec![name],
-                    reads: Vec::new(),
-                })
-            }
-            Some("set!") if items.len() == 3 => {
-                self.expr(form)?;
-                let name = self.name(&items[1])?;
-                Some(Top {
-                    at: form.at(),
-                    inert: self.constant(&items[2], defined_before),
-                    writes: vec![name],
-                    reads: Vec::new(),
-                })
-            }
-            Some("begin") => {
-                let mut writes = Vec::new();
-                for item in &items[1..] {
-                    let Sx::List(inner, _) = item else {
-                        self.expr(item)?;
-                        continue;
+        self.reads.clear();
+        let (inert, writes) = match form {
+            Sx::List(items, _) => match self.keyword(items) {
+                Some("define" | "defn") => {
+                    let name = self.defined_name(items)?;
+                    self.definition(items)?;
+                    let inert = match &items[1] {
+                        Sx::List(..) => true,
+                        _ => self.is_lambda(&items[2]) || self.constant(&items[2], defined_before),
                     };
-                    if matches!(self.keyword(inner), Some("define" | "defn")) {
-                        writes.push(self.defined_name(inner)?);
-                        self.definition(inner)?;
-                    } else {
-                        self.expr(item)?;
-                    }
+                    (inert, vec![name])
                 }
-                Some(Top {
-                    at: form.at(),
-                    inert: false,
-                    writes,
-                    reads: Vec::new(),
-                })
-            }
+                Some("set!") if items.len() == 3 => {
+                    self.expr(form)?;
+                    let name = self.name(&items[1])?;
+                    (self.constant(&items[2], defined_before), vec![name])
+                }
+                Some("begin") => {
+                    let mut writes = Vec::new();
+                    for item in &items[1..] {
+                        match item {
+                            Sx::List(inner, _)
+                                if matches!(self.keyword(inner), Some("define" | "defn")) =>
+                            {
+                                writes.push(self.defined_name(inner)?);
+                                self.definition(inner)?;
+                            }
+                            _ => self.expr(item)?,
+                        }
+                    }
+                    (false, writes)
+                }
+                _ => {
+                    self.expr(form)?;
+                    (false, Vec::new())
+                }
+            },
             _ => {
                 self.expr(form)?;
-                Some(Top {
-                    at: form.at(),
-                    inert: false,
-                    writes: Vec::new(),
-                    reads: Vec::new(),
-                })
+                (self.constant(form, defined_before), Vec::new())
             }
-        }
+        };
+        Some(Top {
+            at: form.at(),
+            inert,
+            writes,
+            reads: std::mem::take(&mut self.reads),
+        })
     }
 
     /// Whether evaluating `sx` at the top level can neither fail nor do anything: a literal,

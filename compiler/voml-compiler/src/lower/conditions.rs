@@ -284,6 +284,12 @@ pub fn bound_names(program: &str) -> Option<HashSet<String>> {
     .flatten()
 }
 
+/// Whether what rests on `names` keeps its meaning in a program that binds `bound` (see
+/// [`bound_names`]).
+pub fn sound(names: &BTreeSet<String>, bound: &HashSet<String>) -> bool {
+    names.iter().all(|n| !bound.contains(n))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -277,23 +277,22 @@ impl<'a> Lowering<'a> {
     /// What `expr`, the code of the part or `enable` defined as `symbol`, reads when it is
     /// pure (see [`pure`]); the names it rests on are noted for [`Self::keep_sound_pure`].
     fn note_pure(&mut self, symbol: &str, expr: &str, scope: &Scope) -> Option<ir::Reads> {
-        let infos: Vec<(usize, &str)> = scope
-            .infos
-            .iter()
-            .flatten()
-            .filter_map(|&i| Some((i, self.infos.get(i)?.global.as_str())))
-            .collect();
-        let controls: Vec<(usize, &str)> = scope
-            .controls
-            .iter()
-            .flatten()
-            .filter_map(|&i| Some((i, self.controls.get(i)?.global.as_str())))
-            .collect();
+        // (index, global) of each of the component's infos, then controls.
+        let globals =
+            |listed: &[Option<usize>], vars: &'_ [ir::Variable]| -> Vec<(usize, String)> {
+                listed
+                    .iter()
+                    .flatten()
+                    .filter_map(|&i| Some((i, vars.get(i)?.global.clone())))
+                    .collect()
+            };
+        let infos = globals(&scope.infos, &self.infos);
+        let controls = globals(&scope.controls, &self.controls);
         let own = |name: &str| infos.iter().chain(&controls).any(|(_, g)| *g == name);
         let purity = pure::rests_on(expr, &own)?;
-        let read = |list: &[(usize, &str)]| -> Vec<usize> {
+        let read = |list: &[(usize, String)]| -> Vec<usize> {
             list.iter()
-                .filter(|(_, g)| purity.reads.contains(*g))
+                .filter(|(_, g)| purity.reads.contains(g))
                 .map(|(i, _)| *i)
                 .collect()
         };
@@ -313,9 +312,12 @@ impl<'a> Lowering<'a> {
         eps: &mut [ir::EpComponent],
         irs: &mut [ir::IrComponent],
     ) {
+        if self.pure_names.is_empty() {
+            return;
+        }
         let direct = pure::names_structures_directly(&self.program);
         let sound = |symbol: &str| match (bound, self.pure_names.get(symbol)) {
-            (Some(bound), Some(names)) => !direct && pure::sound(names, bound),
+            (Some(bound), Some(names)) => !direct && conditions::sound(names, bound),
             _ => false,
         };
         for part in eps
@@ -346,7 +348,7 @@ impl<'a> Lowering<'a> {
                 continue;
             };
             let sound = match (bound, self.condition_names.get(&native.body.symbol)) {
-                (Some(bound), Some(names)) => !names.iter().any(|n| bound.contains(n)),
+                (Some(bound), Some(names)) => conditions::sound(names, bound),
                 _ => false,
             };
             if !sound {

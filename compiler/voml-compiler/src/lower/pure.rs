@@ -16,7 +16,7 @@
 //! (`info/NAME`) rather than through a component's lists, since only code naming a structure
 //! through its lists is seen to run.
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::BTreeSet;
 
 use voml_ir::tokens::{atom, Atom, Token, Tokens};
 use voml_ir::Program;
@@ -117,13 +117,11 @@ pub fn names_structures_directly(program: &Program) -> bool {
     })
 }
 
-/// Whether an expression resting on `names` stays pure in a program binding `bound`.
-pub fn sound(names: &BTreeSet<String>, bound: &HashSet<String>) -> bool {
-    names.iter().all(|n| !bound.contains(n))
-}
-
 #[cfg(test)]
 mod tests {
+    use std::collections::HashSet;
+
+    use super::super::conditions::sound;
     use super::*;
 
     fn own(name: &str) -> bool {
