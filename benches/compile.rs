@@ -9,8 +9,9 @@
 //! `/usr/bin/time`: wall time, MB per second and peak resident memory against the spec's size
 //! (targets: 5 MB/s, under 20 times the spec's size).
 
-use std::process::Command;
 use std::time::Instant;
+
+mod support;
 
 /// A spec with `components` EP and IR component pairs.
 fn spec(components: usize) -> String {
@@ -115,7 +116,7 @@ fn main() {
 }
 
 /// `voml check` of generated specs in a process of its own: wall seconds and peak resident
-/// kilobytes as `/usr/bin/time` gives them, the best of three.
+/// kilobytes as `/usr/bin/time` gives them, the cheapest of three.
 fn whole_checks() {
     let voml = env!("CARGO_BIN_EXE_voml");
     let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("compile-bench");
@@ -130,35 +131,15 @@ fn whole_checks() {
         let path = dir.join(format!("big-{components}.voml"));
         std::fs::write(&path, &text).expect("the spec is written");
         let mb = text.len() as f64 / 1e6;
-        let mut best: Option<(f64, f64)> = None;
-        for _ in 0..3 {
-            let out = Command::new("/usr/bin/time")
-                .args(["-f", "VOMLTIME %e %M", voml, "check"])
-                .arg(&path)
-                .output()
-                .expect("/usr/bin/time runs");
-            let stderr = String::from_utf8_lossy(&out.stderr);
-            assert!(out.status.success(), "voml check fails:\n{stderr}");
-            let line = stderr
-                .lines()
-                .find_map(|l| l.strip_prefix("VOMLTIME "))
-                .expect("a timing line");
-            let f: Vec<f64> = line
-                .split_whitespace()
-                .map(|x| x.parse().unwrap_or(0.0))
-                .collect();
-            if best.is_none_or(|(wall, _)| f[0] < wall) {
-                best = Some((f[0], f[1]));
-            }
-        }
-        let (wall, peak_kb) = best.expect("measured");
-        let peak_mb = peak_kb * 1024.0 / 1e6;
+        let path = path.to_str().expect("a UTF-8 path");
+        let cost = support::measure(&[voml, "check", path], 3).expect("voml check passes");
+        let peak_mb = cost.peak_kb as f64 * 1024.0 / 1e6;
         println!(
             "{:>10} {:>8.2}MB {:>12.2} s {:>10.1} {:>9.0} MB {:>15.1}x",
             components * 2,
             mb,
-            wall,
-            mb / wall,
+            cost.wall,
+            mb / cost.wall,
             peak_mb,
             peak_mb / mb
         );

@@ -29,37 +29,11 @@ use std::time::Instant;
 
 use voml_trace::{ChromeReader, PajeReader, ReadOptions, Record};
 
+mod support;
+
 /// CPU seconds and peak resident kilobytes of a child process (the cheapest of `times`).
 fn measure(args: &[&str], times: usize) -> Result<(f64, u64), String> {
-    let mut best: Option<(f64, u64)> = None;
-    for _ in 0..times {
-        let out = Command::new("/usr/bin/time")
-            .arg("-f")
-            .arg("VOMLTIME %U %S %M")
-            .args(args)
-            .stdout(std::process::Stdio::null())
-            .output()
-            .map_err(|e| format!("cannot run {}: {e}", args[0]))?;
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        if !out.status.success() {
-            return Err(format!("{} failed:\n{stderr}", args.join(" ")));
-        }
-        let line = stderr
-            .lines()
-            .rev()
-            .find(|l| l.starts_with("VOMLTIME "))
-            .ok_or_else(|| format!("no timing from /usr/bin/time:\n{stderr}"))?;
-        let f: Vec<f64> = line
-            .split_whitespace()
-            .skip(1)
-            .map(|x| x.parse().unwrap_or(0.0))
-            .collect();
-        let cost = (f[0] + f[1], f[2] as u64);
-        if best.is_none_or(|b| cost.0 < b.0) {
-            best = Some(cost);
-        }
-    }
-    best.ok_or_else(|| "not run".into())
+    support::measure(args, times).map(|c| (c.cpu, c.peak_kb))
 }
 
 /// Wall seconds of a child process (the fastest of `times`), output to `/dev/null`: finer

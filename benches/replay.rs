@@ -20,49 +20,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-/// CPU seconds, wall seconds and peak resident kilobytes of a child process.
-#[derive(Clone, Copy, Debug)]
-struct Cost {
-    cpu: f64,
-    wall: f64,
-    peak_kb: u64,
-}
+mod support;
 
-/// Runs `args` under `/usr/bin/time` `times` times and keeps the cheapest run.
-fn measure(args: &[&str], times: usize) -> Result<Cost, String> {
-    let mut best: Option<Cost> = None;
-    for _ in 0..times {
-        let out = Command::new("/usr/bin/time")
-            .arg("-f")
-            .arg("VOMLTIME %U %S %e %M")
-            .args(args)
-            .output()
-            .map_err(|e| format!("cannot run {}: {e}", args[0]))?;
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        if !out.status.success() {
-            return Err(format!("{} failed:\n{stderr}", args.join(" ")));
-        }
-        let line = stderr
-            .lines()
-            .rev()
-            .find(|l| l.starts_with("VOMLTIME "))
-            .ok_or_else(|| format!("no timing from /usr/bin/time:\n{stderr}"))?;
-        let f: Vec<f64> = line
-            .split_whitespace()
-            .skip(1)
-            .map(|x| x.parse().unwrap_or(0.0))
-            .collect();
-        let cost = Cost {
-            cpu: f[0] + f[1],
-            wall: f[2],
-            peak_kb: f[3] as u64,
-        };
-        if best.is_none_or(|b| cost.cpu < b.cpu) {
-            best = Some(cost);
-        }
-    }
-    best.ok_or_else(|| "not run".into())
-}
+use support::{measure, Cost};
 
 fn row(case: &str, what: &str, voml: &str, reference: &str, ratio: &str) {
     println!("{case:<46} {what:>16} {voml:>14} {reference:>14} {ratio:>8}");
@@ -565,8 +525,8 @@ fn memory_flat(voml: &str, work: &Path, count_data: &Path) {
     let out = work.join("out-flat");
     let _ = std::fs::create_dir_all(&out);
     let piped = |spec: &Path, n: usize, line: &LineMaker| {
-        let mut child = Command::new("/usr/bin/time")
-            .args(["-f", "VOMLTIME %U %S %e %M", voml, "run"])
+        let mut child = support::timed(voml)
+            .arg("run")
             .arg(spec)
             .args(["--trace", "-", "--headless", "--out"])
             .arg(&out)
@@ -585,13 +545,7 @@ fn memory_flat(voml: &str, work: &Path, count_data: &Path) {
             }
         }
         let done = child.wait_with_output().expect("voml ends");
-        let stderr = String::from_utf8_lossy(&done.stderr);
-        stderr
-            .lines()
-            .rev()
-            .find_map(|l| l.strip_prefix("VOMLTIME "))
-            .and_then(|l| l.split_whitespace().nth(3)?.parse::<u64>().ok())
-            .ok_or_else(|| format!("no timing: {stderr}"))
+        support::cost(&String::from_utf8_lossy(&done.stderr)).map(|c| c.peak_kb)
     };
     let count_line =
         |i: usize, _: &mut u64| format!("-3 -785 {:.6} {} 0 0\n", i as f64 * 1e-5, i % 16);
