@@ -14,7 +14,7 @@
 mod support;
 
 use std::io::{BufRead, BufReader, Read};
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -90,7 +90,7 @@ impl Server {
         }
         let mut server = Server {
             child: None,
-            port: free_port(),
+            port: 0,
             store: dir.join("store"),
         };
         server.run();
@@ -101,28 +101,46 @@ impl Server {
         format!("nats://127.0.0.1:{}", self.port)
     }
 
-    /// Starts the server (again) and waits until it takes connections.
+    /// Starts the server (again) and waits until it says it is ready. The first start lets
+    /// the server choose a free port (`-p -1`) and learns it from the server's own log, so
+    /// that no other process can hold that port in between; a restart asks for the same
+    /// port again, as clients reconnect to it.
     fn run(&mut self) {
-        let child = Command::new("nats-server")
-            .args([
-                "-js",
-                "-a",
-                "127.0.0.1",
-                "-p",
-                &self.port.to_string(),
-                "-sd",
-            ])
+        let port = if self.port == 0 {
+            "-1".to_string()
+        } else {
+            self.port.to_string()
+        };
+        let mut child = Command::new("nats-server")
+            .args(["-js", "-a", "127.0.0.1", "-p", &port, "-sd"])
             .arg(&self.store)
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
+            .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        self.child = Some(child);
+        let mut log = BufReader::new(child.stderr.take().unwrap());
+        let mut said = String::new();
         let deadline = Instant::now() + Duration::from_secs(30);
-        while TcpStream::connect(("127.0.0.1", self.port)).is_err() {
-            assert!(Instant::now() < deadline, "nats-server did not start");
-            std::thread::sleep(Duration::from_millis(20));
+        loop {
+            let mut line = String::new();
+            if log.read_line(&mut line).unwrap_or(0) == 0 || Instant::now() > deadline {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("nats-server did not start: {said}");
+            }
+            said.push_str(&line);
+            if let Some((_, at)) = line.split_once("Listening for client connections on ") {
+                let listening = at.trim().rsplit(':').next().and_then(|p| p.parse().ok());
+                self.port = listening.unwrap_or_else(|| panic!("nats-server said: {line}"));
+            }
+            if line.contains("Server is ready") {
+                break;
+            }
         }
+        assert_ne!(self.port, 0, "nats-server did not say its port: {said}");
+        // The rest of its log is read (and dropped) as it comes.
+        std::thread::spawn(move || std::io::copy(&mut log, &mut std::io::sink()));
+        self.child = Some(child);
     }
 
     /// Kills the server at once (no orderly shutdown).
