@@ -409,6 +409,32 @@ impl DrawCmd {
         }
     }
 
+    /// The command drawing what this one drew after the pixels of `area` moved by `m`
+    /// (adaptive rescaling), at the new scale: paths, text positions and images follow
+    /// the map, strokes keep their width and text its size, and the clip becomes what
+    /// the old clip covered of the area, moved. For the display list of an exact view.
+    pub(crate) fn moved(mut self, m: &PxRemap, area: PxRect) -> DrawCmd {
+        let at = |x: f32, y: f32| {
+            let (nx, ny) = m.apply(f64::from(x), f64::from(y));
+            (nx as f32, ny as f32)
+        };
+        match &mut self {
+            DrawCmd::Clear { rect, .. } => *rect = m.apply_rect(rect).intersect(&area),
+            DrawCmd::Shift { .. } => {}
+            DrawCmd::Stroke { path, .. } | DrawCmd::Fill { path, .. } => path.remap(m),
+            DrawCmd::Text { x, baseline, .. } => (*x, *baseline) = at(*x, *baseline),
+            DrawCmd::Image { dst, .. } => {
+                let (x0, y0) = at(dst[0], dst[1]);
+                let (x1, y1) = at(dst[2], dst[3]);
+                *dst = [x0, y0, x1, y1];
+            }
+        }
+        if let Some(clip) = self.clip_mut() {
+            *clip = m.apply_rect(&clip.intersect(&area)).intersect(&area);
+        }
+        self
+    }
+
     /// The command's clip rectangle, if it has one.
     pub(crate) fn clip_mut(&mut self) -> Option<&mut PxRect> {
         match self {

@@ -32,6 +32,14 @@ pub enum LlvoError {
         /// What was done about it, e.g. "clamped to 0" or "primitive skipped".
         action: &'static str,
     },
+    /// A view with exact undrawing outgrew the bound on what it keeps of what it shows:
+    /// it undraws by painting over until it is cleared.
+    ShownGivenUp {
+        /// The view's name.
+        view: String,
+        /// The bound, in path segments.
+        cap: usize,
+    },
     /// A primitive could not be drawn for a reason other than one number.
     Skipped {
         /// Which primitive.
@@ -75,6 +83,11 @@ impl fmt::Display for LlvoError {
             LlvoError::BadNumber { what, value, action } => {
                 write!(f, "bad {what}: {value}; {action}")
             }
+            LlvoError::ShownGivenUp { view, cap } => write!(
+                f,
+                "view `{view}` shows more than {cap} path segments: it undraws by painting over \
+                 in its background colour (as undraw=\"paint\") until it is cleared"
+            ),
             LlvoError::Skipped { primitive, reason } => write!(f, "{primitive} not drawn: {reason}"),
             LlvoError::ImageDecode(msg) => write!(f, "cannot decode image: {msg}"),
             LlvoError::Encode(msg) => write!(f, "cannot encode snapshot: {msg}"),

@@ -105,6 +105,7 @@ mod lower;
 mod primitive;
 mod raster;
 mod scroll;
+mod shown;
 mod view;
 
 use serde::{Deserialize, Serialize};
@@ -123,7 +124,7 @@ pub use llvo::{encode_png, Llvo, DEFAULT_RECORD_CAP, MAX_WINDOW};
 pub use lower::MAX_THICK;
 pub use primitive::{ClipMode, HAlign, LineCap, LineJoin, Primitive, Style, VAlign};
 pub use raster::RasterBackend;
-pub use view::{AdaptMode, Adaptation, InfoItem, ViewInfo, ViewSpec, DEFAULT_QUALITY};
+pub use view::{AdaptMode, Adaptation, InfoItem, Undraw, ViewInfo, ViewSpec, DEFAULT_QUALITY};
 
 /// A view (one window). Ids are never reused, so a stale id stays invalid.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]

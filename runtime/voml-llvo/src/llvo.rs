@@ -11,7 +11,8 @@ use crate::geom::{PxRect, WorldMap};
 use crate::lower::{lower, Ctx};
 use crate::primitive::{ClipMode, Primitive, Style};
 use crate::raster::RasterBackend;
-use crate::view::{ViewInfo, ViewSpec};
+use crate::shown::Shown;
+use crate::view::{Undraw, ViewInfo, ViewSpec};
 use crate::{ImageId, OwnerId, ViewId};
 
 /// Largest window side in pixels (the language's limit); larger requests are clamped.
@@ -19,6 +20,9 @@ pub use voml_ir::vocabulary::limits::MAX_WINDOW;
 /// Default bound on one owner's frame record, in path segments (about 30
 /// bytes each); past it the record is folded into erase rectangles.
 pub const DEFAULT_RECORD_CAP: usize = 250_000;
+/// Default bound on what a view with exact undrawing keeps of what it shows, in path
+/// segments; past it the view undraws by painting over until it is cleared.
+pub const DEFAULT_SHOWN_CAP: usize = 1_000_000;
 /// Warnings kept until [`Llvo::take_warnings`]; the rest are only counted.
 const MAX_WARNINGS: usize = 256;
 /// What a window size beyond the limit becomes, for the warning.
@@ -34,6 +38,7 @@ pub struct Llvo<B: Backend = RasterBackend> {
     images: Vec<(u32, u32)>,
     owners: Vec<OwnerState>,
     record_cap: usize,
+    shown_cap: usize,
     warnings: Vec<LlvoError>,
     warnings_dropped: u64,
 }
@@ -56,6 +61,8 @@ struct View {
     buffering: bool,
     /// Quantitative adaptation: base world and remembered extremes.
     adapt: AdaptState,
+    /// What the view shows, as commands, when it undraws exactly.
+    shown: Option<Shown>,
 }
 
 impl View {
@@ -155,6 +162,7 @@ impl<B: Backend> Llvo<B> {
             images: Vec::new(),
             owners: Vec::new(),
             record_cap: DEFAULT_RECORD_CAP,
+            shown_cap: DEFAULT_SHOWN_CAP,
             warnings: Vec::new(),
             warnings_dropped: 0,
         }
@@ -249,7 +257,9 @@ impl<B: Backend> Llvo<B> {
             spec.window.1,
             spec.background,
         )?;
+        let shown = (spec.undraw == Undraw::Exact).then(|| Shown::new(self.shown_cap));
         self.views.push(Some(View {
+            shown,
             map: WorldMap::new(spec.window, spec.margins, spec.world),
             adapt: AdaptState::new(&spec.adapt, spec.quality, spec.world),
             spec,
@@ -491,6 +501,13 @@ impl<B: Backend> Llvo<B> {
         v.map.world = world;
         v.residual = (0.0, 0.0);
         v.needs_redraw = true;
+        if let Some(shown) = &mut v.shown {
+            if kept {
+                shown.remap(&m, area, v.shift);
+            } else {
+                shown.forget_area();
+            }
+        }
         if kept {
             for o in &mut self.owners {
                 for frame in [&mut o.current, &mut o.last] {
@@ -547,6 +564,9 @@ impl<B: Backend> Llvo<B> {
         v.map.world = world;
         v.residual = (0.0, 0.0);
         v.area_epoch += 1;
+        if let Some(shown) = &mut v.shown {
+            shown.forget_area();
+        }
         v.needs_redraw = true;
         let cmd = DrawCmd::Clear {
             rect: v.map.area,
@@ -568,6 +588,9 @@ impl<B: Backend> Llvo<B> {
         v.area_epoch += 1;
         v.window_epoch += 1;
         v.needs_redraw = true;
+        if let Some(shown) = &mut v.shown {
+            shown.forget_all();
+        }
         let bg = v.spec.background;
         v.changes += 1;
         self.backend.resize_surface(view, w, h, bg)
@@ -580,6 +603,9 @@ impl<B: Backend> Llvo<B> {
         v.adapt.forget();
         v.area_epoch += 1;
         v.window_epoch += 1;
+        if let Some(shown) = &mut v.shown {
+            shown.forget_all();
+        }
         let cmd = DrawCmd::Clear {
             rect: v.window_rect(),
             color: v.spec.background,
@@ -624,6 +650,13 @@ impl<B: Backend> Llvo<B> {
         self.record_cap = cap.max(1);
     }
 
+    /// Bounds what each view opened from now on with exact undrawing keeps of what it
+    /// shows, in path segments (default [`DEFAULT_SHOWN_CAP`]). Past it, the view undraws
+    /// by painting over, with a warning, until it is cleared or resized.
+    pub fn set_shown_cap(&mut self, cap: usize) {
+        self.shown_cap = cap.max(1);
+    }
+
     /// Ends the owner's frame in progress: it becomes the "last frame"
     /// that [`Llvo::undraw`] erases, and a new, empty record starts. An
     /// older last frame that was never undrawn is forgotten.
@@ -661,6 +694,10 @@ impl<B: Backend> Llvo<B> {
             if r.window_epoch != v.window_epoch || (r.scrolls && r.area_epoch != v.area_epoch) {
                 continue;
             }
+            // An exact view undraws from what it shows (below).
+            if v.shown.as_ref().is_some_and(|s| !s.overflowed()) {
+                continue;
+            }
             if r.scrolls {
                 let (dx, dy) = (v.shift.0 - r.shift.0, v.shift.1 - r.shift.1);
                 let moved = r.cmd.bounds().translate(dx, dy);
@@ -670,6 +707,20 @@ impl<B: Backend> Llvo<B> {
                 r.cmd.translate(dx, dy);
             }
             erase.push((r.view, r.cmd));
+        }
+        for (i, v) in self.views.iter_mut().enumerate() {
+            let Some(v) = v.as_mut() else { continue };
+            let (background, window, shift) = (v.spec.background, v.window_rect(), v.shift);
+            let Some(shown) = v.shown.as_mut().filter(|s| !s.overflowed()) else {
+                continue;
+            };
+            let view = ViewId(i as u32);
+            erase.extend(
+                shown
+                    .undraw(mark, background, window, shift)
+                    .into_iter()
+                    .map(|cmd| (view, cmd)),
+            );
         }
         for (view, _) in &erase {
             self.touch(*view);
@@ -756,7 +807,8 @@ impl<B: Backend> Llvo<B> {
             warnings: &mut warnings,
         };
         let lowered = lower(prim, style, &mut ctx);
-        let regions: Vec<(PxRect, bool)> = if recording {
+        let exact = v.shown.is_some();
+        let regions: Vec<(PxRect, bool)> = if recording || exact {
             let mut r = vec![(v.map.area, true)];
             if clip_mode == ClipMode::Margin {
                 r.extend(v.margin_strips().into_iter().map(|s| (s, false)));
@@ -779,6 +831,15 @@ impl<B: Backend> Llvo<B> {
             } else {
                 self.backend.draw(view, cmd)?;
             }
+        }
+        if exact && !lowered.draw.is_empty() {
+            self.show(
+                view,
+                &lowered.draw,
+                recording.then_some(mark),
+                &regions,
+                shift,
+            );
         }
         if recording && !lowered.draw.is_empty() {
             if let Some(o) = self.owners.get_mut(owner.0 as usize - 1) {
@@ -807,6 +868,35 @@ impl<B: Backend> Llvo<B> {
         }
         self.record(owner, new);
         Ok(())
+    }
+
+    /// Adds what was drawn to an exact view's list, limited to each region; warns once
+    /// when the list outgrows its bound.
+    fn show(
+        &mut self,
+        view: ViewId,
+        drawn: &[DrawCmd],
+        mark: Option<Mark>,
+        regions: &[(PxRect, bool)],
+        shift: (i64, i64),
+    ) {
+        let cap = self.shown_cap;
+        let Ok(v) = self.view_mut(view) else { return };
+        let Some(shown) = v.shown.as_mut() else {
+            return;
+        };
+        let mut kept = true;
+        for cmd in drawn {
+            for &(region, scrolls) in regions {
+                if let Some(cmd) = limit_to(cmd, region) {
+                    kept &= shown.push(cmd, mark, region, scrolls, shift);
+                }
+            }
+        }
+        if !kept {
+            let name = v.spec.name.clone();
+            self.warn(LlvoError::ShownGivenUp { view: name, cap });
+        }
     }
 
     fn record(&mut self, owner: OwnerId, new: Vec<Record>) {
@@ -918,7 +1008,7 @@ impl<B: Backend> Llvo<B> {
 
 /// The command limited to the pixels of `region`, or `None` if it cannot
 /// touch any of them.
-fn limit_to(cmd: &DrawCmd, region: PxRect) -> Option<DrawCmd> {
+pub(crate) fn limit_to(cmd: &DrawCmd, region: PxRect) -> Option<DrawCmd> {
     let mut cmd = cmd.clone();
     match &mut cmd {
         DrawCmd::Clear { rect, .. } => *rect = rect.intersect(&region),

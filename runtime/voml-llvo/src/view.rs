@@ -58,6 +58,28 @@ impl Adaptation {
     }
 }
 
+/// What undrawing a frame does in a view (the markup's `undraw`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Undraw {
+    /// The frame's shapes are painted over in the background colour, as the paper's raster
+    /// LLVO does: whatever else was drawn on those pixels goes with them.
+    #[default]
+    Paint,
+    /// Exactly the frame's shapes go: the pixels they covered show what the rest of the
+    /// view's drawing puts there. The view keeps what it shows as a list of commands.
+    Exact,
+}
+
+impl Undraw {
+    /// The markup's word for it.
+    pub fn word(self) -> &'static str {
+        match self {
+            Undraw::Paint => "paint",
+            Undraw::Exact => "exact",
+        }
+    }
+}
+
 /// Default adaptation quality: extreme points remembered per view.
 pub const DEFAULT_QUALITY: u32 = 1024;
 
@@ -84,6 +106,8 @@ pub struct ViewSpec {
     /// zooming back in, shared by its rescaling directions (at least one
     /// each).
     pub quality: u32,
+    /// What undrawing a frame does.
+    pub undraw: Undraw,
 }
 
 impl ViewSpec {
@@ -99,6 +123,7 @@ impl ViewSpec {
             background: Color::WHITE,
             adapt: Adaptation::default(),
             quality: DEFAULT_QUALITY,
+            undraw: Undraw::Paint,
         }
     }
 
@@ -129,6 +154,12 @@ impl ViewSpec {
     /// Sets the adaptation per direction.
     pub fn adapt(mut self, adapt: Adaptation) -> ViewSpec {
         self.adapt = adapt;
+        self
+    }
+
+    /// Sets what undrawing a frame does.
+    pub fn undraw(mut self, undraw: Undraw) -> ViewSpec {
+        self.undraw = undraw;
         self
     }
 
