@@ -445,6 +445,40 @@ fn refresh_update_undraws_the_previous_frame() {
     );
 }
 
+/// `<view undraw>`: a cursor redrawn at each step over bands drawn once. Where it was
+/// undrawn, the view that paints over (the default) shows gaps in the bands; the exact view
+/// shows them whole. Both show the last cursor.
+#[test]
+fn an_exact_view_keeps_what_lay_beneath_an_undrawn_shape() {
+    let rt = render_spec("undraw-exact");
+    let gold = |c: [u8; 3]| c == [255, 215, 0];
+    let gray = |c: [u8; 3]| c == [128, 128, 128];
+    for (view, whole) in [(0, false), (1, true)] {
+        let p = view_pixels(&rt, view);
+        let at = |wx: f64, wy: f64| {
+            let (x, y) = world_to_px(&rt, view, wx, wy);
+            rgb(&p, x, y)
+        };
+        // The cursors of positions 0 to 4 were undrawn.
+        for pos in 0..=4 {
+            let x = f64::from(pos);
+            assert_eq!(
+                gold(at(x, 0.6)) && gray(at(x, 1.4)),
+                whole,
+                "view {view}, position {pos}: band {:?}, line {:?}",
+                at(x, 0.6),
+                at(x, 1.4)
+            );
+            if !whole {
+                assert!(is_white(at(x, 0.6)), "a painted-over gap is background");
+            }
+        }
+        // Between the cursors the bands were never touched; the last cursor is there.
+        assert!(gold(at(2.5, 0.6)) && gray(at(2.5, 1.4)));
+        assert_eq!(at(5.0, 1.0), [220, 20, 60], "the last cursor (crimson)");
+    }
+}
+
 #[test]
 fn a_false_enable_expression_draws_nothing() {
     let mut rt = render_spec("enable");

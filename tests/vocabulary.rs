@@ -235,7 +235,7 @@ fn spec(code: &str, slots: &[(&str, &str)]) -> String {
     <data-event name="e" rtype="entry" etype="1"><data-field name="ts" type="{field}"/></data-event>
   </event-declarations>
   <info-structures><variable name="x" type="{var}"/></info-structures>
-  <view-initializations><view name="v" window="80 60" margins="10 10 10 10"/></view-initializations>
+  <view-initializations><view name="v" window="80 60" margins="10 10 10 10" undraw="{undraw}"/></view-initializations>
   <event-processing>
     <ep-component name="c" inputs="e.ts" infos="x"><input name="^0">(set! $0 $0)</input></ep-component>
   </event-processing>
@@ -251,6 +251,7 @@ fn spec(code: &str, slots: &[(&str, &str)]) -> String {
         order = slot("info-rendition.order", ""),
         refresh = slot("ir-component.refresh", "update"),
         buffer = slot("ir-component.buffer", ""),
+        undraw = slot("view.undraw", ""),
     )
 }
 
@@ -559,7 +560,8 @@ fn effect(element: &str, attr: &str) -> Effect {
         | ("data-field", "type")
         | ("variable", "type")
         | ("info-rendition", "order")
-        | ("ir-component", "refresh" | "buffer") => Effect::Structure,
+        | ("ir-component", "refresh" | "buffer")
+        | ("view", "undraw") => Effect::Structure,
         _ => panic!("nothing says how the runtime acts on <{element}> `{attr}`: add it here"),
     }
 }
@@ -594,6 +596,7 @@ fn recorded(vo: &voml_ir::CompiledVo, e: &str, a: &str) -> serde_json::Value {
         ("data-field", "type") => ir["events"][0]["fields"][0]["ty"].clone(),
         ("variable", "type") => ir["infos"][0]["ty"].clone(),
         ("info-rendition", "order") => ir["ir_components"][0]["name"].clone(),
+        ("view", "undraw") => ir["views"][0]["undraw"].clone(),
         ("ir-component", "refresh") => ir["ir_components"]
             .as_array()
             .unwrap()

@@ -525,6 +525,32 @@ fn the_page_in_headless_chromium_draws_the_headless_pngs() {
     }
 }
 
+/// A view with `undraw="exact"`: on an undraw the page paints what the run gives it (the
+/// pixels the shapes covered, cleared, and what lies there painted again), so its canvas is
+/// the headless picture: the bands beneath the undrawn cursors whole in the exact view,
+/// with gaps in the view that paints over.
+#[test]
+fn the_page_draws_a_view_with_exact_undraw_as_headless() {
+    let (spec, trace) = ("tests/render/undraw-exact.voml", "tests/render/steps.trf");
+    let expected = headless(spec, trace, "");
+    assert!(
+        differing(&expected[0].1, &expected[1].1) > 100,
+        "the two views differ headless"
+    );
+    let served = Served::of(spec, trace, &["--http", "127.0.0.1:0"]);
+    let url = format!("http://{}/", served.local());
+    let Some(lines) = browser("browser.cjs", &url, &[]) else {
+        return;
+    };
+    let got = canvases(&lines, "first");
+    all_like(&got, &expected, "undraw paint and exact");
+    // The exact canvas is not the painted one: the page did not paint over.
+    assert!(
+        !close(&got[1], &expected[0].1),
+        "the exact view shows no gaps"
+    );
+}
+
 #[test]
 fn the_inspector_in_chromium_refuses_a_bad_value_and_an_edit_changes_the_picture() {
     let plain = headless(CHROME_SPEC, CHROME_TRACE, "");

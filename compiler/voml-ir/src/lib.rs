@@ -192,11 +192,36 @@ pub struct View {
     pub quality: u32,
     /// A colour literal.
     pub background: String,
+    /// What undrawing a component's last frame does in the view.
+    #[serde(default)]
+    pub undraw: Undraw,
     pub infos: Vec<usize>,
     pub controls: Vec<usize>,
     /// The procedure running the view's initialisation code, if it has any.
     pub init: Option<EntryPoint>,
     pub span: Span,
+}
+
+/// `<view undraw>`, in the order of [`voml_vocab::schema::UNDRAW`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Undraw {
+    /// The frame's shapes are painted over in the background colour, with whatever else
+    /// lies on those pixels (the paper's raster LLVO).
+    #[default]
+    Paint,
+    /// Exactly the frame's shapes go; what lay beneath or on top of them stays.
+    Exact,
+}
+
+impl Undraw {
+    const ALL: [Undraw; 2] = [Undraw::Paint, Undraw::Exact];
+
+    /// The value a markup word names.
+    pub fn from_word(word: &str) -> Option<Undraw> {
+        let at = voml_vocab::schema::UNDRAW.iter().position(|w| *w == word)?;
+        Undraw::ALL.get(at).copied()
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

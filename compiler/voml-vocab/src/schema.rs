@@ -195,6 +195,8 @@ pub const REFRESH: &[&str] = &["resize", "rescale", "update", "changed"];
 pub const MODES: &[&str] = &["asynchronous", "synchronous"];
 /// `<info-rendition order>`.
 pub const IR_ORDERS: &[&str] = &["document", "reverse"];
+/// `<view undraw>`: what undrawing a component's last frame does in the view.
+pub const UNDRAW: &[&str] = &["paint", "exact"];
 /// Where a drawing primitive may paint: the scrollable area, or the margins too.
 pub const CLIP: &[&str] = &["area", "margin"];
 /// How the ends of lines look.
@@ -528,6 +530,7 @@ pub const ELEMENTS: &[ElementSpec] = &[
                 Some("1024"),
             ),
             opt("background", Kind::Colour, Some("white")),
+            opt("undraw", Kind::Enum(UNDRAW), Some("paint")),
             opt("infos", Kind::Names, None),
             opt("controls", Kind::Names, None),
         ],

@@ -439,6 +439,11 @@ impl<'a> Lowering<'a> {
                 quality: quality.clamp(f64::from(ir::MIN_QUALITY), f64::from(ir::MAX_QUALITY))
                     as u32,
                 background,
+                // A word outside the list is reported with the document's structure.
+                undraw: el
+                    .attr_text("undraw")
+                    .and_then(|w| ir::Undraw::from_word(w.trim()))
+                    .unwrap_or_default(),
                 infos: infos.iter().flatten().copied().collect(),
                 controls: controls.iter().flatten().copied().collect(),
                 init: None,
