@@ -99,6 +99,7 @@ mod command;
 mod error;
 mod font;
 mod geom;
+mod hairline;
 mod lazy;
 mod llvo;
 mod lower;

@@ -19,6 +19,7 @@ use crate::color::Color;
 use crate::error::LlvoError;
 use crate::font::FontSpec;
 use crate::geom::PxRect;
+use crate::hairline::Hairline;
 use crate::primitive::{LineCap, LineJoin};
 use crate::scroll::ScrollStore;
 use crate::{ImageId, ViewId};
@@ -695,12 +696,18 @@ fn paint(
                 }
                 _ => path,
             };
-            let Some(path) = sk_path(path) else {
-                return Ok(());
-            };
-            let paint = solid_paint(*color, *mode);
-            let stroke = sk_stroke(style);
+            // A one-pixel segment, the most common stroke, is painted directly when it can
+            // be (the same pixels); anything else through tiny-skia.
+            let hairline = Hairline::of(path, style, *color, *mode);
             s.paint_clipped(kept, *clip, cmd.ink(), |pixmap, ts| {
+                if hairline.as_ref().is_some_and(|h| h.draw(pixmap)) {
+                    return;
+                }
+                let Some(path) = sk_path(path) else {
+                    return;
+                };
+                let paint = solid_paint(*color, *mode);
+                let stroke = sk_stroke(style);
                 pixmap.stroke_path(&path, &paint, &stroke, ts, None);
             });
         }
