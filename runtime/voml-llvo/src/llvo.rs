@@ -22,7 +22,7 @@ pub use voml_ir::vocabulary::limits::MAX_WINDOW;
 pub const DEFAULT_RECORD_CAP: usize = 250_000;
 /// Default bound on what a view with exact undrawing keeps of what it shows, in path
 /// segments; past it the view undraws by painting over until it is cleared.
-pub const DEFAULT_SHOWN_CAP: usize = 1_000_000;
+pub const DEFAULT_SHOWN_CAP: usize = 250_000;
 /// Warnings kept until [`Llvo::take_warnings`]; the rest are only counted.
 const MAX_WARNINGS: usize = 256;
 /// What a window size beyond the limit becomes, for the warning.
@@ -733,6 +733,15 @@ impl<B: Backend> Llvo<B> {
     pub fn begin_update(&mut self, owner: OwnerId) -> Result<(), LlvoError> {
         self.begin_frame(owner)?;
         self.undraw(owner)
+    }
+
+    /// How many drawing commands an exact view keeps of what it shows (0 for a view that
+    /// paints over); for tests and diagnostics.
+    pub fn shown_len(&self, view: ViewId) -> usize {
+        self.view(view)
+            .ok()
+            .and_then(|v| v.shown.as_ref())
+            .map_or(0, Shown::len)
     }
 
     /// How many erase commands the owner holds (frame in progress plus last

@@ -6,8 +6,9 @@
 //!
 //! The list follows the view: content that scrolls is moved when it is looked at (as the
 //! undraw records are), what a clear or a rescale wipes is forgotten, what scrolled out of
-//! sight is dropped when the list grows, and an adaptive zoom moves the commands with the
-//! pixels. Past its bound the list is given up, and undrawing in the view paints over as in
+//! sight or lies under a later clear is dropped when the list grows (past a sixteenth of its
+//! bound, or twice what was left the time before), and an adaptive zoom moves the commands
+//! with the pixels. Past its bound the list is given up, and undrawing in the view paints over as in
 //! a `paint` view until the view is cleared.
 
 use crate::backend::{DrawCmd, Mark, PxRemap};
@@ -75,6 +76,10 @@ pub(crate) struct Shown {
     items: Vec<Item>,
     weight: usize,
     cap: usize,
+    /// The weight past which what no longer shows is dropped: twice what was left the last
+    /// time, so that a view that scrolls keeps about what it shows, at a constant cost per
+    /// command.
+    prune_at: usize,
     /// The list outgrew its bound: it is empty and undrawing paints over.
     overflowed: bool,
 }
@@ -86,8 +91,18 @@ impl Shown {
             items: Vec::new(),
             weight: 0,
             cap,
+            prune_at: Self::first_prune(cap),
             overflowed: false,
         }
+    }
+
+    fn first_prune(cap: usize) -> usize {
+        (cap / 16).max(64).min(cap)
+    }
+
+    /// How many commands the list holds (for tests and diagnostics).
+    pub(crate) fn len(&self) -> usize {
+        self.items.len()
     }
 
     /// Whether the list is given up (undraw paints over until the view is cleared).
@@ -117,8 +132,11 @@ impl Shown {
         };
         self.weight += item.weight();
         self.items.push(item);
-        if self.weight > self.cap {
+        if self.weight > self.prune_at {
             self.prune(shift);
+            self.prune_at = (self.weight * 2)
+                .max(Self::first_prune(self.cap))
+                .min(self.cap);
             if self.weight > self.cap {
                 self.items = Vec::new();
                 self.weight = 0;
@@ -153,6 +171,7 @@ impl Shown {
     pub(crate) fn forget_all(&mut self) {
         self.items.clear();
         self.weight = 0;
+        self.prune_at = Self::first_prune(self.cap);
         self.overflowed = false;
     }
 
