@@ -28,22 +28,13 @@ fn spec(undraw: Undraw) -> ViewSpec {
         .undraw(undraw)
 }
 
-/// A small deterministic generator.
-struct Rng(u64);
+mod support;
 
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    fn real(&mut self, lo: f64, hi: f64) -> f64 {
-        lo + (hi - lo) * (self.below(10_000) as f64 / 10_000.0)
-    }
+use support::Rng;
+
+/// A number between `lo` and `hi`, in steps of a ten-thousandth of the range.
+fn real(rng: &mut Rng, lo: f64, hi: f64) -> f64 {
+    lo + (hi - lo) * (rng.below(10_000) as f64 / 10_000.0)
 }
 
 /// A random primitive and style: lines, boxes, circles, text, half transparent or not,
@@ -56,14 +47,14 @@ fn shape(rng: &mut Rng, central: bool) -> (Primitive, Style) {
     const COLOURS: [&str; 6] = ["red", "blue", "black", "green", "orange", "purple"];
     let colour = c(COLOURS[rng.below(6) as usize]);
     let (x, y) = if central {
-        (rng.real(5.0, 11.0), rng.real(3.0, 7.0))
+        (real(rng, 5.0, 11.0), real(rng, 3.0, 7.0))
     } else {
-        (rng.real(-2.0, 15.0), rng.real(-2.0, 11.0))
+        (real(rng, -2.0, 15.0), real(rng, -2.0, 11.0))
     };
     // How far a shape reaches from (x, y), in world units.
     let reach = if central { 1.5 } else { 6.0 };
     let mut style = match rng.below(4) {
-        0 => Style::stroke(colour, rng.real(0.5, if central { 4.0 } else { 9.0 })),
+        0 => Style::stroke(colour, real(rng, 0.5, if central { 4.0 } else { 9.0 })),
         1 => Style::filled(colour),
         2 => Style {
             fill: Some(colour),
@@ -80,15 +71,15 @@ fn shape(rng: &mut Rng, central: bool) -> (Primitive, Style) {
     let prim = match rng.below(4) {
         0 => line(
             (x, y),
-            (x + rng.real(-reach, reach), y + rng.real(-reach, reach)),
+            (x + real(rng, -reach, reach), y + real(rng, -reach, reach)),
         ),
         1 => Primitive::Circle {
             center: Point::new(x, y),
-            radius: rng.real(0.3, reach / 2.0),
+            radius: real(rng, 0.3, reach / 2.0),
         },
         2 => Primitive::Rectangle {
             from: Point::new(x, y),
-            to: Point::new(x + rng.real(0.5, reach), y + rng.real(0.5, reach)),
+            to: Point::new(x + real(rng, 0.5, reach), y + real(rng, 0.5, reach)),
         },
         _ => Primitive::Text {
             at: Point::new(x, y),
@@ -246,6 +237,26 @@ fn undrawing_after_scrolling_leaves_the_picture_of_the_rest() {
     compare(LazyRaster::new, true);
 }
 
+/// A thick red line drawn by `template`, then a blue bar over part of it drawn by `active`,
+/// which then undraws it (`refresh="update"`). World (3, 5), pixel (50, 50), is under the bar.
+fn bar_over_line(llvo: &mut Llvo, v: ViewId, template: OwnerId, active: OwnerId) {
+    llvo.draw(
+        v,
+        template,
+        &line((1.0, 5.0), (13.0, 5.0)),
+        &Style::stroke(c("red"), 12.0),
+    )
+    .unwrap();
+    llvo.draw(
+        v,
+        active,
+        &line((1.0, 5.0), (6.0, 5.0)),
+        &Style::stroke(c("blue"), 10.0),
+    )
+    .unwrap();
+    llvo.begin_update(active).unwrap();
+}
+
 /// The paper's Figure 13 trick inverted: in an exact view, undrawing the blue bar leaves
 /// the red line beneath it; in a paint view it goes too.
 #[test]
@@ -255,21 +266,7 @@ fn what_lies_beneath_stays_only_in_an_exact_view() {
         let v = llvo.create_view(spec(undraw)).unwrap();
         let template = llvo.new_owner(false);
         let active = llvo.new_owner(true);
-        llvo.draw(
-            v,
-            template,
-            &line((1.0, 5.0), (13.0, 5.0)),
-            &Style::stroke(c("red"), 12.0),
-        )
-        .unwrap();
-        llvo.draw(
-            v,
-            active,
-            &line((1.0, 5.0), (6.0, 5.0)),
-            &Style::stroke(c("blue"), 10.0),
-        )
-        .unwrap();
-        llvo.begin_update(active).unwrap();
+        bar_over_line(&mut llvo, v, template, active);
         let px = llvo.pixels(v).unwrap();
         let at = |x: usize, y: usize| {
             let i = (y * px.width as usize + x) * 4;
@@ -296,23 +293,7 @@ fn a_view_showing_too_much_paints_over_until_cleared() {
     let v = llvo.create_view(spec(Undraw::Exact)).unwrap();
     let template = llvo.new_owner(false);
     let active = llvo.new_owner(true);
-    let red_then_blue = |llvo: &mut Llvo| {
-        llvo.draw(
-            v,
-            template,
-            &line((1.0, 5.0), (13.0, 5.0)),
-            &Style::stroke(c("red"), 12.0),
-        )
-        .unwrap();
-        llvo.draw(
-            v,
-            active,
-            &line((1.0, 5.0), (6.0, 5.0)),
-            &Style::stroke(c("blue"), 10.0),
-        )
-        .unwrap();
-        llvo.begin_update(active).unwrap();
-    };
+    let red_then_blue = |llvo: &mut Llvo| bar_over_line(llvo, v, template, active);
     let red_at_bar = |llvo: &mut Llvo| {
         let px = llvo.pixels(v).unwrap();
         let i = (50 * px.width as usize + 50) * 4;

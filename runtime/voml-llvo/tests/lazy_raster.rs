@@ -23,21 +23,14 @@ fn forget(frames: &mut Frames) {
     }
 }
 
-struct Rng(u64);
+mod support;
 
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    fn coord(&mut self, size: u32) -> f32 {
-        (self.below(u64::from(size) * 12) as f32) / 8.0 - size as f32 * 0.25
-    }
+use support::Rng;
+
+/// A coordinate in eighths of a pixel, from a quarter of `size` before the view to half of
+/// it after.
+fn coord(rng: &mut Rng, size: u32) -> f32 {
+    (rng.below(u64::from(size) * 12) as f32) / 8.0 - size as f32 * 0.25
 }
 
 fn colour(rng: &mut Rng) -> Color {
@@ -62,7 +55,7 @@ fn command(rng: &mut Rng, w: u32, h: u32) -> DrawCmd {
             (h / 3) + rng.below(u64::from(h) / 2) as u32,
         )
     };
-    let (x0, y0, x1, y1) = (rng.coord(w), rng.coord(h), rng.coord(w), rng.coord(h));
+    let (x0, y0, x1, y1) = (coord(rng, w), coord(rng, h), coord(rng, w), coord(rng, h));
     match rng.below(6) {
         0 => DrawCmd::Clear {
             rect: PxRect::new(
@@ -239,8 +232,12 @@ fn the_lazy_raster_paints_what_the_raster_paints() {
                     // Erasures are also hard-edged strokes and fills in the background colour,
                     // as the low-level layer queues them for lines and shapes.
                     if rng.below(2) == 0 {
-                        let (x0, y0, x1, y1) =
-                            (rng.coord(w), rng.coord(h), rng.coord(w), rng.coord(h));
+                        let (x0, y0, x1, y1) = (
+                            coord(&mut rng, w),
+                            coord(&mut rng, h),
+                            coord(&mut rng, w),
+                            coord(&mut rng, h),
+                        );
                         let (cmd, fill) = (command(&mut rng, w, h), rng.below(2) == 0);
                         let clip = cmd.clip().unwrap_or(PxRect::new(0, 0, w, h));
                         erase.push((
