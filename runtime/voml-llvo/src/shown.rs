@@ -29,6 +29,8 @@ struct Item {
     scrolls: bool,
     /// The view's shift when `cmd` was last moved to where it shows.
     shift: (i64, i64),
+    /// `cmd`'s pixels then (worked out once: a text's are its glyphs').
+    bounds: PxRect,
 }
 
 impl Item {
@@ -44,6 +46,7 @@ impl Item {
         if self.scrolls && self.shift != shift {
             let (dx, dy) = (shift.0 - self.shift.0, shift.1 - self.shift.1);
             self.cmd.translate(dx, dy);
+            self.bounds = self.bounds.translate(dx, dy).intersect(&self.region);
             // What the clip kept out when it was drawn stays out where it now is, and what
             // scrolled out of the region is gone.
             let region = self.region;
@@ -61,7 +64,7 @@ impl Item {
 
     /// The pixels it covers, where it now shows.
     fn covers(&self, shift: (i64, i64)) -> PxRect {
-        let b = self.cmd.bounds();
+        let b = self.bounds;
         let b = if self.scrolls {
             b.translate(shift.0 - self.shift.0, shift.1 - self.shift.1)
         } else {
@@ -124,6 +127,7 @@ impl Shown {
             return true;
         }
         let item = Item {
+            bounds: cmd.bounds(),
             cmd,
             mark,
             region,
@@ -194,6 +198,7 @@ impl Shown {
                 },
             );
             item.cmd = cmd.moved(m, area);
+            item.bounds = item.cmd.bounds();
         }
     }
 
