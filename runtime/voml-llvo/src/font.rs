@@ -139,32 +139,49 @@ impl FontSpec {
     /// The glyphs of one line of text, placed from a pen at (0, 0) on the
     /// baseline, with kerning.
     pub fn layout_line(&self, text: &str) -> (Vec<(GlyphId, f32)>, f32) {
-        // One text is laid out several times in a row (its width to align it, its ink to
-        // know what it covers, its glyphs to paint it): the last layout is kept.
-        type Kept = Option<(FontSpec, String, Vec<(GlyphId, f32)>, f32)>;
-        thread_local! {
-            static LAST: std::cell::RefCell<Kept> = const { std::cell::RefCell::new(None) };
-        }
-        let kept = LAST.with(|last| {
-            last.borrow()
-                .as_ref()
-                .filter(|(font, t, _, _)| font == self && t == text)
-                .map(|(_, _, glyphs, width)| (glyphs.clone(), *width))
-        });
-        if let Some(layout) = kept {
-            return layout;
-        }
-        let layout = self.lay_out(text);
-        LAST.with(|last| {
-            *last.borrow_mut() = Some((*self, text.to_string(), layout.0.clone(), layout.1));
-        });
-        layout
+        self.with_layout(text, |glyphs, width| (glyphs.to_vec(), width))
     }
 
-    fn lay_out(&self, text: &str) -> (Vec<(GlyphId, f32)>, f32) {
+    /// `f` of the glyphs of one line (as [`FontSpec::layout_line`]) and its width.
+    ///
+    /// One text is laid out several times in a row (its width to align it, its ink to know
+    /// what it covers, its glyphs to paint it): the last layout is kept, in storage that
+    /// the next one reuses.
+    fn with_layout<R>(&self, text: &str, f: impl FnOnce(&[(GlyphId, f32)], f32) -> R) -> R {
+        struct Kept {
+            font: Option<FontSpec>,
+            text: String,
+            glyphs: Vec<(GlyphId, f32)>,
+            width: f32,
+        }
+        thread_local! {
+            static LAST: std::cell::RefCell<Kept> = const {
+                std::cell::RefCell::new(Kept {
+                    font: None,
+                    text: String::new(),
+                    glyphs: Vec::new(),
+                    width: 0.0,
+                })
+            };
+        }
+        LAST.with(|last| {
+            let mut last = last.borrow_mut();
+            if last.font != Some(*self) || last.text != text {
+                let kept = &mut *last;
+                kept.width = self.lay_out(text, &mut kept.glyphs);
+                kept.text.clear();
+                kept.text.push_str(text);
+                kept.font = Some(*self);
+            }
+            f(&last.glyphs, last.width)
+        })
+    }
+
+    /// Lays one line out into `glyphs`; its width.
+    fn lay_out(&self, text: &str, glyphs: &mut Vec<(GlyphId, f32)>) -> f32 {
         let scaled = self.face().as_scaled(self.px_scale());
         let index = self.face_index();
-        let mut glyphs = Vec::with_capacity(text.len());
+        glyphs.clear();
         let mut pen = 0.0f32;
         let mut prev: Option<GlyphId> = None;
         for ch in text.chars() {
@@ -179,23 +196,24 @@ impl FontSpec {
             pen += scaled.h_advance(id);
             prev = Some(id);
         }
-        (glyphs, pen)
+        pen
     }
 
     /// The advance width of one line of text in pixels.
     pub fn line_width(&self, text: &str) -> f32 {
-        self.layout_line(text).1
+        self.with_layout(text, |_, width| width)
     }
 
     /// The glyphs of one line whose baseline starts at (x, baseline), in
     /// pixels; what a raster back end draws.
     pub fn positioned_glyphs(&self, text: &str, x: f32, baseline: f32) -> Vec<Glyph> {
         let scale = self.px_scale();
-        self.layout_line(text)
-            .0
-            .into_iter()
-            .map(|(id, pen)| id.with_scale_and_position(scale, point(x + pen, baseline)))
-            .collect()
+        self.with_layout(text, |glyphs, _| {
+            glyphs
+                .iter()
+                .map(|&(id, pen)| id.with_scale_and_position(scale, point(x + pen, baseline)))
+                .collect()
+        })
     }
 
     /// The pixels the glyphs of one line can touch (x0, y0, x1, y1), or
@@ -208,29 +226,29 @@ impl FontSpec {
         // A text drawn is asked for its ink twice in a row (to record how to erase it, and
         // to know what it covers): the last answer is kept.
         type Bounds = Option<(f32, f32, f32, f32)>;
-        type Kept = Option<(FontSpec, String, f32, f32, Bounds)>;
+        struct Kept {
+            font: Option<FontSpec>,
+            text: String,
+            at: (u32, u32),
+            bounds: Bounds,
+        }
         thread_local! {
-            static LAST: std::cell::RefCell<Kept> = const { std::cell::RefCell::new(None) };
+            static LAST: std::cell::RefCell<Kept> = const {
+                std::cell::RefCell::new(Kept { font: None, text: String::new(), at: (0, 0), bounds: None })
+            };
         }
-        let kept = LAST.with(|last| {
-            last.borrow()
-                .as_ref()
-                .filter(|(font, t, kx, kb, _)| {
-                    font == self
-                        && t == text
-                        && kx.to_bits() == x.to_bits()
-                        && kb.to_bits() == baseline.to_bits()
-                })
-                .map(|k| k.4)
-        });
-        if let Some(bounds) = kept {
-            return bounds;
-        }
-        let bounds = self.measure_ink(text, x, baseline);
         LAST.with(|last| {
-            *last.borrow_mut() = Some((*self, text.to_string(), x, baseline, bounds));
-        });
-        bounds
+            let mut last = last.borrow_mut();
+            let at = (x.to_bits(), baseline.to_bits());
+            if last.font != Some(*self) || last.at != at || last.text != text {
+                last.bounds = self.measure_ink(text, x, baseline);
+                last.text.clear();
+                last.text.push_str(text);
+                last.at = at;
+                last.font = Some(*self);
+            }
+            last.bounds
+        })
     }
 
     fn measure_ink(&self, text: &str, x: f32, baseline: f32) -> Option<(f32, f32, f32, f32)> {
@@ -238,19 +256,20 @@ impl FontSpec {
         let index = self.face_index();
         let scale = self.px_scale();
         let factor = face.as_scaled(scale).scale_factor();
-        self.layout_line(text)
-            .0
-            .into_iter()
-            .filter_map(|(id, pen)| {
-                let bounds = outline_bounds(index, face, id)?;
-                let outline = ab_glyph::Outline {
-                    bounds,
-                    curves: Vec::new(),
-                };
-                Some(outline.px_bounds(factor, point(x + pen, baseline)))
-            })
-            .map(|r| (r.min.x, r.min.y, r.max.x, r.max.y))
-            .reduce(|a, b| (a.0.min(b.0), a.1.min(b.1), a.2.max(b.2), a.3.max(b.3)))
+        self.with_layout(text, |glyphs, _| {
+            glyphs
+                .iter()
+                .filter_map(|&(id, pen)| {
+                    let bounds = outline_bounds(index, face, id)?;
+                    let outline = ab_glyph::Outline {
+                        bounds,
+                        curves: Vec::new(),
+                    };
+                    Some(outline.px_bounds(factor, point(x + pen, baseline)))
+                })
+                .map(|r| (r.min.x, r.min.y, r.max.x, r.max.y))
+                .reduce(|a, b| (a.0.min(b.0), a.1.min(b.1), a.2.max(b.2), a.3.max(b.3)))
+        })
     }
 }
 
