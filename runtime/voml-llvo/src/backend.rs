@@ -286,6 +286,15 @@ impl DrawCmd {
         }
     }
 
+    /// What keeping the command costs, in path segments (a command without a path counts
+    /// one): the unit of the LLVO's bounds on undraw records and exact views' lists.
+    pub(crate) fn weight(&self) -> usize {
+        match self {
+            DrawCmd::Stroke { path, .. } | DrawCmd::Fill { path, .. } => path.segs.len() + 1,
+            _ => 1,
+        }
+    }
+
     /// The command's clip rectangle, if it has one.
     pub fn clip(&self) -> Option<PxRect> {
         match self {

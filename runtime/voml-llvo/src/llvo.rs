@@ -104,10 +104,7 @@ struct Record {
 
 impl Record {
     fn weight(&self) -> usize {
-        match &self.cmd {
-            DrawCmd::Stroke { path, .. } | DrawCmd::Fill { path, .. } => path.segs.len() + 1,
-            _ => 1,
-        }
+        self.cmd.weight()
     }
 }
 

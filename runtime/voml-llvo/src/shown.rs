@@ -8,8 +8,8 @@
 //! undraw records are), what a clear or a rescale wipes is forgotten, what scrolled out of
 //! sight or lies under a later clear is dropped when the list grows (past a sixteenth of its
 //! bound, or twice what was left the time before), and an adaptive zoom moves the commands
-//! with the pixels. Past its bound the list is given up, and undrawing in the view paints over as in
-//! a `paint` view until the view is cleared.
+//! with the pixels. Past its bound the list is given up, and undrawing in the view paints
+//! over as in a `paint` view until the view is cleared.
 
 use crate::backend::{DrawCmd, Mark, PxRemap};
 use crate::color::Color;
@@ -35,10 +35,7 @@ struct Item {
 
 impl Item {
     fn weight(&self) -> usize {
-        match &self.cmd {
-            DrawCmd::Stroke { path, .. } | DrawCmd::Fill { path, .. } => path.segs.len() + 1,
-            _ => 1,
-        }
+        self.cmd.weight()
     }
 
     /// Moves the command to where the view's content now shows it.
