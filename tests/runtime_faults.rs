@@ -694,3 +694,66 @@ fn voml_run_shows_a_scheme_fault_at_its_voml_location_and_fails() {
     assert!(stderr.contains(&ir), "no {ir} in:\n{stderr}");
     assert!(stderr.contains("fragile"), "{stderr}");
 }
+
+/// A line thickness that grows past what the drawing layer draws: clamped, the run goes on,
+/// and the clamping is told once, at the component that drew it, with the first record and
+/// how often; not a fault.
+fn too_thick_spec() -> String {
+    format!(
+        r#"<voml><body><visual-object name="thick">{STEP_EVENT}
+      <info-structures><variable name="n" type="int" init="0"/></info-structures>
+      <view-initializations><view name="v" window="100 50"/></view-initializations>
+      <event-processing>
+        <ep-component name="count" inputs="step.n" infos="n"><input name="^0">(set! $0 ^0/0)</input></ep-component>
+      </event-processing>
+      <info-rendition>
+        <ir-component name="wide" views="v" infos="n">
+          <line view="^0" from="0 0.5" to="1 0.5" thick="(if (gt $0 2) (* 1000000 $0) 1)"/>
+        </ir-component>
+      </info-rendition>
+    </visual-object></body></voml>"#
+    )
+}
+
+#[test]
+fn a_value_the_drawing_layer_clamps_is_told_once_with_its_place() {
+    let spec = too_thick_spec();
+    let mut rt = start_runtime(compile_text("thick.voml", &spec), false, 1000);
+    replay_bytes(&mut rt, steps(6).as_bytes(), "steps.trf", false);
+    assert!(rt.faults().is_empty(), "{:?}", summaries(&rt));
+    let (notes, more) = rt.drawing_notes();
+    assert_eq!((notes.len(), more), (1, 0), "{notes:?}");
+    let note = &notes[0];
+    assert_eq!(
+        note.component.as_deref(),
+        Some("IR component `wide`"),
+        "{note}"
+    );
+    assert_eq!(note.part.as_deref(), Some("phase 1"));
+    assert_eq!(
+        note.location.as_deref(),
+        Some(locate("thick.voml", &spec, "<ir-component name=\"wide\"").as_str())
+    );
+    // Steps 3 to 6 drew too thick a line, and the last round after the input drew step 6's.
+    assert_eq!(note.event.as_ref().map(|e| e.record), Some(3));
+    assert_eq!(note.count, 5);
+    assert!(note.message.contains("3000000"), "{note}");
+
+    let dir = scratch("too-thick");
+    std::fs::write(dir.join("thick.voml"), &spec).unwrap();
+    std::fs::write(dir.join("steps.trf"), steps(6)).unwrap();
+    let (status, stderr) = voml_run(&dir, "thick.voml", "steps.trf");
+    assert_eq!(status, 0, "{stderr}");
+    let told: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("warning:"))
+        .collect();
+    assert_eq!(told.len(), 1, "{stderr}");
+    assert!(
+        told[0].contains("clamped to")
+            && told[0].contains("IR component `wide` phase 1")
+            && told[0].contains("first at record 3 (steps.trf:4)")
+            && told[0].ends_with("5 times"),
+        "{stderr}"
+    );
+}

@@ -55,6 +55,8 @@ pub trait Reporter {
 
 /// At most this many faults and bad lines are shown in full; the rest are counted.
 const SHOWN: usize = 20;
+/// Kinds of drawing warnings shown in a run's summary.
+const SHOWN_NOTES: usize = 10;
 
 /// Reports to standard error.
 pub struct Terminal {
@@ -147,6 +149,17 @@ impl Terminal {
                 };
                 eprintln!("  {more} more {} in {place}", kind.summary_word());
             }
+        }
+        let (notes, more) = runtime.drawing_notes();
+        for note in notes.iter().take(SHOWN_NOTES) {
+            eprintln!("{}warning: {note}", self.label);
+        }
+        let more = more + notes.len().saturating_sub(SHOWN_NOTES) as u64;
+        if more > 0 {
+            eprintln!(
+                "{}({more} more kinds of drawing warnings not shown)",
+                self.label
+            );
         }
         let disabled = runtime.disabled_components();
         if !disabled.is_empty() {

@@ -67,6 +67,17 @@ pub enum LlvoError {
     WarningsDropped(u64),
 }
 
+impl LlvoError {
+    /// What a warning is about, without the value that caused it: warnings of one kind are
+    /// told once, with the first value, and counted after.
+    pub fn kind(&self) -> String {
+        match self {
+            LlvoError::BadNumber { what, action, .. } => format!("{what}: {action}"),
+            other => other.to_string(),
+        }
+    }
+}
+
 impl fmt::Display for LlvoError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

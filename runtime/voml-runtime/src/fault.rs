@@ -187,3 +187,49 @@ impl fmt::Display for Fault {
         f.write_str(&self.summary())
     }
 }
+
+/// Something the drawing layer adjusted or gave up while the run went on as drawn (a value
+/// clamped, an exact view that keeps too much and paints over): not a fault, but said once
+/// per message and component, with where it first happened and how often.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DrawingNote {
+    /// What it is about, without the value that caused it (notes are grouped by it).
+    pub kind: String,
+    /// The first one's message.
+    pub message: String,
+    /// The component (e.g. "IR component `gantt`"), if one was drawing.
+    pub component: Option<String>,
+    /// The part (e.g. "phase 1").
+    pub part: Option<String>,
+    /// `file:line:col` of the part's code.
+    pub location: Option<String>,
+    /// The record it first happened on.
+    pub event: Option<EventRef>,
+    /// How many times.
+    pub count: u64,
+}
+
+impl fmt::Display for DrawingNote {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.message)?;
+        let place = [self.component.as_deref(), self.part.as_deref()]
+            .into_iter()
+            .flatten()
+            .collect::<Vec<_>>()
+            .join(" ");
+        if !place.is_empty() {
+            write!(f, " ({place}")?;
+            if let Some(at) = &self.location {
+                write!(f, ", {at}")?;
+            }
+            write!(f, ")")?;
+        }
+        if let Some(event) = &self.event {
+            write!(f, ", first at {event}")?;
+        }
+        if self.count > 1 {
+            write!(f, ", {} times", self.count)?;
+        }
+        Ok(())
+    }
+}

@@ -44,7 +44,7 @@ use voml_llvo::{
 use voml_trace::{Record, Value};
 
 pub use edit::EditError;
-pub use fault::{Action, EventRef, Fault, FaultKind};
+pub use fault::{Action, DrawingNote, EventRef, Fault, FaultKind};
 use host::Host;
 pub use host::{Snapshot, SoundCommand, TimedSound};
 pub use profile::ProfileRow;
@@ -121,6 +121,8 @@ type FaultKey = (FaultKind, Option<String>, Option<String>);
 pub const MAX_FAULTS_KEPT: usize = 1000;
 /// At most this many faults of one kind from one part are kept in full.
 pub const MAX_REPEATS_KEPT: usize = 3;
+/// At most this many distinct drawing notes are kept; the rest are counted.
+pub const MAX_DRAWING_NOTES: usize = 64;
 
 /// The default [`Config::memory_limit`]: 512 MiB.
 pub const DEFAULT_MEMORY_LIMIT: usize = 512 << 20;
@@ -296,6 +298,10 @@ pub struct Runtime {
     fault_total: u64,
     last_fault: Option<(Fault, bool)>,
     fault_tally: HashMap<FaultKey, (usize, u64)>,
+    /// What the drawing layer adjusted, each message once per component, and how many
+    /// notes past [`MAX_DRAWING_NOTES`] were only counted.
+    drawing_notes: Vec<DrawingNote>,
+    drawing_notes_dropped: u64,
     stats: Stats,
     /// Next trace time at which synchronous mode renders.
     next_tick: Option<f64>,
@@ -444,6 +450,8 @@ impl Runtime {
             fault_total: 0,
             last_fault: None,
             fault_tally: HashMap::new(),
+            drawing_notes: Vec::new(),
+            drawing_notes_dropped: 0,
             stats: Stats::default(),
             next_tick,
             started: false,
@@ -1088,6 +1096,12 @@ impl Runtime {
         if let (Some(profile), Some(t)) = (&mut self.profile, timed) {
             profile.add(&(who.target, who.part.clone()), t.elapsed());
         }
+        // What the drawing layer adjusted while this code drew is noted; the run goes on as
+        // drawn.
+        let adjusted = self.host.borrow_mut().llvo.take_warnings();
+        if !adjusted.is_empty() {
+            self.note_drawing(adjusted, who, event);
+        }
         match result {
             Ok(v) => Ok(Some(v)),
             Err(failure) => {
@@ -1213,6 +1227,48 @@ impl Runtime {
             self.faults.push(fault.clone());
         }
         self.last_fault = Some((fault, keep));
+    }
+
+    /// Notes what the drawing layer adjusted while `who` drew: each message once per
+    /// component, counted after.
+    fn note_drawing(
+        &mut self,
+        adjusted: Vec<voml_llvo::LlvoError>,
+        who: &Who,
+        event: Option<At<'_>>,
+    ) {
+        let (component, part) = self.describe(who);
+        for w in adjusted {
+            let (kind, message) = (w.kind(), w.to_string());
+            if let Some(n) = self
+                .drawing_notes
+                .iter_mut()
+                .find(|n| n.kind == kind && n.component == component)
+            {
+                n.count += 1;
+                continue;
+            }
+            if self.drawing_notes.len() >= MAX_DRAWING_NOTES {
+                self.drawing_notes_dropped += 1;
+                continue;
+            }
+            self.drawing_notes.push(DrawingNote {
+                kind,
+                message,
+                component: component.clone(),
+                part: Some(part.clone()),
+                location: Some(self.vo.locate(who.span)),
+                event: event.map(At::owned),
+                count: 1,
+            });
+        }
+    }
+
+    /// What the drawing layer adjusted or gave up while the run went on (a value clamped, an
+    /// exact view that keeps too much), each message once per component; and how many more
+    /// were only counted.
+    pub fn drawing_notes(&self) -> (&[DrawingNote], u64) {
+        (&self.drawing_notes, self.drawing_notes_dropped)
     }
 
     /// Every fault recorded, kept or only counted.
