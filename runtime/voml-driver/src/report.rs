@@ -137,11 +137,7 @@ impl Terminal {
                 total - self.faults_shown as u64
             );
             for (kind, component, part, more) in runtime.unkept_faults().iter().take(10) {
-                let place = [component.as_deref(), part.as_deref()]
-                    .into_iter()
-                    .flatten()
-                    .collect::<Vec<_>>()
-                    .join(" ");
+                let place = voml_runtime::fault::place(component.as_deref(), part.as_deref());
                 let place = if place.is_empty() {
                     "the trace".into()
                 } else {

@@ -212,11 +212,7 @@ pub struct DrawingNote {
 impl fmt::Display for DrawingNote {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.message)?;
-        let place = [self.component.as_deref(), self.part.as_deref()]
-            .into_iter()
-            .flatten()
-            .collect::<Vec<_>>()
-            .join(" ");
+        let place = place(self.component.as_deref(), self.part.as_deref());
         if !place.is_empty() {
             write!(f, " ({place}")?;
             if let Some(at) = &self.location {
@@ -232,4 +228,14 @@ impl fmt::Display for DrawingNote {
         }
         Ok(())
     }
+}
+
+/// A component and its part as a summary names them (`IR component `gantt` phase 1`); empty
+/// when neither is known.
+pub fn place(component: Option<&str>, part: Option<&str>) -> String {
+    [component, part]
+        .into_iter()
+        .flatten()
+        .collect::<Vec<_>>()
+        .join(" ")
 }
