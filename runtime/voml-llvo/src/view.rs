@@ -58,27 +58,9 @@ impl Adaptation {
     }
 }
 
-/// What undrawing a frame does in a view (the markup's `undraw`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub enum Undraw {
-    /// The frame's shapes are painted over in the background colour, as the paper's raster
-    /// LLVO does: whatever else was drawn on those pixels goes with them.
-    #[default]
-    Paint,
-    /// Exactly the frame's shapes go: the pixels they covered show what the rest of the
-    /// view's drawing puts there. The view keeps what it shows as a list of commands.
-    Exact,
-}
-
-impl Undraw {
-    /// The markup's word for it.
-    pub fn word(self) -> &'static str {
-        match self {
-            Undraw::Paint => "paint",
-            Undraw::Exact => "exact",
-        }
-    }
-}
+/// What undrawing a frame does in a view (the markup's `undraw`): the compiled visual
+/// object's own value. An exact view keeps what it shows as a list of commands.
+pub use voml_ir::Undraw;
 
 /// Default adaptation quality: extreme points remembered per view.
 pub const DEFAULT_QUALITY: u32 = 1024;

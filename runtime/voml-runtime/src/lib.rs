@@ -38,7 +38,7 @@ use steel::steel_vm::engine::Engine;
 use steel::SteelErr;
 use voml_ir::{CompiledVo, FieldType, RenderMode, Span};
 use voml_llvo::{
-    AdaptMode, Adaptation, Backend, BackendEvent, Color, LazyRaster, Llvo, OwnerId, Status, Undraw,
+    AdaptMode, Adaptation, Backend, BackendEvent, Color, LazyRaster, Llvo, OwnerId, Status,
     ViewSpec,
 };
 use voml_trace::{Record, Value};
@@ -1886,10 +1886,7 @@ fn load(
             y_minus: mode(v.adapt[3]),
         };
         spec.quality = v.quality;
-        spec.undraw = match v.undraw {
-            voml_ir::Undraw::Paint => Undraw::Paint,
-            voml_ir::Undraw::Exact => Undraw::Exact,
-        };
+        spec.undraw = v.undraw;
         let id = llvo.create_view(spec).map_err(|e| LoadError {
             unbound: None,
             message: format!("view `{}`: {e}", v.name),
