@@ -136,13 +136,8 @@ impl FontSpec {
         }
     }
 
-    /// The glyphs of one line of text, placed from a pen at (0, 0) on the
-    /// baseline, with kerning.
-    pub fn layout_line(&self, text: &str) -> (Vec<(GlyphId, f32)>, f32) {
-        self.with_layout(text, |glyphs, width| (glyphs.to_vec(), width))
-    }
-
-    /// `f` of the glyphs of one line (as [`FontSpec::layout_line`]) and its width.
+    /// `f` of the glyphs of one line of text, placed from a pen at (0, 0) on the baseline
+    /// with kerning, and of its width.
     ///
     /// One text is laid out several times in a row (its width to align it, its ink to know
     /// what it covers, its glyphs to paint it): the last layout is kept, in storage that
