@@ -418,16 +418,16 @@ impl DrawCmd {
         }
     }
 
-    /// The command drawing what this one drew after the pixels of `area` moved by `m`
+    /// Makes the command draw what it drew after the pixels of `area` moved by `m`
     /// (adaptive rescaling), at the new scale: paths, text positions and images follow
     /// the map, strokes keep their width and text its size, and the clip becomes what
     /// the old clip covered of the area, moved. For the display list of an exact view.
-    pub(crate) fn moved(mut self, m: &PxRemap, area: PxRect) -> DrawCmd {
+    pub(crate) fn move_by(&mut self, m: &PxRemap, area: PxRect) {
         let at = |x: f32, y: f32| {
             let (nx, ny) = m.apply(f64::from(x), f64::from(y));
             (nx as f32, ny as f32)
         };
-        match &mut self {
+        match self {
             DrawCmd::Clear { rect, .. } => *rect = m.apply_rect(rect).intersect(&area),
             DrawCmd::Shift { .. } => {}
             DrawCmd::Stroke { path, .. } | DrawCmd::Fill { path, .. } => path.remap(m),
@@ -441,7 +441,6 @@ impl DrawCmd {
         if let Some(clip) = self.clip_mut() {
             *clip = m.apply_rect(&clip.intersect(&area)).intersect(&area);
         }
-        self
     }
 
     /// The command's clip rectangle, if it has one.

@@ -187,14 +187,7 @@ impl Shown {
     pub(crate) fn remap(&mut self, m: &PxRemap, area: PxRect, shift: (i64, i64)) {
         for item in self.items.iter_mut().filter(|i| i.scrolls) {
             item.follow(shift);
-            let cmd = std::mem::replace(
-                &mut item.cmd,
-                DrawCmd::Clear {
-                    rect: PxRect::default(),
-                    color: Color::WHITE,
-                },
-            );
-            item.cmd = cmd.moved(m, area);
+            item.cmd.move_by(m, area);
             item.bounds = item.cmd.bounds();
         }
     }
@@ -219,9 +212,9 @@ impl Shown {
             if !b.is_empty() {
                 boxes.push(b);
             }
+            self.weight -= item.weight();
             false
         });
-        self.weight = self.items.iter().map(Item::weight).sum();
         let boxes = merged(boxes);
         let mut out = Vec::new();
         for b in boxes {
