@@ -205,7 +205,7 @@ impl Pixels<'_> {
     }
 
     /// Skia's `do_anti_hairline` without a clip, in 26.6 fixed point.
-    fn segment(&mut self, mut x0: i32, mut y0: i32, mut x1: i32, mut y1: i32) {
+    fn segment(&mut self, x0: i32, y0: i32, x1: i32, y1: i32) {
         if (x1 - x0).abs() > 511 * 64 || (y1 - y0).abs() > 511 * 64 {
             let hx = (x0 >> 1) + (x1 >> 1);
             let hy = (y0 >> 1) + (y1 >> 1);
@@ -213,57 +213,42 @@ impl Pixels<'_> {
             self.segment(hx, hy, x1, y1);
             return;
         }
-        let (istart, istop, mut fstart, slope, kind, scale_start, scale_stop);
-        if (x1 - x0).abs() > (y1 - y0).abs() {
-            if x0 > x1 {
-                std::mem::swap(&mut x0, &mut x1);
-                std::mem::swap(&mut y0, &mut y1);
-            }
-            istart = x0 >> 6;
-            istop = (x1 + 63) >> 6;
-            fstart = y0 << 10;
-            if y0 == y1 {
-                slope = 0;
-                kind = Kind::HLine;
-            } else {
-                slope = ((y1 - y0) << 16) / (x1 - x0);
-                fstart += (slope * (32 - (x0 & 63)) + 32) >> 6;
-                kind = Kind::Horish;
-            }
-            if istop - istart == 1 {
-                scale_start = x1 - x0;
-                scale_stop = 0;
-            } else {
-                scale_start = 64 - (x0 & 63);
-                scale_stop = x1 & 63;
-            }
+        // Along the major axis (a) from its smaller end, across it (b).
+        let horizontal = (x1 - x0).abs() > (y1 - y0).abs();
+        let (mut a0, mut b0, mut a1, mut b1) = if horizontal {
+            (x0, y0, x1, y1)
         } else {
-            if y0 > y1 {
-                std::mem::swap(&mut x0, &mut x1);
-                std::mem::swap(&mut y0, &mut y1);
-            }
-            istart = y0 >> 6;
-            istop = (y1 + 63) >> 6;
-            fstart = x0 << 10;
-            if x0 == x1 {
-                if y0 == y1 {
-                    return;
-                }
-                slope = 0;
-                kind = Kind::VLine;
-            } else {
-                slope = ((x1 - x0) << 16) / (y1 - y0);
-                fstart += (slope * (32 - (y0 & 63)) + 32) >> 6;
-                kind = Kind::Vertish;
-            }
-            if istop - istart == 1 {
-                scale_start = y1 - y0;
-                scale_stop = 0;
-            } else {
-                scale_start = 64 - (y0 & 63);
-                scale_stop = y1 & 63;
-            }
+            (y0, x0, y1, x1)
+        };
+        if a0 > a1 {
+            std::mem::swap(&mut a0, &mut a1);
+            std::mem::swap(&mut b0, &mut b1);
         }
+        if a0 == a1 {
+            // Zero length (a mostly horizontal segment never is).
+            return;
+        }
+        let (istart, istop) = (a0 >> 6, (a1 + 63) >> 6);
+        let mut fstart = b0 << 10;
+        let (slope, kind) = if b0 == b1 {
+            (0, if horizontal { Kind::HLine } else { Kind::VLine })
+        } else {
+            let slope = ((b1 - b0) << 16) / (a1 - a0);
+            fstart += (slope * (32 - (a0 & 63)) + 32) >> 6;
+            (
+                slope,
+                if horizontal {
+                    Kind::Horish
+                } else {
+                    Kind::Vertish
+                },
+            )
+        };
+        let (scale_start, scale_stop) = if istop - istart == 1 {
+            (a1 - a0, 0)
+        } else {
+            (64 - (a0 & 63), a1 & 63)
+        };
         let (mut i, stop) = (istart as u32, istop as u32);
         fstart = self.cap(&kind, i, fstart, slope, scale_start);
         i += 1;
