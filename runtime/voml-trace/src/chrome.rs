@@ -26,9 +26,8 @@ use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde::Deserialize;
 
 use crate::error::{TraceError, TraceErrorKind};
-use crate::layout::{
-    self, Codes, Fill, Names, States, ENTRY, EVENT, EXIT, MARK, RECEIVE, SEND, VALUE,
-};
+use crate::layout::{self, Fill, States, ENTRY, EVENT, EXIT, MARK, RECEIVE, SEND, VALUE};
+use crate::names::{Codes, Names};
 use crate::outgoing::{self, Adapter, Outgoing};
 use crate::reader::ReadOptions;
 use crate::record::Record;

@@ -14,9 +14,7 @@
 //! components glued to MPICL's sends and receives take the adapters' messages unchanged; the
 //! other kinds carry 0, -1, -1 there (or their value and key; see `docs/formats.md`).
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
-
+use crate::names::Names;
 use crate::record::{Record, Value};
 
 /// Record type of the beginning of a state, a send, a receive or a processor's life.
@@ -41,63 +39,6 @@ pub const VALUE: i64 = 700;
 /// Event type of an instant event (a Pajé event, a Chrome instant): its key at 8.
 pub const EVENT: i64 = 701;
 
-/// A hash map with a fast hash for the adapters' look-ups of names and numbers (a few per
-/// record): the multiplicative hash the Rust compiler uses, not the standard library's
-/// SipHash. It does not resist inputs made to collide: at worst such a trace reads slowly.
-pub(crate) type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FastHasher>>;
-
-/// The Rust compiler's `FxHasher`: a rotate, a xor and a multiply per word.
-#[derive(Default, Clone, Copy)]
-pub(crate) struct FastHasher(u64);
-
-impl FastHasher {
-    #[inline]
-    fn add(&mut self, word: u64) {
-        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-}
-
-impl Hasher for FastHasher {
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            self.add(u64::from_le_bytes(c.try_into().expect("8 bytes")));
-        }
-        let rest = chunks.remainder();
-        if !rest.is_empty() {
-            let mut last = [0u8; 8];
-            last[..rest.len()].copy_from_slice(rest);
-            self.add(u64::from_le_bytes(last));
-        }
-    }
-
-    #[inline]
-    fn write_u8(&mut self, i: u8) {
-        self.add(u64::from(i));
-    }
-
-    #[inline]
-    fn write_u32(&mut self, i: u32) {
-        self.add(u64::from(i));
-    }
-
-    #[inline]
-    fn write_u64(&mut self, i: u64) {
-        self.add(i);
-    }
-
-    #[inline]
-    fn write_usize(&mut self, i: usize) {
-        self.add(i as u64);
-    }
-
-    #[inline]
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
 /// Most names given codes of their own; later names share [`MAX_CODES`] itself, so that a
 /// trace with endless distinct names still reads in bounded memory.
 pub const MAX_CODES: usize = 1 << 16;
@@ -112,64 +53,6 @@ pub fn is_waiting(name: &str) -> bool {
     // Names are short: lowering a copy costs less than a case-insensitive search per word.
     let lower = name.to_ascii_lowercase();
     WORDS.iter().any(|w| lower.contains(w))
-}
-
-/// Codes given to names in the order they first appear, from `first`; bounded by
-/// [`MAX_CODES`].
-#[derive(Debug, Default)]
-pub(crate) struct Codes {
-    map: FastMap<String, i64>,
-    first: i64,
-}
-
-impl Codes {
-    pub(crate) fn starting_at(first: i64) -> Codes {
-        Codes {
-            map: FastMap::default(),
-            first,
-        }
-    }
-
-    /// The code of `name`, giving it the next one if it has none.
-    pub(crate) fn code(&mut self, name: &str) -> i64 {
-        if let Some(&c) = self.map.get(name) {
-            return c;
-        }
-        if self.map.len() >= MAX_CODES {
-            return self.first + MAX_CODES as i64;
-        }
-        let c = self.first + self.map.len() as i64;
-        self.map.insert(name.to_owned(), c);
-        c
-    }
-}
-
-/// Names kept once each and referred to by number (open states keep a number, not a copy of
-/// their name); bounded by [`MAX_CODES`], beyond which names read as `(other)`.
-#[derive(Debug, Default)]
-pub(crate) struct Names {
-    map: FastMap<String, u32>,
-    list: Vec<String>,
-}
-
-impl Names {
-    /// The number of `name`, keeping it if new.
-    pub(crate) fn id(&mut self, name: &str) -> u32 {
-        if let Some(&i) = self.map.get(name) {
-            return i;
-        }
-        if self.list.len() >= MAX_CODES {
-            return u32::MAX;
-        }
-        let i = self.list.len() as u32;
-        self.list.push(name.to_owned());
-        self.map.insert(name.to_owned(), i);
-        i
-    }
-
-    pub(crate) fn get(&self, id: u32) -> &str {
-        self.list.get(id as usize).map_or("(other)", String::as_str)
-    }
 }
 
 /// The states seen: each name kept once (referred to by number) with its event type,
@@ -313,7 +196,10 @@ impl<'a> Fill<'a> {
         let (head, data) = self.fields.split_at_mut(5);
         if let Value::Str(descriptor) = &mut head[4] {
             for v in data.iter() {
-                descriptor.push_str(scanf_code(v));
+                // A character at a time: a call to copy two bytes costs more than they do.
+                for c in scanf_code(v).chars() {
+                    descriptor.push(c);
+                }
             }
         }
     }
@@ -362,6 +248,18 @@ fn pooled(s: &str) -> String {
 /// breaks, tabs) spaces, so that every adapted record can be written as a PICL line and read
 /// back.
 fn push_safe(out: &mut String, s: &str) {
+    // Names are mostly short and ASCII: a byte at a time, in the same pass as the check.
+    if s.len() <= 32 && s.is_ascii() {
+        out.reserve(s.len());
+        for &b in s.as_bytes() {
+            out.push(match b {
+                b'"' => '\'',
+                0..0x20 | 0x7f => ' ',
+                b => char::from(b),
+            });
+        }
+        return;
+    }
     if !s.bytes().any(|b| b == b'"' || b < 0x20 || b == 0x7f) {
         out.push_str(s);
         return;
@@ -407,19 +305,6 @@ mod tests {
         ] {
             assert!(!is_waiting(name), "{name}");
         }
-    }
-
-    #[test]
-    fn codes_in_first_seen_order_and_bounded() {
-        let mut codes = Codes::starting_at(1);
-        assert_eq!(codes.code("a"), 1);
-        assert_eq!(codes.code("b"), 2);
-        assert_eq!(codes.code("a"), 1);
-        for i in 0..MAX_CODES + 10 {
-            codes.code(&i.to_string());
-        }
-        assert_eq!(codes.code("never seen"), 1 + MAX_CODES as i64);
-        assert_eq!(codes.code("b"), 2);
     }
 
     #[test]

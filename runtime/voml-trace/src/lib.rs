@@ -39,6 +39,7 @@ mod format;
 mod interest;
 pub mod layout;
 mod lines;
+mod names;
 pub mod otf2;
 mod outgoing;
 pub mod paje;

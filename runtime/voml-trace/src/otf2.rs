@@ -27,8 +27,9 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
 use crate::error::{TraceError, TraceErrorKind};
-use crate::layout::{self, Codes, FastMap, Fill, States, ENTRY, EXIT, MARK, RECEIVE, SEND, VALUE};
+use crate::layout::{self, Fill, States, ENTRY, EXIT, MARK, RECEIVE, SEND, VALUE};
 use crate::lines::read_line;
+use crate::names::{Codes, FastMap};
 use crate::reader::{ReadOptions, MAX_LINE_LEN};
 use crate::record::Record;
 use crate::AdapterStats;

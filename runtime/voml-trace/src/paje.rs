@@ -20,11 +20,9 @@ use std::io::{self, BufRead, BufReader};
 use std::path::Path;
 
 use crate::error::{TraceError, TraceErrorKind};
-use crate::layout::{
-    self, Codes, FastHasher, FastMap, Fill, States, ENTRY, EVENT, EXIT, LIFE, MARK, RECEIVE, SEND,
-    VALUE,
-};
+use crate::layout::{self, Fill, States, ENTRY, EVENT, EXIT, LIFE, MARK, RECEIVE, SEND, VALUE};
 use crate::lines::{read_line, text_of};
+use crate::names::{Codes, FastHasher, FastMap, NameMap};
 use crate::outgoing::{self, Adapter, Outgoing};
 use crate::parse::parse_real;
 use crate::reader::{ReadOptions, MAX_LINE_LEN};
@@ -174,8 +172,9 @@ struct Def {
     name: String,
     /// Number of fields after the id.
     count: usize,
-    /// Where each understood field is among them.
-    at: [Option<usize>; FIELDS],
+    /// Where each understood field is among them (small: it is copied for each record;
+    /// a field beyond the 65,535th is not found).
+    at: [Option<u16>; FIELDS],
     /// Line of the `%EventDef`.
     line: u64,
     /// Why its records cannot be read (reported once, at the definition).
@@ -184,7 +183,7 @@ struct Def {
 
 impl Def {
     fn get(&self, f: Field) -> Option<usize> {
-        self.at[f as usize]
+        self.at[f as usize].map(usize::from)
     }
 }
 
@@ -213,6 +212,11 @@ impl TypeKind {
 struct PType {
     kind: TypeKind,
     name: String,
+    /// Its entity values, by alias and by name: their names.
+    values: NameMap<String>,
+    /// The states of a state type met so far, by the value a record gives (an alias or a
+    /// name): the state's number and code (forgotten when a value is defined).
+    states: NameMap<(u32, i64)>,
 }
 
 #[derive(Debug)]
@@ -231,7 +235,7 @@ struct Container {
 /// without copying it.
 #[derive(Default)]
 struct Waiting {
-    by_type: FastMap<usize, FastMap<String, LinkEnd>>,
+    by_type: FastMap<usize, NameMap<LinkEnd>>,
     len: usize,
 }
 
@@ -247,10 +251,7 @@ impl Waiting {
     }
 
     fn insert(&mut self, ty: usize, key: &str, end: LinkEnd) {
-        self.by_type
-            .entry(ty)
-            .or_default()
-            .insert(key.to_owned(), end);
+        self.by_type.entry(ty).or_default().insert(key, end);
         self.len += 1;
     }
 
@@ -258,7 +259,7 @@ impl Waiting {
         self.len = 0;
         self.by_type
             .drain()
-            .flat_map(|(_, ends)| ends.into_values())
+            .flat_map(|(_, mut ends)| ends.drain_values().collect::<Vec<_>>())
     }
 }
 
@@ -290,11 +291,9 @@ pub struct PajeReader<R> {
     numbered: Vec<Option<Def>>,
     /// The definition being read (between `%EventDef` and `%EndEventDef`).
     open_def: Option<(String, Def)>,
-    types: FastMap<String, usize>,
+    types: NameMap<usize>,
     type_list: Vec<PType>,
-    /// Entity values by type, then alias or name: their names.
-    values: FastMap<usize, FastMap<String, String>>,
-    containers: FastMap<String, usize>,
+    containers: NameMap<usize>,
     container_list: Vec<Container>,
     /// Open states by (container, state type), innermost last: (name, code).
     stacks: FastMap<(usize, usize), Vec<(u32, i64)>>,
@@ -308,6 +307,9 @@ pub struct PajeReader<R> {
     waiting: BinaryHeap<std::cmp::Reverse<(u64, u64)>>,
     /// The places (`seq`) of the link ends still waiting.
     waiting_seqs: HashSet<u64, BuildHasherDefault<FastHasher>>,
+    /// The top of `waiting` is known to be still waiting (no end has come since it was
+    /// checked): `due` need not look it up again.
+    top_waits: bool,
     variable_keys: Codes,
     event_keys: Codes,
     /// Messages matched so far: the next message's tag.
@@ -316,6 +318,8 @@ pub struct PajeReader<R> {
     high: f64,
     seq: u64,
     tokens: Vec<Token>,
+    /// Strings kept for the texts of waiting link ends (see `copy`).
+    spare_strings: Vec<String>,
 }
 
 impl PajeReader<BufReader<File>> {
@@ -398,10 +402,9 @@ impl<R: BufRead> PajeReader<R> {
             defs: FastMap::default(),
             numbered: Vec::new(),
             open_def: None,
-            types: FastMap::default(),
+            types: NameMap::default(),
             type_list: Vec::new(),
-            values: FastMap::default(),
-            containers: FastMap::default(),
+            containers: NameMap::default(),
             container_list: Vec::new(),
             stacks: FastMap::default(),
             states: States::starting_at(1),
@@ -410,12 +413,14 @@ impl<R: BufRead> PajeReader<R> {
             ends: Waiting::default(),
             waiting: BinaryHeap::new(),
             waiting_seqs: HashSet::default(),
+            top_waits: false,
             variable_keys: Codes::starting_at(0),
             event_keys: Codes::starting_at(0),
             messages: 0,
             high: f64::NEG_INFINITY,
             seq: 0,
             tokens: Vec::with_capacity(8),
+            spare_strings: Vec::new(),
         }
     }
 
@@ -441,7 +446,8 @@ impl<R: BufRead> PajeReader<R> {
     /// waiting link end is earlier.
     fn due(&mut self) -> (f64, Tie) {
         while let Some(std::cmp::Reverse((t, seq))) = self.waiting.peek().copied() {
-            if self.waiting_seqs.contains(&seq) {
+            if self.top_waits || self.waiting_seqs.contains(&seq) {
+                self.top_waits = true;
                 return (time_of_key(t), Tie::Input(seq - 1));
             }
             self.waiting.pop();
@@ -611,7 +617,7 @@ impl<R: BufRead> PajeReader<R> {
                 def.count += 1;
                 if let Some(f) = Field::of(field) {
                     if def.at[f as usize].is_none() {
-                        def.at[f as usize] = Some(index);
+                        def.at[f as usize] = u16::try_from(index).ok();
                     }
                 }
                 Ok(())
@@ -671,7 +677,12 @@ impl<R: BufRead> PajeReader<R> {
             def.kind.expect("definitions without a kind are broken"),
             def.at,
         );
-        let field = |f: Field| at[f as usize].map(|i| (tokens[i + 1].0 + 1, tok(i + 1)));
+        let field = |f: Field| {
+            at[f as usize].map(|i| {
+                let i = usize::from(i) + 1;
+                (tokens[i].0 + 1, tok(i))
+            })
+        };
         let get = |f: Field| field(f).expect("required fields are checked at the definition");
         let time = match field(Field::Time) {
             Some((column, t)) => {
@@ -707,23 +718,27 @@ impl<R: BufRead> PajeReader<R> {
                 self.type_list.push(PType {
                     kind,
                     name: name.to_owned(),
+                    values: NameMap::default(),
+                    states: NameMap::default(),
                 });
                 if let Some((_, alias)) = field(Field::Alias) {
-                    self.types.insert(alias.to_owned(), index);
+                    self.types.insert(alias, index);
                 }
-                self.types.entry(name.to_owned()).or_insert(index);
+                self.types.get_or_insert_with(name, || index);
                 self.out.stats.ignored += 1;
             }
             DefineEntityValue => {
                 let (_, name) = get(Field::Name);
                 let ty = self.type_of(get(Field::Type), None)?;
-                let values = self.values.entry(ty).or_default();
-                if let Some((_, alias)) = field(Field::Alias) {
-                    values.insert(alias.to_owned(), name.to_owned());
+                // `0` (the root type) has no values to name.
+                if let Some(ty) = self.type_list.get_mut(ty) {
+                    if let Some((_, alias)) = field(Field::Alias) {
+                        ty.values.insert(alias, name.to_owned());
+                    }
+                    ty.values.get_or_insert_with(name, || name.to_owned());
+                    // A value met before as a bare word may now be an alias.
+                    ty.states.clear();
                 }
-                values
-                    .entry(name.to_owned())
-                    .or_insert_with(|| name.to_owned());
                 self.out.stats.ignored += 1;
             }
             CreateContainer => {
@@ -740,11 +755,9 @@ impl<R: BufRead> PajeReader<R> {
                     processor: index as i64,
                 });
                 if let Some((_, alias)) = field(Field::Alias) {
-                    self.containers.insert(alias.to_owned(), index);
+                    self.containers.insert(alias, index);
                 }
-                if !self.containers.contains_key(name) {
-                    self.containers.insert(name.to_owned(), index);
-                }
+                self.containers.get_or_insert_with(name, || index);
                 self.life(ENTRY, index, time);
             }
             DestroyContainer => {
@@ -774,13 +787,13 @@ impl<R: BufRead> PajeReader<R> {
                 })?;
                 self.high = self.high.max(time);
                 let key = (c.unwrap_or(usize::MAX), ty);
-                let old = self.variables.get(&key).copied().unwrap_or(0.0);
-                let new = match kind {
+                let value = self.variables.entry(key).or_insert(0.0);
+                *value = match kind {
                     SetVariable => v,
-                    AddVariable => old + v,
-                    _ => old - v,
+                    AddVariable => *value + v,
+                    _ => *value - v,
                 };
-                self.variables.insert(key, new);
+                let new = *value;
                 let processor = self.processor(c);
                 let name = &self.type_list[ty].name;
                 let code = self.variable_keys.code(name);
@@ -798,24 +811,20 @@ impl<R: BufRead> PajeReader<R> {
                 let (type_column, type_name) = get(Field::Type);
                 let ty = self.type_of((type_column, type_name), Some(TypeKind::State))?;
                 let (_, value) = get(Field::Value);
-                let name = self
-                    .values
-                    .get(&ty)
-                    .and_then(|v| v.get(value))
-                    .map_or(value, String::as_str);
-                let (name_id, code) = self.states.state(name);
+                let (name_id, code) = self.state_of(ty, value);
                 self.high = self.high.max(time);
                 let key = (c.unwrap_or(usize::MAX), ty);
                 if kind == SetState {
                     self.pop_states(key, time, self.line_no, usize::MAX);
-                } else if self.stacks.get(&key).is_some_and(|s| s.len() >= MAX_OPEN) {
+                }
+                let stack = self.stacks.entry(key).or_default();
+                if kind == PushState && stack.len() >= MAX_OPEN {
                     return Err(Bad(
                         type_column,
                         TraceErrorKind::Limit,
                         format!("more than {MAX_OPEN} states pushed on one container; this one is left out"),
                     ));
                 }
-                let stack = self.stacks.entry(key).or_default();
                 if stack.is_empty() {
                     if let Some(c) = c {
                         let types = &mut self.container_list[c].state_types;
@@ -926,17 +935,20 @@ impl<R: BufRead> PajeReader<R> {
                 match other {
                     Some(other) => {
                         self.waiting_seqs.remove(&other.seq);
+                        self.top_waits = false;
                         let (start, end) = if kind == StartLink {
                             ((&here, value), (&other, other.value.as_str()))
                         } else {
                             ((&other, other.value.as_str()), (&here, value))
                         };
                         self.message(ty, key, start, end);
+                        self.keep_storage(other.value);
+                        self.keep_storage(other.text);
                     }
                     None => {
                         let mut here = here;
-                        here.text = text.to_owned();
-                        here.value = value.to_owned();
+                        here.text = self.copy(text);
+                        here.value = self.copy(value);
                         self.waiting.push(std::cmp::Reverse((time_key(time), seq)));
                         self.waiting_seqs.insert(seq);
                         if kind == StartLink {
@@ -951,14 +963,13 @@ impl<R: BufRead> PajeReader<R> {
                 let c = self.container_of(get(Field::Container))?;
                 let ty = self.type_of(get(Field::Type), Some(TypeKind::Event))?;
                 let (_, value) = get(Field::Value);
-                let name = self
+                let type_name = &self.type_list[ty].name;
+                let name = self.type_list[ty]
                     .values
-                    .get(&ty)
-                    .and_then(|v| v.get(value))
+                    .get(value)
                     .map_or(value, String::as_str);
                 self.high = self.high.max(time);
                 let processor = self.processor(c);
-                let type_name = &self.type_list[ty].name;
                 let code = self.event_keys.code(type_name);
                 let mut r = layout::blank(&mut self.out.spare);
                 Fill::start(&mut r, self.line_no, MARK, EVENT, time, processor, 0)
@@ -1003,6 +1014,38 @@ impl<R: BufRead> PajeReader<R> {
         .str(parent)
         .done();
         self.push(time, r);
+    }
+
+    /// The state a record of state type `ty` gives as `value` (an entity value's alias or
+    /// name, or a name of its own): its number and code.
+    fn state_of(&mut self, ty: usize, value: &str) -> (u32, i64) {
+        let t = &mut self.type_list[ty];
+        if let Some(&known) = t.states.get(value) {
+            return known;
+        }
+        let name = t.values.get(value).map_or(value, String::as_str);
+        let state = self.states.state(name);
+        // Bounded as the names are: beyond, values are looked up each time.
+        if t.states.len() < layout::MAX_CODES {
+            t.states.insert(value, state);
+        }
+        state
+    }
+
+    /// `s` in the storage of a string kept before, if there is one: link ends take turns
+    /// waiting, and should not allocate and free their texts each.
+    fn copy(&mut self, s: &str) -> String {
+        let mut out = self.spare_strings.pop().unwrap_or_default();
+        out.push_str(s);
+        out
+    }
+
+    /// Keeps the storage of `s` (a few) for [`Self::copy`].
+    fn keep_storage(&mut self, mut s: String) {
+        if self.spare_strings.len() < 16 {
+            s.clear();
+            self.spare_strings.push(s);
+        }
     }
 
     /// The processor of a container (`None`: the root, -1).
@@ -1058,13 +1101,11 @@ impl<R: BufRead> PajeReader<R> {
 
     /// Ends up to `n` of the states open on `key`, innermost first, at `time`.
     fn pop_states(&mut self, key: (usize, usize), time: f64, line: u64, n: usize) {
-        let Some(stack) = self.stacks.get_mut(&key) else {
-            return;
-        };
-        let keep = stack.len().saturating_sub(n);
-        let mut ended = stack.split_off(keep);
         let processor = self.processor((key.0 != usize::MAX).then_some(key.0));
-        while let Some((name, code)) = ended.pop() {
+        for _ in 0..n {
+            let Some((name, code)) = self.stacks.get_mut(&key).and_then(Vec::pop) else {
+                return;
+            };
             let mut r = layout::blank(&mut self.out.spare);
             Fill::start(&mut r, line, EXIT, code, time, processor, 0)
                 .int(0)
@@ -1170,6 +1211,7 @@ impl<R: BufRead> PajeReader<R> {
         }
         self.waiting.clear();
         self.waiting_seqs.clear();
+        self.top_waits = false;
     }
 }
 

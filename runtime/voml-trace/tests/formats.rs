@@ -625,3 +625,73 @@ fn chrome_send_before_receive_at_one_time() {
         .collect();
     assert_eq!(order, vec![(-3, -27), (-4, -27), (-3, -51), (-4, -51)]);
 }
+
+/// A state value is named by the entity values defined when its record comes: a value used
+/// before it is defined keeps its own word, and is named by its definition from then on
+/// (whatever the reader remembered of it). Names longer than fifteen bytes are found as the
+/// short ones are.
+#[test]
+fn paje_values_defined_late_name_the_states_after_them() {
+    let trace = "\
+%EventDef PajeDefineContainerType 0
+% Alias string
+% Type string
+% Name string
+%EndEventDef
+%EventDef PajeDefineStateType 1
+% Alias string
+% Type string
+% Name string
+%EndEventDef
+%EventDef PajeDefineEntityValue 2
+% Alias string
+% Type string
+% Name string
+%EndEventDef
+%EventDef PajeCreateContainer 3
+% Time date
+% Alias string
+% Type string
+% Container string
+% Name string
+%EndEventDef
+%EventDef PajePushState 4
+% Time date
+% Container string
+% Type string
+% Value string
+%EndEventDef
+%EventDef PajePopState 5
+% Time date
+% Container string
+% Type string
+%EndEventDef
+0 P 0 \"a process type with a long name\"
+1 S P \"state\"
+3 0.0 p0 P 0 \"the first process of the run\"
+4 1.0 p0 S c
+5 2.0 \"the first process of the run\" S
+2 c S \"compute\"
+4 3.0 p0 S c
+5 4.0 p0 S
+";
+    let reader = PajeReader::new(trace.as_bytes(), "late.paje".into(), ReadOptions::default());
+    let (records, errors) = split(reader.collect());
+    assert!(errors.is_empty(), "{errors:?}");
+    let states: Vec<String> = records
+        .iter()
+        .filter(|r| r.etype != voml_trace::layout::LIFE)
+        .map(|r| {
+            format!(
+                "{} {}",
+                r.rtype,
+                r.get(10).and_then(|v| v.as_str()).unwrap_or("?")
+            )
+        })
+        .collect();
+    assert_eq!(states, ["-3 c", "-4 c", "-3 compute", "-4 compute"]);
+    assert_eq!(
+        records[0].get(11).and_then(|v| v.as_str()),
+        Some("a process type with a long name")
+    );
+}
