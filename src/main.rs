@@ -320,6 +320,7 @@ fn main() -> ExitCode {
                 record,
                 max_audio_seconds,
                 profile,
+                every_round,
                 out,
                 frames_every,
                 strict,
@@ -416,6 +417,7 @@ fn main() -> ExitCode {
                 dump_state,
                 record,
                 profile,
+                every_round,
                 watch: if headless { watch } else { !no_watch },
             };
             if specs.len() > 1 {
@@ -498,6 +500,7 @@ fn serve_command(cli: ServeCli) -> ExitCode {
         dump_state,
         record: None,
         profile: false,
+        every_round: false,
         watch: false,
     };
     serve::serve(&serve::ServeArgs {
@@ -804,6 +807,11 @@ struct RunCli {
     /// and the time it took (its drawing and sound included).
     #[arg(long)]
     profile: bool,
+    /// Run every display in every round, even one that only shows the state of its moment
+    /// (`refresh="update changed"`, alone in its views) and is otherwise drawn only when a
+    /// picture is needed: its faults then point at the very record after which it failed.
+    #[arg(long)]
+    every_round: bool,
     /// Where the pictures go.
     #[arg(long, short = 'o', default_value = "out")]
     out: PathBuf,

@@ -60,6 +60,8 @@ pub struct RunArgs {
     pub record: Option<PathBuf>,
     /// Show where the time went at the end.
     pub profile: bool,
+    /// Run every display in every round (no deferred displays).
+    pub every_round: bool,
     /// Recompile and swap in the spec when it or a file it includes changes.
     pub watch: bool,
 }
@@ -285,6 +287,8 @@ pub fn load_runtime(
         // Snapshots go to the pictures' directory in headless runs.
         snapshots: !args.window,
         profile: args.profile,
+        // A recorded page replays the drawing of every round.
+        defer_displays: !args.every_round && args.record.is_none(),
         ..Config::default()
     };
     Runtime::new(vo, backend, config)

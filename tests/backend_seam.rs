@@ -66,7 +66,7 @@ fn a_recorded_command_stream_replays_to_the_same_pixels() {
         let mut replayed = replay_into_raster(&lines);
         let views = rt.vo().views.len();
         for view in 0..views {
-            let direct = support::view_pixels(&rt, view);
+            let direct = support::view_pixels(&mut rt, view);
             let again = replayed.snapshot(ViewId(view as u32)).unwrap();
             assert_eq!(
                 (direct.width, direct.height),

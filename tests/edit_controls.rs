@@ -63,7 +63,7 @@ fn started() -> Runtime {
 }
 
 /// How many pixels of the bar's view are blue.
-fn blue(rt: &Runtime) -> usize {
+fn blue(rt: &mut Runtime) -> usize {
     view_pixels(rt, 0)
         .data
         .chunks_exact(4)
@@ -74,7 +74,7 @@ fn blue(rt: &Runtime) -> usize {
 #[test]
 fn values_of_the_declared_types_are_set_and_shown_at_once() {
     let mut rt = started();
-    let before = blue(&rt);
+    let before = blue(&mut rt);
     let renders = rt.stats().renders;
     rt.set_control("n", &json!(7)).unwrap();
     assert_eq!(rt.variable("n").as_deref(), Some("7"));
@@ -83,7 +83,7 @@ fn values_of_the_declared_types_are_set_and_shown_at_once() {
         "no rendering round after the edit"
     );
     // (Edges are anti-aliased: about seven times as long.)
-    let after = blue(&rt);
+    let after = blue(&mut rt);
     assert!(
         before > 0 && after > before * 6 && after < before * 8,
         "the bar did not grow from 1 to 7: {before} -> {after} pixels"
@@ -121,7 +121,7 @@ fn values_of_the_declared_types_are_set_and_shown_at_once() {
 fn values_that_do_not_fit_are_refused_with_why_and_change_nothing() {
     let mut rt = started();
     let state = voml_runtime::state::of(&rt);
-    let pixels = view_pixels(&rt, 0);
+    let pixels = view_pixels(&mut rt, 0);
     let renders = rt.stats().renders;
     let long = "x".repeat(64 * 1024 + 1);
     let many: Vec<u32> = (0..10_001).collect();
@@ -158,7 +158,7 @@ fn values_that_do_not_fit_are_refused_with_why_and_change_nothing() {
         "a refused edit changed a value"
     );
     assert_eq!(
-        view_pixels(&rt, 0),
+        view_pixels(&mut rt, 0),
         pixels,
         "a refused edit changed the picture"
     );

@@ -184,7 +184,7 @@ fn dashboard_draws(spec: &str, shares: &[usize], trace: &std::path::Path) {
         rt.faults()
     );
     for (view, &share) in shares.iter().enumerate() {
-        let pixels = support::view_pixels(&rt, view);
+        let pixels = support::view_pixels(&mut rt, view);
         let white = [255, 255, 255, 255];
         let drawn = (0..pixels.height)
             .flat_map(|y| (0..pixels.width).map(move |x| (x, y)))
@@ -213,7 +213,7 @@ fn the_rp3_example_draws_across_every_view_on_every_trace() {
         let name = trace.display();
         assert!(rt.faults().is_empty(), "{name}: {:?}", rt.faults());
         for view in 0..5 {
-            let pixels = support::view_pixels(&rt, view);
+            let pixels = support::view_pixels(&mut rt, view);
             let white = [255, 255, 255, 255];
             let drawn: Vec<(u32, u32)> = (0..pixels.height)
                 .flat_map(|y| (0..pixels.width).map(move |x| (x, y)))
@@ -259,7 +259,7 @@ fn the_paragraph_example_draws_in_every_view_on_every_trace() {
         });
         let full = [true, true, has_tasks, has("-101 "), has("-103 "), true];
         for (view, &full) in full.iter().enumerate() {
-            let pixels = support::view_pixels(&rt, view);
+            let pixels = support::view_pixels(&mut rt, view);
             let white = [255, 255, 255, 255];
             let drawn = (0..pixels.height)
                 .flat_map(|y| (0..pixels.width).map(move |x| (x, y)))
@@ -535,7 +535,12 @@ fn runs(has_data: impl Iterator<Item = bool>) -> usize {
 /// - It has a row or a bar for every processor the trace names (separate runs of data
 ///   across the other axis): no processor is left out of a fixed number of rows.
 /// - A view whose records the trace lacks shows no data at all.
-fn misdrawn(rt: &voml_runtime::Runtime, index: usize, shown: &Shown, text: &str) -> Option<String> {
+fn misdrawn(
+    rt: &mut voml_runtime::Runtime,
+    index: usize,
+    shown: &Shown,
+    text: &str,
+) -> Option<String> {
     let pixels = support::view_pixels(rt, index);
     let area = {
         let host = rt.host();
@@ -678,7 +683,7 @@ fn every_mpi_example_draws_inside_its_views_on_every_trace() {
                         shown.records
                     );
                 }
-                if let Some(wrong) = misdrawn(&rt, index, shown, &text) {
+                if let Some(wrong) = misdrawn(&mut rt, index, shown, &text) {
                     problems.push(format!("{spec} on {name}, view {index}: {wrong}"));
                 }
             }

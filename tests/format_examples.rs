@@ -652,10 +652,11 @@ fn each_format_dashboard_draws_its_ring_trace() {
                 continue;
             }
         }
-        let rt = run_over(d.spec, &root().join(d.trace));
+        let mut rt = run_over(d.spec, &root().join(d.trace));
         let count = rt.vo().views.len();
-        let views: Vec<voml_llvo::RgbaPixels> =
-            (0..count).map(|v| support::view_pixels(&rt, v)).collect();
+        let views: Vec<voml_llvo::RgbaPixels> = (0..count)
+            .map(|v| support::view_pixels(&mut rt, v))
+            .collect();
         for (v, pixels) in views.iter().enumerate() {
             let share = drawn_share(pixels);
             if share < 5.0 {
@@ -740,8 +741,8 @@ fn each_format_dashboard_draws_a_real_trace() {
             eprintln!("note: {} not found; skipped", path.display());
             continue;
         }
-        let rt = run_over(spec, &path);
-        let share = drawn_share(&support::view_pixels(&rt, 0));
+        let mut rt = run_over(spec, &path);
+        let share = drawn_share(&support::view_pixels(&mut rt, 0));
         assert!(share > 5.0, "{spec} on {trace}: {share:.1}% drawn");
     }
 }

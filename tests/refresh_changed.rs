@@ -1,10 +1,25 @@
 //! `refresh="changed"`: an IR component that draws from its infos and controls only skips the
 //! rounds in which nothing it reads may have changed, and the pictures are those of a run
-//! that redraws it every round.
+//! that redraws it every round. (Displays are drawn in every round here, not deferred until
+//! a picture is needed, so that the rounds skipped are counted; `tests/deferred_displays.rs`
+//! holds deferring to the same pictures.)
 
 mod support;
 
-use support::{compile_text, replay_bytes, start_runtime, view_pixels};
+use support::{compile_text, quiet_steel, replay_bytes, view_pixels};
+use voml_runtime::{Config, Runtime};
+
+/// A strict runtime drawing every display in every round.
+fn start_runtime(vo: voml_ir::CompiledVo, strict: bool, budget_ms: u64) -> Runtime {
+    quiet_steel();
+    let config = Config {
+        strict,
+        budget: std::time::Duration::from_millis(budget_ms),
+        defer_displays: false,
+        ..Config::default()
+    };
+    Runtime::headless(vo, config).unwrap_or_else(|e| panic!("does not load: {e}"))
+}
 
 /// Two counts, of events 1 (every record but two) and 2 (two records); each shown as a bar
 /// and its number by its own component. `SHARED` puts the second bar's view under a third
@@ -67,7 +82,7 @@ fn run(refresh: &str, shared: bool) -> (Vec<Vec<u8>>, u64, u64) {
     assert!(rt.faults().is_empty(), "{:?}", rt.faults());
     assert_eq!(rt.variable("a"), Some("98".into()));
     assert_eq!(rt.variable("b"), Some("2".into()));
-    let pictures = (0..2).map(|v| view_pixels(&rt, v).data).collect();
+    let pictures = (0..2).map(|v| view_pixels(&mut rt, v).data).collect();
     (pictures, rt.stats().renders, rt.stats().unchanged)
 }
 
@@ -143,7 +158,7 @@ fn a_control_changed_in_phase_2_makes_its_readers_redraw() {
     assert_eq!(rt.variable("rounds"), Some(renders.to_string()));
     assert_eq!(rt.stats().unchanged, 0, "the reader skipped a round");
     // The bar is as long as the rounds before the last phase 2.
-    let right = view_pixels(&rt, 1);
+    let right = view_pixels(&mut rt, 1);
     let red = |x: u32| right.pixel(x, 70).is_some_and(|p| p[..3] == [255, 0, 0]);
     let end = (renders - 1) as f64 * 1.2;
     assert!(
@@ -197,7 +212,7 @@ fn a_structure_rewritten_with_the_same_value_does_not_make_its_readers_redraw() 
         replay_bytes(&mut rt, trace.as_bytes(), "t.trf", true);
         assert!(rt.faults().is_empty(), "{:?}", rt.faults());
         let stats = rt.stats().clone();
-        (view_pixels(&rt, 0).data, stats.renders, stats.unchanged)
+        (view_pixels(&mut rt, 0).data, stats.renders, stats.unchanged)
     };
     let (every_round, renders, none) = run("update");
     assert_eq!(none, 0);

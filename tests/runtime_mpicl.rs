@@ -82,7 +82,7 @@ fn count_events_counts_every_record_per_processor() {
     assert_eq!(rt.variable("most"), Some(most.to_string()));
 
     // The bars: processor p in slot p of (top processor + 1), as high as count / most.
-    let pixels = view_pixels(&rt, 0);
+    let pixels = view_pixels(&mut rt, 0);
     let slots = (expected.keys().max().unwrap() + 1) as f64;
     let (_, floor) = world_to_px(&rt, 0, 0.0, 0.0);
     let (_, top) = world_to_px(&rt, 0, 0.0, 1.0);

@@ -211,7 +211,7 @@ fn bandwidth_shows_the_switch_the_nodes_and_their_utilisation() {
         rt.process(r, "bandwidth.trf").expect("no fault");
     }
     assert_eq!(rt.variable("numofnodes").as_deref(), Some("5"));
-    let before = view_pixels(&rt, 0);
+    let before = view_pixels(&mut rt, 0);
     let blobs = globe_blobs(&before, &map);
     if blobs.len() != 4 {
         problems.push(format!(
@@ -244,7 +244,7 @@ fn bandwidth_shows_the_switch_the_nodes_and_their_utilisation() {
         "node 4 is still in the node table: {nodes}"
     );
 
-    let after = view_pixels(&rt, 0);
+    let after = view_pixels(&mut rt, 0);
     // The switch in the middle: the grey picture of switch.gif, neither red nor blue.
     let (cx, cy) = map.px(50.0, 50.0);
     let mut grey = 0;
@@ -343,7 +343,7 @@ fn lineplot_draws_one_line_per_scalar_and_beeps_every_ten_lines() {
 
     // One line per scalar in its palette colour (keys 0, 1, 2: red, blue, green), each
     // across most of the view.
-    let p = view_pixels(&rt, 0);
+    let p = view_pixels(&mut rt, 0);
     let mut problems = Vec::new();
     for (name, channel) in [("red", 0), ("green", 1), ("blue", 2)] {
         let xs: Vec<u32> = (0..p.height)
@@ -373,7 +373,7 @@ fn lineplot_draws_one_line_per_scalar_and_beeps_every_ten_lines() {
 fn png_round_trip_is_exact() {
     // The reference comparison decodes PNGs through the LLVO; it must give the pixels back.
     let mut rt = run(&paper("bandwidth.voml"), &paper("bandwidth.trf"));
-    let pixels = view_pixels(&rt, 0);
+    let pixels = view_pixels(&mut rt, 0);
     let decoded = decode_png(&png(&mut rt)).expect("decodes");
     assert_eq!(
         (decoded.width, decoded.height),
@@ -422,7 +422,7 @@ fn at(rt: &Runtime, p: &RgbaPixels, wx: f64, wy: f64) -> [u8; 3] {
 #[test]
 fn refresh_update_undraws_the_previous_frame() {
     let mut rt = render_spec("refresh-update");
-    let p = view_pixels(&rt, 0);
+    let p = view_pixels(&mut rt, 0);
     // Only the square of the last step (5) is left; those of steps 1 to 4 were undrawn.
     assert_eq!(at(&rt, &p, 5.0, 1.0), [0, 128, 128], "the last square");
     for step in 1..=4 {
@@ -450,11 +450,11 @@ fn refresh_update_undraws_the_previous_frame() {
 /// shows them whole. Both show the last cursor.
 #[test]
 fn an_exact_view_keeps_what_lay_beneath_an_undrawn_shape() {
-    let rt = render_spec("undraw-exact");
+    let mut rt = render_spec("undraw-exact");
     let gold = |c: [u8; 3]| c == [255, 215, 0];
     let gray = |c: [u8; 3]| c == [128, 128, 128];
     for (view, whole) in [(0, false), (1, true)] {
-        let p = view_pixels(&rt, view);
+        let p = view_pixels(&mut rt, view);
         let at = |wx: f64, wy: f64| {
             let (x, y) = world_to_px(&rt, view, wx, wy);
             rgb(&p, x, y)
@@ -482,7 +482,7 @@ fn an_exact_view_keeps_what_lay_beneath_an_undrawn_shape() {
 #[test]
 fn a_false_enable_expression_draws_nothing() {
     let mut rt = render_spec("enable");
-    let p = view_pixels(&rt, 0);
+    let p = view_pixels(&mut rt, 0);
     assert_eq!(
         count(&p, |c| c == [0, 0, 0]),
         0,
@@ -499,7 +499,7 @@ fn a_false_enable_expression_draws_nothing() {
 #[test]
 fn the_later_ir_component_draws_on_top() {
     let mut rt = render_spec("ir-order");
-    let p = view_pixels(&rt, 0);
+    let p = view_pixels(&mut rt, 0);
     assert_eq!(at(&rt, &p, 1.5, 1.0), [255, 0, 0], "first only");
     assert_eq!(at(&rt, &p, 3.5, 1.0), [0, 0, 255], "second only");
     assert_eq!(at(&rt, &p, 2.5, 1.0), [0, 0, 255], "overlap: second on top");
@@ -513,7 +513,7 @@ fn the_later_ir_component_draws_on_top() {
 #[test]
 fn reverse_rendition_order_puts_the_first_component_on_top() {
     let mut rt = render_spec("reverse-order");
-    let p = view_pixels(&rt, 0);
+    let p = view_pixels(&mut rt, 0);
     assert_eq!(at(&rt, &p, 1.5, 1.0), [255, 0, 0], "first only");
     assert_eq!(at(&rt, &p, 3.5, 1.0), [0, 0, 255], "second only");
     assert_eq!(at(&rt, &p, 2.5, 1.0), [255, 0, 0], "overlap: first on top");
@@ -537,7 +537,10 @@ fn buffered_drawing_gives_the_same_picture() {
     let mut unbuffered = start_runtime(unbuffered_vo, false, BUDGET_MS);
     replay_file(&mut unbuffered, &steps());
     assert!(unbuffered.faults().is_empty());
-    let (a, b) = (view_pixels(&buffered, 0), view_pixels(&unbuffered, 0));
+    let (a, b) = (
+        view_pixels(&mut buffered, 0),
+        view_pixels(&mut unbuffered, 0),
+    );
     assert!(a.data == b.data, "buffer=\"yes\" changed the final picture");
     assert!(count(&a, |c| !is_white(c)) > 500, "nothing much was drawn");
     finish(

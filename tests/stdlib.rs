@@ -726,7 +726,7 @@ fn every_example_plays_every_mapping_as_the_trace_says() {
 }
 
 /// The fraction of the pixels of view `index` within 40 of `rgb` in every channel.
-fn share_of_colour(rt: &voml_runtime::Runtime, index: usize, rgb: [u8; 3]) -> f64 {
+fn share_of_colour(rt: &mut voml_runtime::Runtime, index: usize, rgb: [u8; 3]) -> f64 {
     let pixels = view_pixels(rt, index);
     let near = pixels
         .data
@@ -740,13 +740,13 @@ fn share_of_colour(rt: &voml_runtime::Runtime, index: usize, rgb: [u8; 3]) -> f6
 fn the_examples_draw_their_pictures() {
     let Some(_) = trace_text() else { return };
     // messages: the grapevine's hops in orange over the space-time diagram.
-    let messages = run(EXAMPLES[0]);
-    let orange = share_of_colour(&messages.runtime, 0, [255, 140, 0]);
+    let mut messages = run(EXAMPLES[0]);
+    let orange = share_of_colour(&mut messages.runtime, 0, [255, 140, 0]);
     assert!(orange > 0.002, "orange share {orange}");
     // idle-busy: at the end everyone is busy, so the meter is full and green.
-    let idle = run(EXAMPLES[1]);
+    let mut idle = run(EXAMPLES[1]);
     let (x, y) = world_to_px(&idle.runtime, 1, 0.5, 90.0);
-    let pixels = view_pixels(&idle.runtime, 1);
+    let pixels = view_pixels(&mut idle.runtime, 1);
     let at = (y as usize * pixels.width as usize + x as usize) * 4;
     assert_eq!(&pixels.data[at..at + 3], &[46, 139, 87], "seagreen at 90 %");
     // The Gantt chart shows idle time (white) in the processors' rows. Its world is 0 to 1
@@ -766,7 +766,7 @@ fn the_examples_draw_their_pictures() {
     let at_time = |t: f64| (t - t0) / (t1 - t0);
     let at_row = |p: f64| (p + 0.5) / rows;
     let (x, y) = world_to_px(&idle.runtime, 0, at_time(0.08), at_row(0.0));
-    let gantt = view_pixels(&idle.runtime, 0);
+    let gantt = view_pixels(&mut idle.runtime, 0);
     let at = (y as usize * gantt.width as usize + x as usize) * 4;
     assert_eq!(
         &gantt.data[at..at + 3],
@@ -781,8 +781,8 @@ fn the_examples_draw_their_pictures() {
         "P4 busy at 0.02 s"
     );
     // trace2au: the step plot of the messages in flight.
-    let t2a = run(EXAMPLES[2]);
-    let blue = share_of_colour(&t2a.runtime, 0, [70, 130, 180]);
+    let mut t2a = run(EXAMPLES[2]);
+    let blue = share_of_colour(&mut t2a.runtime, 0, [70, 130, 180]);
     assert!(blue > 0.003, "steelblue share {blue}");
 }
 

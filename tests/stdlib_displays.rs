@@ -109,7 +109,7 @@ fn processor_bars_count_and_size_themselves_on_every_trace() {
         let nprocs = expected.keys().max().unwrap() + 1;
         assert_eq!(rt.variable("nprocs"), Some(nprocs.to_string()), "{name}");
         // One bar per processor with the event, and the tallest reaching the top.
-        let pixels = view_pixels(&rt, 0);
+        let pixels = view_pixels(&mut rt, 0);
         let blue = |x: u32, y: u32| pixels.pixel(x, y).is_some_and(|p| p[..3] == [70, 130, 180]);
         let columns: Vec<bool> = (0..pixels.width)
             .map(|x| (0..pixels.height).any(|y| blue(x, y)))
@@ -123,7 +123,7 @@ fn processor_bars_count_and_size_themselves_on_every_trace() {
         assert!(top < 40, "{name}: the tallest bar starts at row {top}");
         // The lights: in each processor's slot, the colour of its tenth of the largest
         // count, from blue to red, sampled in the light's upper part (clear of its text).
-        let lights = view_pixels(&rt, 1);
+        let lights = view_pixels(&mut rt, 1);
         let most = *expected.values().max().unwrap();
         let (width, y) = (f64::from(lights.width - 20), 12);
         for p in 0..nprocs {
@@ -236,7 +236,7 @@ fn the_gantt_chart_shows_each_processors_blocked_share_on_every_trace() {
         }
         // Each row's colours, from green (level 0) to red (9), say the blocked share of
         // the time shown: each stretch's level is its share in tenths, rounded down.
-        let pixels = view_pixels(&rt, 0);
+        let pixels = view_pixels(&mut rt, 0);
         for p in 0..nprocs {
             let (_, y) = world_to_px(&rt, 0, 0.5, (p as f64 + 0.5) / nprocs as f64);
             let (x0, _) = world_to_px(&rt, 0, 0.0, 0.0);
@@ -257,7 +257,7 @@ fn the_gantt_chart_shows_each_processors_blocked_share_on_every_trace() {
         }
         // The utilisation count: the red share of its picture is the blocked share of all
         // the processors' time.
-        let count = view_pixels(&rt, 1);
+        let count = view_pixels(&mut rt, 1);
         let (mut red, mut green) = (0usize, 0usize);
         for y in 0..count.height {
             for x in 0..count.width {

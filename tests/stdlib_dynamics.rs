@@ -269,11 +269,11 @@ fn the_loads_and_volumes_kept_are_the_traces() {
 fn the_simulation_is_deterministic() {
     for trace in traces().into_iter().take(2) {
         let (name, text) = read(&trace);
-        let a = run(&name, &text);
-        let b = run(&name, &text);
+        let mut a = run(&name, &text);
+        let mut b = run(&name, &text);
         assert_eq!(info(&a, "bodies"), info(&b, "bodies"), "{name}");
         assert_eq!(info(&a, "clock"), info(&b, "clock"), "{name}");
-        let (pa, pb) = (view_pixels(&a, 0), view_pixels(&b, 0));
+        let (pa, pb) = (view_pixels(&mut a, 0), view_pixels(&mut b, 0));
         assert!(
             pa.data == pb.data,
             "{name}: two runs drew different pictures"
@@ -394,7 +394,7 @@ fn pairs_trace() -> String {
 fn each_body_is_drawn_at_its_place_and_size() {
     for trace in traces() {
         let (name, text) = read(&trace);
-        let rt = run(&name, &text);
+        let mut rt = run(&name, &text);
         let bodies = bodies(&rt);
         let calls = info(&rt, "calls");
         let n = bodies.len() as f64;
@@ -405,7 +405,7 @@ fn each_body_is_drawn_at_its_place_and_size() {
             .map(|b| (b.x - cx).abs().max((b.y - cy).abs()))
             .fold(0.0, f64::max);
         let scale = 0.38 / reach;
-        let pixels = view_pixels(&rt, 0);
+        let pixels = view_pixels(&mut rt, 0);
         let place = |b: &Body| {
             let (wx, wy) = (0.5 + scale * (b.x - cx), 0.5 + scale * (b.y - cy));
             let (px, py) = world_to_px(&rt, 0, wx, wy);

@@ -252,7 +252,7 @@ fn the_spacetime_diagram_draws_every_message_between_the_right_rows() {
         let (recs, _) = parse(&text);
         let (expected, unmatched) = messages(&recs);
         let nprocs = processors(&recs);
-        let rt = run(&name, &text);
+        let mut rt = run(&name, &text);
         let int = |v: &str| rt.variable(v).unwrap().parse::<f64>().unwrap();
         assert_eq!(int("matched") as usize, expected.len(), "{name}: messages");
         assert_eq!(int("nprocs") as i64, nprocs, "{name}: processors");
@@ -308,7 +308,7 @@ fn the_spacetime_diagram_draws_every_message_between_the_right_rows() {
         }
         // On the picture, each line kept joins its sender's row at the send to its
         // receiver's row at the receive: points along it are blue.
-        let pixels = view_pixels(&rt, 0);
+        let pixels = view_pixels(&mut rt, 0);
         let span = last - t0;
         let blue = |x: f64, y: f64| {
             (-1..=1).any(|dx| {
@@ -385,7 +385,7 @@ fn the_communication_matrix_holds_and_shows_the_bytes_sent() {
             }
         }
         let most = *expected.values().max().unwrap();
-        let rt = run(&name, &text);
+        let mut rt = run(&name, &text);
         assert_eq!(rt.variable("senders"), Some(n.to_string()), "{name}");
         assert_eq!(rt.variable("most-bytes"), Some(most.to_string()), "{name}");
         let volume = to_json(&rt.variable_value("volume").unwrap());
@@ -401,7 +401,7 @@ fn the_communication_matrix_holds_and_shows_the_bytes_sent() {
         }
         // Each cell's colour: white when nothing was sent, else its tenth of the largest
         // cell, from blue (0) to red (9).
-        let pixels = view_pixels(&rt, 1);
+        let pixels = view_pixels(&mut rt, 1);
         for s in 0..n {
             for r in 0..n {
                 let w = 1.0 / n as f64;
@@ -446,7 +446,7 @@ fn the_queues_are_the_messages_sent_and_not_yet_received() {
         }
         let most = *longest.values().max().unwrap();
         let nprocs = processors(&recs);
-        let rt = run(&name, &text);
+        let mut rt = run(&name, &text);
         let alist = |v: &str| -> BTreeMap<i64, i64> {
             to_json(&rt.variable_value(v).unwrap())
                 .as_array()
@@ -461,7 +461,7 @@ fn the_queues_are_the_messages_sent_and_not_yet_received() {
         assert_eq!(rt.variable("receivers"), Some(nprocs.to_string()), "{name}");
         // The bars: as tall as the queue, in steel blue, over a pale bar up to the longest
         // queue, marked in red; white above.
-        let pixels = view_pixels(&rt, 2);
+        let pixels = view_pixels(&mut rt, 2);
         let slot = 1.0 / nprocs as f64;
         for p in 0..nprocs {
             let now = queued.get(&p).copied().unwrap_or(0).max(0);
@@ -511,7 +511,7 @@ fn the_spacetime_diagram_is_the_same_on_every_run() {
                     support::compile_spec(&support::root().join("examples/library/messages.voml"));
                 let mut rt = start_runtime(vo, true, 10_000);
                 support::replay_file(&mut rt, &trace);
-                view_pixels(&rt, 0).data
+                view_pixels(&mut rt, 0).data
             })
             .collect();
         assert!(

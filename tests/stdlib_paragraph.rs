@@ -72,7 +72,7 @@ fn close(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
 }
 
-fn rgb(rt: &Runtime, view: usize, x: f64, y: f64) -> [u8; 3] {
+fn rgb(rt: &mut Runtime, view: usize, x: f64, y: f64) -> [u8; 3] {
     let pixels = view_pixels(rt, view);
     let (px, py) = world_to_px(rt, view, x, y);
     let p = pixels.pixel(px as u32, py as u32).unwrap();
@@ -80,7 +80,7 @@ fn rgb(rt: &Runtime, view: usize, x: f64, y: f64) -> [u8; 3] {
 }
 
 /// The highest row (in pixels) of colour `ink` in column `x` (world) of a view.
-fn top_of(rt: &Runtime, view: usize, x: f64, ink: [u8; 3]) -> Option<u32> {
+fn top_of(rt: &mut Runtime, view: usize, x: f64, ink: [u8; 3]) -> Option<u32> {
     let pixels = view_pixels(rt, view);
     let (px, _) = world_to_px(rt, view, x, 0.0);
     (0..pixels.height).find(|&y| {
@@ -105,7 +105,7 @@ fn run(trace: &Path) -> (Runtime, Vec<Rec>) {
 }
 
 /// The concurrency profile and the Kiviat diagram against the blocking intervals (-52).
-fn check_utilisation(name: &str, rt: &Runtime, recs: &[Rec]) {
+fn check_utilisation(name: &str, rt: &mut Runtime, recs: &[Rec]) {
     let waits: Vec<&Rec> = recs
         .iter()
         .filter(|r| r.etype == -52 && (r.rtype == -3 || r.rtype == -4))
@@ -244,7 +244,7 @@ fn tasks(
     (totals, all, first, last)
 }
 
-fn check_tasks(name: &str, rt: &Runtime, recs: &[Rec]) {
+fn check_tasks(name: &str, rt: &mut Runtime, recs: &[Rec]) {
     let (totals, all, first, last) = tasks(recs);
     let done = json(rt, "done");
     let mut got: BTreeMap<(i64, i64), f64> = BTreeMap::new();
@@ -325,7 +325,7 @@ fn statistic(recs: &[Rec], rtype: i64, key: i64) -> BTreeMap<i64, f64> {
     out
 }
 
-fn check_statistics(name: &str, rt: &Runtime, recs: &[Rec]) {
+fn check_statistics(name: &str, rt: &mut Runtime, recs: &[Rec]) {
     let nprocs = recs.iter().map(|r| r.p).max().unwrap() + 1;
     for (view, var, rtype, key) in [
         (BLOCKED_STAT, "blocked-times", -101, -52),
@@ -464,7 +464,7 @@ fn critical_path(recs: &[Rec]) -> Vec<Stretch> {
     path
 }
 
-fn check_critical_path(name: &str, rt: &Runtime, recs: &[Rec]) {
+fn check_critical_path(name: &str, rt: &mut Runtime, recs: &[Rec]) {
     let expected = critical_path(recs);
     // The EP's: the path of the processor of the latest event.
     let p: i64 = rt.variable("latest").unwrap().parse().unwrap();
@@ -521,13 +521,13 @@ fn check_critical_path(name: &str, rt: &Runtime, recs: &[Rec]) {
 #[test]
 fn on_the_ring_trace() {
     let trace = root().join("examples/mpicl/ring.trf");
-    let (rt, recs) = run(&trace);
-    check_utilisation("ring", &rt, &recs);
-    check_critical_path("ring", &rt, &recs);
+    let (mut rt, recs) = run(&trace);
+    check_utilisation("ring", &mut rt, &recs);
+    check_critical_path("ring", &mut rt, &recs);
     // No tasks, no statistics: the displays say so.
     assert_eq!(rt.variable("done"), Some("()".into()));
     for view in [TASKS, BLOCKED_STAT, SENT_STAT] {
-        let pixels = view_pixels(&rt, view);
+        let pixels = view_pixels(&mut rt, view);
         let grey = (0..pixels.height)
             .flat_map(|y| (0..pixels.width).map(move |x| (x, y)))
             .filter(|&(x, y)| {
@@ -543,22 +543,22 @@ fn on_the_ring_trace() {
 #[test]
 fn on_mpicl_trace1() {
     if let Some(trace) = shared("mpicl-trace1.trf") {
-        let (rt, recs) = run(&trace);
-        check_utilisation("trace1", &rt, &recs);
-        check_tasks("trace1", &rt, &recs);
-        check_statistics("trace1", &rt, &recs);
-        check_critical_path("trace1", &rt, &recs);
+        let (mut rt, recs) = run(&trace);
+        check_utilisation("trace1", &mut rt, &recs);
+        check_tasks("trace1", &mut rt, &recs);
+        check_statistics("trace1", &mut rt, &recs);
+        check_critical_path("trace1", &mut rt, &recs);
     }
 }
 
 #[test]
 fn on_mpicl_trace2() {
     if let Some(trace) = shared("mpicl-trace2.trf") {
-        let (rt, recs) = run(&trace);
-        check_utilisation("trace2", &rt, &recs);
-        check_tasks("trace2", &rt, &recs);
-        check_statistics("trace2", &rt, &recs);
-        check_critical_path("trace2", &rt, &recs);
+        let (mut rt, recs) = run(&trace);
+        check_utilisation("trace2", &mut rt, &recs);
+        check_tasks("trace2", &mut rt, &recs);
+        check_statistics("trace2", &mut rt, &recs);
+        check_critical_path("trace2", &mut rt, &recs);
     }
 }
 
@@ -566,10 +566,10 @@ fn on_mpicl_trace2() {
 #[test]
 fn on_mpicl_trace3() {
     if let Some(trace) = shared("mpicl-trace3-bcast10.trf") {
-        let (rt, recs) = run(&trace);
-        check_utilisation("trace3", &rt, &recs);
-        check_tasks("trace3", &rt, &recs);
-        check_statistics("trace3", &rt, &recs);
-        check_critical_path("trace3", &rt, &recs);
+        let (mut rt, recs) = run(&trace);
+        check_utilisation("trace3", &mut rt, &recs);
+        check_tasks("trace3", &mut rt, &recs);
+        check_statistics("trace3", &mut rt, &recs);
+        check_critical_path("trace3", &mut rt, &recs);
     }
 }

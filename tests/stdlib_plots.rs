@@ -63,7 +63,7 @@ fn the_library_line_plot_draws_what_the_papers_example_draws() {
     assert!(beeps.len() >= 5, "{} beeps", beeps.len());
     assert_eq!(beeps, paper.beeps());
     assert!(
-        view_pixels(&library, 0) == view_pixels(&paper, 0),
+        view_pixels(&mut library, 0) == view_pixels(&mut paper, 0),
         "the pictures differ"
     );
 }
@@ -235,7 +235,7 @@ fn interval_lengths_are_plotted_and_counted_on_every_trace() {
         // Every line is on the plot, from a processor's wait to its next; most in their
         // colour, some covered by other processors' lines on the same path (lines of a few
         // pixels are left out).
-        let plot = view_pixels(&rt, 0);
+        let plot = view_pixels(&mut rt, 0);
         let (mut checked, mut covered) = (0, Vec::new());
         for (p, seq) in last.iter().filter(|_| plotted) {
             let colour = PALETTE[*p as usize % PALETTE.len()];
@@ -314,7 +314,7 @@ fn interval_lengths_are_plotted_and_counted_on_every_trace() {
         let most = *bins.iter().max().unwrap();
         assert_eq!(rt.variable("most"), Some(most.to_string()));
         // Each bar's height is its count over the fullest's.
-        let histogram = view_pixels(&rt, 1);
+        let histogram = view_pixels(&mut rt, 1);
         let bar = [0x6a, 0x5a, 0xcd];
         for (i, &n) in bins.iter().enumerate() {
             let (x, _) = support::world_to_px(&rt, 1, (i as f64 + 0.5) / 20.0, 0.0);

@@ -208,7 +208,7 @@ fn history_graphs_sample_per_interval_and_draw_the_peak_on_every_trace() {
                 }
             }
         }
-        let pixels = view_pixels(&rt, 0);
+        let pixels = view_pixels(&mut rt, 0);
         let line = |x: u32, y: u32| {
             pixels
                 .pixel(x, y)
@@ -334,7 +334,7 @@ fn thread_states_time_in_each_state_the_timing_diagram_and_the_stacked_graph() {
         let text = std::fs::read_to_string(&trace).unwrap();
         let name = trace.display();
         let expected = intervals(&text);
-        let rt = run_example(&trace);
+        let mut rt = run_example(&trace);
         // The time in each state, per processor.
         let totals = json(&rt, "totals");
         let nprocs = expected.keys().max().unwrap() + 1;
@@ -357,7 +357,7 @@ fn thread_states_time_in_each_state_the_timing_diagram_and_the_stacked_graph() {
         let sweep = num(&json(&rt, "sweep"));
         let (t0, tnow) = (num(&json(&rt, "t0")), num(&json(&rt, "tnow")));
         assert!(sweep > 0.0 && sweep <= tnow - t0, "{name}: sweep {sweep}");
-        let pixels = view_pixels(&rt, 1);
+        let pixels = view_pixels(&mut rt, 1);
         let (area_w, area_h) = (640.0 - 40.0, 300.0 - 34.0);
         let row_px = area_h / nprocs as f64;
         let mut checked = 0;
@@ -390,7 +390,7 @@ fn thread_states_time_in_each_state_the_timing_diagram_and_the_stacked_graph() {
         // mean number of processors in that state over the interval.
         let width = num(&json(&rt, "width"));
         let span = tnow - t0;
-        let graph = view_pixels(&rt, 2);
+        let graph = view_pixels(&mut rt, 2);
         let (gw, gh) = (640.0 - 40.0, 160.0 - 34.0);
         let n = ((span / width).ceil() as usize).min(100);
         for i in [n / 5, n / 2, 4 * n / 5] {

@@ -343,11 +343,10 @@ pub fn replay_path(runtime: &mut voml_runtime::Runtime, trace: &Path) -> Replaye
     }
 }
 
-/// The pixels view number `index` shows now.
-pub fn view_pixels(runtime: &voml_runtime::Runtime, index: usize) -> voml_llvo::RgbaPixels {
-    let mut host = runtime.host();
-    let id = host.views[index];
-    host.llvo.pixels(id).expect("the view has pixels")
+/// The pixels view number `index` shows now (displays drawn when a picture is needed are
+/// drawn first).
+pub fn view_pixels(runtime: &mut voml_runtime::Runtime, index: usize) -> voml_llvo::RgbaPixels {
+    runtime.view_pixels(index).expect("the view has pixels")
 }
 
 /// Pixel (x, y) of view number `index`, in pixels of the view's world point (wx, wy).

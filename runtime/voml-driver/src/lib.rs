@@ -525,6 +525,7 @@ impl Run {
             }
             if let Some(to) = asked {
                 // The picture the command made goes out before its answer.
+                self.settle(runtime, &mut heard);
                 runtime.present();
                 runtime.answer(to, heard.outcome());
             }
@@ -932,10 +933,24 @@ impl Run {
         reporter: &mut dyn Reporter,
     ) {
         self.outcome.frames += 1;
+        self.settle(runtime, reporter);
         for sink in sinks.iter_mut() {
             if let Err(e) = sink.frame(runtime, self.outcome.frames) {
                 self.sink_error(reporter, e);
             }
+        }
+    }
+
+    /// Draws the displays that wait for a picture to be needed ([`Runtime::settle`]),
+    /// reporting their faults as those of any step.
+    fn settle(&mut self, runtime: &mut Runtime, reporter: &mut dyn Reporter) {
+        let before = runtime.faults().len();
+        let result = runtime.settle();
+        for fault in &runtime.faults()[before..] {
+            reporter.fault(fault);
+        }
+        if result.is_err() {
+            self.outcome.stopped = true;
         }
     }
 
@@ -963,6 +978,7 @@ impl Run {
         if !self.interactive {
             return self.timers(runtime, sinks, reporter);
         }
+        self.settle(runtime, reporter);
         runtime.present();
         // After the end, the user keeps seeing that the run is done.
         runtime.show_status(&self.status(runtime, self.ended));
@@ -1061,6 +1077,7 @@ impl Run {
             let mut heard = Heard::new(reporter);
             let result = self.set(name, value, "page", runtime, sinks, &mut heard);
             // The picture the edit made goes out before its answer.
+            self.settle(runtime, &mut heard);
             runtime.present();
             runtime.answer(from, heard.outcome());
             return result;

@@ -15,6 +15,7 @@
 
 mod boundary;
 mod changes;
+mod deferred;
 mod edit;
 pub mod fault;
 pub mod host;
@@ -86,6 +87,10 @@ pub struct Config {
     pub memory_limit: usize,
     /// Time every part of every component (see [`Runtime::profile`]).
     pub profile: bool,
+    /// Draw a display that only shows the state of its moment (`refresh="update changed"`,
+    /// alone in its views) when a picture is needed rather than in every round (see
+    /// [`Runtime::settle`]). Off, every round draws every display, as the paper's runtime.
+    pub defer_displays: bool,
 }
 
 /// The inputs (EP component, input) that take one (record type, event type).
@@ -135,6 +140,7 @@ impl Default for Config {
             snapshots: false,
             memory_limit: DEFAULT_MEMORY_LIMIT,
             profile: false,
+            defer_displays: true,
         }
     }
 }
@@ -151,6 +157,8 @@ pub struct Stats {
     /// Rounds IR components skipped because nothing they read had changed
     /// (`refresh="changed"`).
     pub unchanged: u64,
+    /// Rounds deferred displays skipped, to draw when a picture is needed.
+    pub deferred: u64,
     /// Records or parts skipped because of bad fields.
     pub skipped: u64,
     /// The timestamp of the first record: where trace time starts for sound and pictures.
@@ -224,6 +232,10 @@ struct IrState {
     /// For a pure `enable` (see [`voml_ir::IrComponent::enable_pure`]): when it was last
     /// evaluated, and what it gave.
     enabled: Option<(u64, bool)>,
+    /// It draws when a picture is needed (see [`deferred`]).
+    deferrable: bool,
+    /// It skipped a round since it last ran: the round's record.
+    pending: Option<deferred::Pending>,
 }
 
 /// The record being processed, for fault reports: borrowed while it runs, copied into an
@@ -411,7 +423,8 @@ impl Runtime {
             });
         }
         let mut irs = Vec::new();
-        for (c, owner) in vo.ir_components.iter().zip(irs_owners) {
+        let deferrable = deferred::deferrable(&vo);
+        for ((c, owner), deferrable) in vo.ir_components.iter().zip(irs_owners).zip(deferrable) {
             let get = |e: &Option<voml_ir::EntryPoint>| -> Result<Option<SteelVal>, LoadError> {
                 e.as_ref().map(|e| extract(&engine, e)).transpose()
             };
@@ -424,6 +437,8 @@ impl Runtime {
                 disabled: false,
                 drawn: None,
                 enabled: None,
+                deferrable: deferrable && config.defer_displays,
+                pending: None,
             });
         }
         let next_tick = match vo.mode {
@@ -592,7 +607,35 @@ impl Runtime {
         if self.next_tick.is_some() {
             self.guarded(|rt| rt.render(None))?;
         }
-        Ok(())
+        self.settle()
+    }
+
+    /// Draws the displays that skipped rounds to draw when a picture is needed (see
+    /// [`Config::defer_displays`]), each once, with the state of now: call it before looking
+    /// at the pictures. [`Runtime::finish`], [`Runtime::present`], [`Runtime::pngs`] and
+    /// [`Runtime::view_pixels`] do; a fault is reported against the record of the last
+    /// round the display skipped.
+    pub fn settle(&mut self) -> Result<(), Stop> {
+        if !self.irs.iter().any(|ir| ir.pending.is_some()) {
+            return Ok(());
+        }
+        self.guarded(|rt| {
+            for i in 0..rt.irs.len() {
+                let Some(pending) = rt.irs[i].pending.take() else {
+                    continue;
+                };
+                if rt.irs[i].disabled {
+                    continue;
+                }
+                let at = pending.event.as_ref().map(|(record, source, line)| At {
+                    record: *record,
+                    source,
+                    line: *line,
+                });
+                rt.phase1(i, at)?;
+            }
+            Ok(())
+        })
     }
 
     /// Runs `f` as the VO's code runs in `process_inner`: the native procedures see the
@@ -897,6 +940,12 @@ impl Runtime {
                 self.stats.unchanged += 1;
                 continue;
             }
+            if self.irs[i].deferrable {
+                let at = event.map(|e| (e.record, e.source, e.line));
+                deferred::Pending::mark(&mut self.irs[i].pending, at);
+                self.stats.deferred += 1;
+                continue;
+            }
             self.phase1(i, event)?;
             ran.push(i);
         }
@@ -959,6 +1008,7 @@ impl Runtime {
 
     fn phase1(&mut self, i: usize, event: Option<At<'_>>) -> Result<(), Stop> {
         let owner = self.irs[i].owner;
+        self.irs[i].pending = None;
         self.irs[i].drawn = None;
         // The component is looked at in place (not copied) on each side of its code's call.
         let span = {
@@ -1368,6 +1418,8 @@ impl Runtime {
         view: usize,
         change: impl FnOnce(&mut Llvo<Box<dyn Backend>>, voml_llvo::ViewId) -> bool,
     ) -> Result<(), Stop> {
+        // The user changes the picture they see.
+        self.settle()?;
         let changed = {
             let mut host = self.host.borrow_mut();
             let Some(&id) = host.views.get(view) else {
@@ -1383,6 +1435,7 @@ impl Runtime {
 
     /// The pixels of view `view` (RGBA, straight alpha) for a window back end.
     pub fn view_pixels(&mut self, view: usize) -> Option<voml_llvo::RgbaPixels> {
+        let _ = self.settle();
         let mut host = self.host.borrow_mut();
         let id = *host.views.get(view)?;
         host.llvo.pixels(id).ok()
@@ -1496,6 +1549,8 @@ impl Runtime {
 
     /// Shows what has been drawn in every view (a window repaint; nothing headless).
     pub fn present(&mut self) {
+        // A fault is recorded as any other (the driver reports new faults as it goes).
+        let _ = self.settle();
         let mut host = self.host.borrow_mut();
         for id in host.views.clone() {
             let _ = host.llvo.present(id);
@@ -1550,6 +1605,7 @@ impl Runtime {
 
     /// PNG bytes of every view, by view name.
     pub fn pngs(&mut self) -> Vec<(String, Result<Vec<u8>, String>)> {
+        let _ = self.settle();
         let mut host = self.host.borrow_mut();
         let ids = host.views.clone();
         self.vo

@@ -1,0 +1,306 @@
+//! Displays drawn when a picture is needed: a component with `refresh="update changed"`,
+//! alone in its views, runs its phase 1 once per picture instead of once per round, and the
+//! pictures are those of a run that draws it every round (`docs/language.md` §8.3).
+
+mod support;
+
+use support::{compile_text, decode_png, quiet_steel};
+use voml_runtime::{Config, Runtime};
+use voml_trace::parse_line;
+
+/// A count of records, shown as a bar and its number by `show` (REFRESH), and a square drawn
+/// once by `frame` in a view of its own; SHARED may add a component to the bar's view.
+const SPEC: &str = r#"<?xml version="1.0"?>
+<voml><body><visual-object name="v">
+  <event-declarations>
+    <data-event name="e" rtype="mark" etype="1"><data-field name="ts" type="real"/></data-event>
+  </event-declarations>
+  <info-structures><variable name="n" type="int" init="0"/></info-structures>
+  <view-initializations>
+    <view name="bar" window="200 60" world="0 200 0 6"/>
+    <view name="box" window="60 60" world="0 1 0 1"/>
+  </view-initializations>
+  <event-processing>
+    <ep-component name="count" inputs="e.ts" infos="n"><input name="^0">(set! $0 (+ $0 1))</input></ep-component>
+  </event-processing>
+  <info-rendition>
+    <ir-component name="show" views="bar" infos="n" refresh="REFRESH">
+      <rectangle view="^0" from="0 1" to="$0 3" fill="blue" color="blue"/>
+      <text view="^0" coords="2 4" content="(number->string $0)" size="12"/>
+    </ir-component>
+    <ir-component name="frame" views="box" refresh="changed">
+      <rectangle view="^0" from="0.25 0.25" to="0.75 0.75" fill="red" color="red"/>
+    </ir-component>
+    SHARED
+  </info-rendition>
+</visual-object></body></voml>
+"#;
+
+fn runtime(refresh: &str, shared: &str, defer: bool) -> Runtime {
+    quiet_steel();
+    let spec = SPEC.replace("REFRESH", refresh).replace("SHARED", shared);
+    let config = Config {
+        strict: false,
+        profile: true,
+        defer_displays: defer,
+        ..Config::default()
+    };
+    Runtime::headless(compile_text("deferred.voml", &spec), config)
+        .unwrap_or_else(|e| panic!("does not load: {e}"))
+}
+
+/// Gives records `from..to` (event 1, one a second) to the runtime.
+fn feed(rt: &mut Runtime, from: u32, to: u32) {
+    for k in from..to {
+        let record = parse_line(&format!("-2 1 {k}.5 0 0 0"), u64::from(k) + 1).unwrap();
+        rt.process(&record, "t.trf").expect("not strict");
+    }
+}
+
+/// How many times `component`'s phase 1 ran.
+fn phase1_runs(rt: &Runtime, component: &str) -> u64 {
+    rt.profile()
+        .expect("profiled")
+        .iter()
+        .filter(|r| r.component == format!("IR component `{component}`") && r.part == "phase 1")
+        .map(|r| r.calls)
+        .sum()
+}
+
+/// Every view's PNG, decoded.
+fn pictures(rt: &mut Runtime) -> Vec<Vec<u8>> {
+    rt.pngs()
+        .into_iter()
+        .map(|(_, png)| decode_png(&png.expect("a picture")).unwrap().data)
+        .collect()
+}
+
+/// How many pixels of the blue bar's row are blue, from the left (the view is 200 pixels
+/// wide for 200 records).
+fn bar_end(rt: &mut Runtime) -> u32 {
+    let pixels = rt.view_pixels(0).expect("the bar's view");
+    (0..pixels.width)
+        .take_while(|&x| pixels.pixel(x, 40).is_some_and(|p| p[..3] == [0, 0, 255]))
+        .count() as u32
+}
+
+#[test]
+fn a_display_alone_in_its_views_runs_once_per_picture_and_draws_the_same() {
+    let mut every = runtime("update changed", "", false);
+    feed(&mut every, 0, 150);
+    every.finish(150.0, 0).unwrap();
+    let mut deferred = runtime("update changed", "", true);
+    feed(&mut deferred, 0, 150);
+    deferred.finish(150.0, 0).unwrap();
+    assert!(every.faults().is_empty() && deferred.faults().is_empty());
+    // 152 rounds: at the start, after each record, at the end. Drawn every round, the
+    // display skips the last (nothing it reads changed) and runs 151 times; deferred, it
+    // skips them all and runs once, for the picture at the end.
+    assert_eq!(every.stats().renders, 152);
+    assert_eq!(phase1_runs(&every, "show"), 151);
+    assert_eq!(every.stats().deferred, 0);
+    assert_eq!(phase1_runs(&deferred, "show"), 1);
+    assert_eq!(deferred.stats().deferred, 152);
+    // The other display is not deferred (it does not undraw what it drew): reading nothing,
+    // it draws once, as `changed` lets it, either way.
+    assert_eq!(phase1_runs(&deferred, "frame"), 1);
+    assert_eq!(pictures(&mut deferred), pictures(&mut every));
+    assert!((150..=151).contains(&bar_end(&mut deferred)));
+}
+
+#[test]
+fn a_picture_taken_midway_shows_the_state_of_its_moment() {
+    let mut rt = runtime("update changed", "", true);
+    feed(&mut rt, 0, 40);
+    // (Its outline reaches half a pixel beyond.)
+    assert!((40..=41).contains(&bar_end(&mut rt)));
+    feed(&mut rt, 40, 100);
+    assert!((100..=101).contains(&bar_end(&mut rt)));
+    // Two pictures looked at, two runs; the rounds between cost nothing.
+    assert_eq!(phase1_runs(&rt, "show"), 2);
+    // Nothing changed since the second picture: the end's round skips it, as `changed`
+    // does, and the picture at the end is the one it drew.
+    let before = rt.stats().clone();
+    rt.finish(100.0, 0).unwrap();
+    assert_eq!(rt.stats().deferred, before.deferred);
+    assert!(rt.stats().unchanged > before.unchanged);
+    assert_eq!(phase1_runs(&rt, "show"), 2);
+    feed(&mut rt, 100, 101);
+    assert!((101..=102).contains(&bar_end(&mut rt)));
+    assert_eq!(phase1_runs(&rt, "show"), 3);
+}
+
+#[test]
+fn displays_sharing_a_view_or_redrawn_without_undrawing_run_every_round() {
+    // Another component drawing in the bar's view: the order of their drawings makes the
+    // picture, so both run every round.
+    let shared = r#"<ir-component name="over" views="bar" infos="n" refresh="update">
+      <rectangle view="^0" from="0 2" to="(/ $0 2) 2.5" fill="green" color="green"/>
+    </ir-component>"#;
+    let mut rt = runtime("update changed", shared, true);
+    feed(&mut rt, 0, 30);
+    rt.finish(30.0, 0).unwrap();
+    assert_eq!(rt.stats().deferred, 0);
+    assert_eq!(phase1_runs(&rt, "show"), 32);
+    // Without `changed`, a display promises nothing of what it reads: every round.
+    let mut rt = runtime("update", "", true);
+    feed(&mut rt, 0, 30);
+    rt.finish(30.0, 0).unwrap();
+    assert_eq!(rt.stats().deferred, 0);
+    assert_eq!(phase1_runs(&rt, "show"), 32);
+}
+
+#[test]
+fn a_fault_of_a_deferred_display_names_the_round_it_draws() {
+    // The display fails once the count passes 20: drawn every round, after record 21;
+    // deferred, when its picture is needed, against the last record before it.
+    let failing = SPEC
+        .replace("REFRESH", "update changed")
+        .replace("SHARED", "")
+        .replace(
+            r#"content="(number->string $0)""#,
+            r#"content="(if (gt $0 20) (car '()) (number->string $0))""#,
+        );
+    let run = |defer: bool| {
+        quiet_steel();
+        let config = Config {
+            defer_displays: defer,
+            ..Config::default()
+        };
+        let mut rt = Runtime::headless(compile_text("failing.voml", &failing), config).unwrap();
+        feed(&mut rt, 0, 50);
+        let _ = rt.pngs();
+        rt
+    };
+    let every = run(false);
+    let deferred = run(true);
+    for rt in [&every, &deferred] {
+        assert_eq!(rt.faults().len(), 1, "{:?}", rt.faults());
+        let fault = &rt.faults()[0];
+        assert_eq!(fault.component.as_deref(), Some("IR component `show`"));
+        assert_eq!(fault.part.as_deref(), Some("phase 1"));
+        assert!(fault
+            .location
+            .as_deref()
+            .is_some_and(|l| l.starts_with("failing.voml:")));
+        assert_eq!(
+            rt.disabled_components(),
+            vec!["IR component `show`".to_string()]
+        );
+    }
+    assert_eq!(every.faults()[0].event.as_ref().map(|e| e.record), Some(21));
+    assert_eq!(
+        deferred.faults()[0].event.as_ref().map(|e| e.record),
+        Some(50)
+    );
+}
+
+/// The library's heaviest examples draw the same pictures deferred as drawn every round
+/// (their displays are all `update changed`, each alone in its view).
+#[test]
+fn the_library_examples_draw_the_same_deferred() {
+    let Some(trace) = support::shared_trace("mpicl-trace3-bcast10.trf") else {
+        return;
+    };
+    for name in ["paragraph", "broadcasts", "dashboard"] {
+        let spec = support::root().join(format!("examples/library/{name}.voml"));
+        let run = |defer: bool| {
+            quiet_steel();
+            let config = Config {
+                defer_displays: defer,
+                ..Config::default()
+            };
+            let mut rt = Runtime::headless(support::compile_spec(&spec), config).unwrap();
+            support::replay_path(&mut rt, &trace);
+            assert!(rt.faults().is_empty(), "{name}: {:?}", rt.faults());
+            let deferred = rt.stats().deferred;
+            (pictures(&mut rt), deferred)
+        };
+        let (every, none) = run(false);
+        let (deferred, skipped) = run(true);
+        assert_eq!(none, 0);
+        assert!(skipped > 100, "{name}: {skipped} rounds deferred");
+        assert!(every == deferred, "{name}: the pictures differ");
+    }
+}
+
+/// `voml run --frames-every`: each frame file shows the deferred display as it stood at its
+/// frame time; `--every-round` draws it in every round, with the same frames.
+#[test]
+fn frame_files_show_each_moment() {
+    let dir = std::env::temp_dir().join(format!("voml-deferred-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let spec = dir.join("count.voml");
+    std::fs::write(
+        &spec,
+        SPEC.replace("REFRESH", "update changed")
+            .replace("SHARED", ""),
+    )
+    .unwrap();
+    let trace = dir.join("t.trf");
+    let records: String = (0..100).map(|k| format!("-2 1 {k}.5 0 0 0\n")).collect();
+    std::fs::write(&trace, records).unwrap();
+    let frames = |out: &str, extra: &[&str]| -> Vec<u32> {
+        let out = dir.join(out);
+        let status = std::process::Command::new(env!("CARGO_BIN_EXE_voml"))
+            .args([
+                "run",
+                spec.to_str().unwrap(),
+                "--trace",
+                trace.to_str().unwrap(),
+            ])
+            .args(["--headless", "--frames-every", "25", "--profile", "--out"])
+            .arg(&out)
+            .args(extra)
+            .env("NO_COLOR", "1")
+            .output()
+            .expect("voml runs");
+        let stderr = String::from_utf8_lossy(&status.stderr).into_owned();
+        assert!(status.status.success(), "{stderr}");
+        // The profile counts the display's runs: one per frame and one for the end, or one
+        // per round.
+        let runs: u64 = stderr
+            .lines()
+            .find(|l| l.contains("IR component `show`") && l.contains("phase 1"))
+            .and_then(|l| {
+                l.split("phase 1")
+                    .nth(1)?
+                    .split_whitespace()
+                    .next()?
+                    .parse()
+                    .ok()
+            })
+            .unwrap_or_else(|| panic!("no profile row for the display:\n{stderr}"));
+        if extra.is_empty() {
+            assert!(runs <= 5, "{runs} runs:\n{stderr}");
+        } else {
+            assert!(runs > 100, "{runs} runs:\n{stderr}");
+        }
+        let mut names: Vec<_> = std::fs::read_dir(out.join("frames"))
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with("bar-"))
+            .collect();
+        names.sort();
+        names
+            .iter()
+            .map(|p| {
+                let pixels = decode_png(&std::fs::read(p).unwrap()).unwrap();
+                (0..pixels.width)
+                    .take_while(|&x| pixels.pixel(x, 40).is_some_and(|q| q[..3] == [0, 0, 255]))
+                    .count() as u32
+            })
+            .collect()
+    };
+    let deferred = frames("deferred", &[]);
+    // Frames at 25.5, 50.5 and 75.5 s, before the records of those times: 25, 50 and 75
+    // records counted (the bar's outline reaches half a pixel beyond).
+    assert_eq!(deferred.len(), 4, "{deferred:?}");
+    for (bar, n) in deferred.iter().zip([25, 50, 75, 100]) {
+        assert!((n..=n + 1).contains(bar), "{deferred:?}");
+    }
+    assert_eq!(frames("every", &["--every-round"]), deferred);
+    let _ = std::fs::remove_dir_all(&dir);
+}
