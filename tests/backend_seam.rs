@@ -24,7 +24,12 @@ fn recorded_run(spec: &Path, trace: &Path) -> (Runtime, Vec<String>) {
         sink.borrow_mut()
             .push(serde_json::to_string(c).expect("a command serialises"));
     });
-    let mut rt = Runtime::new(compile_spec(spec), Box::new(backend), Config::default())
+    // Every round drawn, as for a recorded page: the stream of each frame.
+    let config = Config {
+        defer_displays: false,
+        ..Config::default()
+    };
+    let mut rt = Runtime::new(compile_spec(spec), Box::new(backend), config)
         .expect("the visual object loads");
     let replayed = replay_file(&mut rt, trace);
     assert!(!replayed.summary.stopped, "{:?}", rt.faults());

@@ -38,7 +38,13 @@ const SPEC: &str = r#"<?xml version="1.0"?>
 
 fn runtime(refresh: &str, shared: &str, defer: bool) -> Runtime {
     quiet_steel();
-    let spec = SPEC.replace("REFRESH", refresh).replace("SHARED", shared);
+    let mut spec = SPEC.replace("REFRESH", refresh).replace("SHARED", shared);
+    if !refresh.contains("changed") {
+        spec = spec.replace(
+            r#"content="(number->string $0)""#,
+            r#"content="(let ((n $0)) (number->string n))""#,
+        );
+    }
     let config = Config {
         strict: false,
         profile: true,
@@ -142,7 +148,8 @@ fn displays_sharing_a_view_or_redrawn_without_undrawing_run_every_round() {
     rt.finish(30.0, 0).unwrap();
     assert_eq!(rt.stats().deferred, 0);
     assert_eq!(phase1_runs(&rt, "show"), 32);
-    // Without `changed`, a display promises nothing of what it reads: every round.
+    // Without `changed`, a display whose phase 1 does more than draw (a `let`) promises
+    // nothing of what it reads: every round.
     let mut rt = runtime("update", "", true);
     feed(&mut rt, 0, 30);
     rt.finish(30.0, 0).unwrap();
@@ -303,4 +310,64 @@ fn frame_files_show_each_moment() {
     }
     assert_eq!(frames("every", &["--every-round"]), deferred);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A phase 1 made only of drawing primitives with pure arguments keeps by construction the
+/// promise `changed` makes: the compiler finds it (`phase1_pure`), and such a display with
+/// `refresh="update"` alone is deferred too, with the same pictures. A phase 1 that does
+/// anything else, or a program that redefines what its arguments rest on, is not.
+#[test]
+fn a_phase_1_that_only_draws_is_found_and_deferred() {
+    let compiled = |refresh: &str, text: &str, utility: &str| {
+        let spec = SPEC
+            .replace("REFRESH", refresh)
+            .replace("SHARED", "")
+            .replace(
+                r#"content="(number->string $0)""#,
+                &format!("content=\"{text}\""),
+            )
+            .replace(
+                "<view-initializations>",
+                &format!("<utility-code>{utility}</utility-code><view-initializations>"),
+            );
+        compile_text("found.voml", &spec)
+    };
+    let vo = compiled("update", "(number->string $0)", "");
+    let show = &vo.ir_components[0];
+    assert!(!show.refresh.changed);
+    assert_eq!(
+        show.phase1_pure.as_ref().map(|r| r.infos.clone()),
+        Some(vec![0])
+    );
+    for (text, utility) in [
+        // A procedure of the program's own.
+        ("(label $0)", "(define (label n) (number->string n))"),
+        // A name its arguments rest on, bound by the program.
+        ("(number->string $0)", "(define (number->string n) \"x\")"),
+        // Something else than drawing at the top.
+        ("(begin (set! $0 0) &quot;x&quot;)", ""),
+    ] {
+        let vo = compiled("update", text, utility);
+        assert_eq!(vo.ir_components[0].phase1_pure, None, "{text} {utility}");
+    }
+    let run = |defer: bool| {
+        quiet_steel();
+        let config = Config {
+            profile: true,
+            defer_displays: defer,
+            ..Config::default()
+        };
+        let mut rt =
+            Runtime::headless(compiled("update", "(number->string $0)", ""), config).unwrap();
+        feed(&mut rt, 0, 80);
+        rt.finish(80.0, 0).unwrap();
+        assert!(rt.faults().is_empty(), "{:?}", rt.faults());
+        let runs = phase1_runs(&rt, "show");
+        (pictures(&mut rt), runs)
+    };
+    let (every, runs_every) = run(false);
+    let (deferred, runs_deferred) = run(true);
+    assert!(runs_every > 80, "{runs_every}");
+    assert_eq!(runs_deferred, 1);
+    assert_eq!(deferred, every);
 }

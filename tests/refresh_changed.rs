@@ -1,6 +1,8 @@
 //! `refresh="changed"`: an IR component that draws from its infos and controls only skips the
 //! rounds in which nothing it reads may have changed, and the pictures are those of a run
-//! that redraws it every round. (Displays are drawn in every round here, not deferred until
+//! that redraws it every round. (The components' texts are computed in a `let`, so that the
+//! compiler does not find their phase 1 drawing-only, which would make `update` alone skip
+//! rounds as `changed` does.) (Displays are drawn in every round here, not deferred until
 //! a picture is needed, so that the rounds skipped are counted; `tests/deferred_displays.rs`
 //! holds deferring to the same pictures.)
 
@@ -45,11 +47,11 @@ const SPEC: &str = r#"<?xml version="1.0"?>
   <info-rendition>
     <ir-component name="show-a" views="left" infos="a" refresh="REFRESH">
       <rectangle view="^0" from="0 2" to="$0 4" fill="blue"/>
-      <text view="^0" coords="5 6" content="(number->string $0)"/>
+      <text view="^0" coords="5 6" content="(let ((n $0)) (number->string n))"/>
     </ir-component>
     <ir-component name="show-b" views="right" infos="b" refresh="REFRESH">
       <rectangle view="^0" from="0 2" to="(* 40 $0) 4" fill="red"/>
-      <text view="^0" coords="5 6" content="(number->string $0)"/>
+      <text view="^0" coords="5 6" content="(let ((n $0)) (number->string n))"/>
     </ir-component>
     SHARED
   </info-rendition>
@@ -189,7 +191,7 @@ fn a_structure_rewritten_with_the_same_value_does_not_make_its_readers_redraw() 
   <info-rendition>
     <ir-component name="bar" views="v" infos="level label" refresh="REFRESH">
       <rectangle view="^0" from="0 2" to="$0 4" fill="blue"/>
-      <text view="^0" coords="0.1 6" content="$1"/>
+      <text view="^0" coords="0.1 6" content="(let ((label $1)) label)"/>
     </ir-component>
   </info-rendition>
 </visual-object></body></voml>

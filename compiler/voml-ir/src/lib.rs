@@ -331,6 +331,11 @@ pub struct IrComponent {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub enable_pure: Option<Reads>,
     pub phase1: Option<EntryPoint>,
+    /// `phase1` only draws, from these structures alone (a sequence of drawing primitives
+    /// whose arguments are pure expressions; see [`Reads`]): a runtime may skip its frames
+    /// where nothing else depends on them, as `refresh.changed` lets it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phase1_pure: Option<Reads>,
     /// The `<end-with>` code.
     pub phase2: Option<EntryPoint>,
     pub span: Span,

@@ -303,6 +303,10 @@ impl Checker<'_> {
                 let at = format!("{at}.enable_pure");
                 self.variables(&at, &reads.infos, &reads.controls, c.span);
             }
+            if let Some(reads) = &c.phase1_pure {
+                let at = format!("{at}.phase1_pure");
+                self.variables(&at, &reads.infos, &reads.controls, c.span);
+            }
             self.entry(format!("{at}.phase1"), &c.phase1);
             self.entry(format!("{at}.phase2"), &c.phase2);
         }

@@ -2,8 +2,9 @@
 //!
 //! An IR component with `refresh="update changed"` promises that its phase 1 draws from its
 //! infos, controls and views alone (no other global, no `set!`, no sound, no
-//! `(current-event)`; `docs/language.md` §8.3), and undraws its last frame before it draws
-//! again: what it shows is a function of the state at its last run. When no other
+//! `(current-event)`; `docs/language.md` §8.3), or the compiler found it so
+//! ([`voml_ir::IrComponent::phase1_pure`]), and it undraws its last frame before it draws
+//! again (`update`): what it shows is a function of the state at its last run. When no other
 //! component draws in its views either, the frames it would draw between two pictures are
 //! never seen. Such a component is *deferred*: a round in which it would run only marks it
 //! pending, and it runs once, with the state of that moment, when a picture is needed (a
@@ -12,11 +13,12 @@
 //!
 //! Left out, and run in every round as before: components with an `enable` or an
 //! `end-with` (they run code of their own each round), components sharing a view with
-//! another component (the order of their drawings makes the picture), and every component
-//! of a visual object that takes `<snapshot>`s (a snapshot takes the picture of its moment).
+//! another component (the order of their drawings makes the picture) or drawing in a view
+//! that adapts (a frame past its edge scrolls or rescales it), and every component of a
+//! visual object that takes `<snapshot>`s (a snapshot takes the picture of its moment).
 //! [`crate::Config::defer_displays`] turns deferring off.
 
-use voml_ir::CompiledVo;
+use voml_ir::{Adapt, CompiledVo};
 
 /// The round a deferred component skipped last, for the report of a fault when it runs.
 #[derive(Clone, Debug, Default)]
@@ -46,8 +48,26 @@ impl Pending {
     }
 }
 
-/// Which IR components of `vo` may be deferred (see the module documentation), by index.
-pub(crate) fn deferrable(vo: &CompiledVo) -> Vec<bool> {
+/// What a rendering round may do with each IR component of `vo`, by index.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Rounds {
+    /// Phase 1 draws from the component's structures and views alone: a round in which
+    /// none of them changed may be skipped (`refresh="changed"`, or found by the compiler
+    /// where nothing else in its views depends on the frames between).
+    pub(crate) changed: bool,
+    /// It may wait for a picture to be needed (see the module documentation).
+    pub(crate) deferrable: bool,
+}
+
+/// What rounds may do with each IR component of `vo`.
+///
+/// A phase 1 the compiler found drawing-only ([`voml_ir::IrComponent::phase1_pure`]) is
+/// taken at its word only where skipping its frames cannot show: it undraws its last frame
+/// (`update`), and its views are its own, with no drawing of their initialisation under it
+/// (painting a frame over shows its gaps) and no adaptation (a frame past the edge would
+/// have scrolled or rescaled the view). A component that says `changed` is taken at its
+/// word; deferring it needs the same views.
+pub(crate) fn rounds(vo: &CompiledVo) -> Vec<Rounds> {
     let snapshots = vo.program.text.contains("(voml-snapshot ");
     let mut users = vec![0usize; vo.views.len()];
     for c in &vo.ir_components {
@@ -60,17 +80,31 @@ pub(crate) fn deferrable(vo: &CompiledVo) -> Vec<bool> {
             }
         }
     }
+    let own_views = |c: &voml_ir::IrComponent, bare: bool| {
+        !c.views.is_empty()
+            && c.views.iter().all(|&v| {
+                users.get(v) == Some(&1)
+                    && vo.views.get(v).is_some_and(|view| {
+                        view.adapt.iter().all(|a| *a == Adapt::None)
+                            && (!bare || view.init.is_none())
+                    })
+            })
+    };
     vo.ir_components
         .iter()
         .map(|c| {
-            !snapshots
-                && c.refresh.update
-                && c.refresh.changed
-                && c.enable.is_none()
-                && c.phase2.is_none()
-                && c.phase1.is_some()
-                && !c.views.is_empty()
-                && c.views.iter().all(|&v| users.get(v) == Some(&1))
+            let found = c.phase1_pure.is_some() && c.refresh.update && own_views(c, true);
+            let changed = c.refresh.changed || found;
+            Rounds {
+                changed,
+                deferrable: changed
+                    && !snapshots
+                    && c.refresh.update
+                    && c.enable.is_none()
+                    && c.phase2.is_none()
+                    && c.phase1.is_some()
+                    && own_views(c, false),
+            }
         })
         .collect()
 }

@@ -232,8 +232,9 @@ struct IrState {
     /// For a pure `enable` (see [`voml_ir::IrComponent::enable_pure`]): when it was last
     /// evaluated, and what it gave.
     enabled: Option<(u64, bool)>,
-    /// It draws when a picture is needed (see [`deferred`]).
-    deferrable: bool,
+    /// What rounds may do with it: skip it while nothing it reads changed, wait for a
+    /// picture to be needed (see [`deferred`]).
+    rounds: deferred::Rounds,
     /// It skipped a round since it last ran: the round's record.
     pending: Option<deferred::Pending>,
 }
@@ -423,8 +424,9 @@ impl Runtime {
             });
         }
         let mut irs = Vec::new();
-        let deferrable = deferred::deferrable(&vo);
-        for ((c, owner), deferrable) in vo.ir_components.iter().zip(irs_owners).zip(deferrable) {
+        let rounds = deferred::rounds(&vo);
+        for ((c, owner), mut rounds) in vo.ir_components.iter().zip(irs_owners).zip(rounds) {
+            rounds.deferrable &= config.defer_displays;
             let get = |e: &Option<voml_ir::EntryPoint>| -> Result<Option<SteelVal>, LoadError> {
                 e.as_ref().map(|e| extract(&engine, e)).transpose()
             };
@@ -437,7 +439,7 @@ impl Runtime {
                 disabled: false,
                 drawn: None,
                 enabled: None,
-                deferrable: deferrable && config.defer_displays,
+                rounds,
                 pending: None,
             });
         }
@@ -940,7 +942,7 @@ impl Runtime {
                 self.stats.unchanged += 1;
                 continue;
             }
-            if self.irs[i].deferrable {
+            if self.irs[i].rounds.deferrable {
                 let at = event.map(|e| (e.record, e.source, e.line));
                 deferred::Pending::mark(&mut self.irs[i].pending, at);
                 self.stats.deferred += 1;
@@ -971,7 +973,11 @@ impl Runtime {
     /// what it reads is plain values that are as they were.
     fn unchanged(&self, i: usize) -> bool {
         let comp = &self.vo.ir_components[i];
-        let Some(drawn) = self.irs[i].drawn.as_ref().filter(|_| comp.refresh.changed) else {
+        let Some(drawn) = self.irs[i]
+            .drawn
+            .as_ref()
+            .filter(|_| self.irs[i].rounds.changed)
+        else {
             return false;
         };
         if drawn.views != self.view_changes(comp) {
@@ -1053,7 +1059,7 @@ impl Runtime {
             }
             host.owner = self.general_owner;
         }
-        if result.is_ok() && comp.refresh.changed {
+        if result.is_ok() && self.irs[i].rounds.changed {
             self.irs[i].drawn = Some(changes::Drawn {
                 at: self.changes.now(),
                 views: self.view_changes(comp),

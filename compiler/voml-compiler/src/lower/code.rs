@@ -1,5 +1,6 @@
 //! Code: formal parameters substituted, attribute expressions split, markup primitives turned into calls of the primitive API, figures embedded.
 
+use super::pure::STYLE_PREFIX;
 use super::*;
 
 impl<'a> Lowering<'a> {
@@ -618,9 +619,6 @@ fn is_expression(raw: &str) -> bool {
         || raw.starts_with('"')
         || scheme::parse_param(raw.split_whitespace().next().unwrap_or("")).is_some()
 }
-
-/// The globals holding the styles made once (`voml/style/0`, ...).
-const STYLE_PREFIX: &str = "voml/style/";
 
 /// Whether lowered argument `text` is a literal: a number, `#t`/`#f`, or a string.
 fn is_literal(text: &str) -> bool {

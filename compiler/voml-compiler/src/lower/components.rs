@@ -568,15 +568,19 @@ impl<'a> Lowering<'a> {
         };
         let mut phase2_code: Option<(Frag, &Element)> = None;
         let code = self.code(&body.children, &scope, Some(&mut phase2_code));
+        let mut phase1_pure = None;
         let phase1 = if code.text.trim().is_empty() {
             None
         } else {
             let symbol = format!("voml/ir/{name}/phase1");
-            self.define(&symbol, "", &code, body, "IR component")
-                .then_some(ir::EntryPoint {
-                    symbol,
-                    span: body.tag_span,
-                })
+            let defined = self.define(&symbol, "", &code, body, "IR component");
+            if defined {
+                phase1_pure = self.note_drawing(&symbol, &code.text, &scope);
+            }
+            defined.then_some(ir::EntryPoint {
+                symbol,
+                span: body.tag_span,
+            })
         };
         let phase2 = match phase2_code {
             Some((code, end)) if !code.text.trim().is_empty() => {
@@ -610,6 +614,7 @@ impl<'a> Lowering<'a> {
             enable,
             enable_pure,
             phase1,
+            phase1_pure,
             phase2,
             span: el.tag_span,
         })

@@ -277,6 +277,23 @@ impl<'a> Lowering<'a> {
     /// What `expr`, the code of the part or `enable` defined as `symbol`, reads when it is
     /// pure (see [`pure`]); the names it rests on are noted for [`Self::keep_sound_pure`].
     fn note_pure(&mut self, symbol: &str, expr: &str, scope: &Scope) -> Option<ir::Reads> {
+        self.note_reads(symbol, expr, scope, pure::rests_on)
+    }
+
+    /// Notes a phase 1 that only draws, from the structures it reads ([`pure::draws_only`]).
+    fn note_drawing(&mut self, symbol: &str, body: &str, scope: &Scope) -> Option<ir::Reads> {
+        self.note_reads(symbol, body, scope, pure::draws_only)
+    }
+
+    /// What `expr` reads of its component's structures when `analyse` finds it pure, noting
+    /// the names it rests on for [`Self::keep_sound_pure`].
+    fn note_reads(
+        &mut self,
+        symbol: &str,
+        expr: &str,
+        scope: &Scope,
+        analyse: pure::Analysis,
+    ) -> Option<ir::Reads> {
         // (index, global) of each of the component's infos, then controls.
         let globals =
             |listed: &[Option<usize>], vars: &'_ [ir::Variable]| -> Vec<(usize, String)> {
@@ -289,7 +306,7 @@ impl<'a> Lowering<'a> {
         let infos = globals(&scope.infos, &self.infos);
         let controls = globals(&scope.controls, &self.controls);
         let own = |name: &str| infos.iter().chain(&controls).any(|(_, g)| *g == name);
-        let purity = pure::rests_on(expr, &own)?;
+        let purity = analyse(expr, &own)?;
         let read = |list: &[(usize, String)]| -> Vec<usize> {
             list.iter()
                 .filter(|(_, g)| purity.reads.contains(g))
@@ -331,6 +348,9 @@ impl<'a> Lowering<'a> {
         for c in irs {
             if !c.enable.as_ref().is_some_and(|e| sound(&e.symbol)) {
                 c.enable_pure = None;
+            }
+            if !c.phase1.as_ref().is_some_and(|e| sound(&e.symbol)) {
+                c.phase1_pure = None;
             }
         }
     }

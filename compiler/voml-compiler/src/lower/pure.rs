@@ -76,9 +76,88 @@ pub struct Purity {
     pub names: BTreeSet<String>,
 }
 
+/// The drawing primitives a drawing-only phase 1 ([`draws_only`]) is made of.
+pub const DRAWING: &[&str] = &[
+    "voml-line",
+    "voml-polyline",
+    "voml-polygon",
+    "voml-rectangle",
+    "voml-circle",
+    "voml-ellipse",
+    "voml-arc",
+    "voml-text",
+    "voml-figure",
+];
+
+/// What a drawing-only phase 1 may compute its primitives' arguments with besides [`PURE`]:
+/// procedures that make a new string, number or style from values, without looking inside a
+/// value that can change in place.
+pub const DRAWING_ARGUMENTS: &[&str] = &[
+    "number->string",
+    "number->fixed",
+    "string-append",
+    "exact->inexact",
+    "inexact->exact",
+    "voml-style",
+];
+
+/// The prefix of the styles of literals the compiler makes once per program (`code.rs`).
+pub const STYLE_PREFIX: &str = "voml/style/";
+
+/// An analysis of code: what it reads of its component's structures (told by the second
+/// argument) and rests on, when it passes.
+pub type Analysis = fn(&str, &dyn Fn(&str) -> bool) -> Option<Purity>;
+
 /// What `expr` reads and rests on, when it is pure; `own` tells the globals of the
 /// component's infos and controls.
 pub fn rests_on(expr: &str, own: &dyn Fn(&str) -> bool) -> Option<Purity> {
+    names_of(expr, own, &|name| PURE.contains(&name))
+}
+
+/// What a phase 1 reads and rests on when it only draws from its component's structures: a
+/// sequence of calls of [`DRAWING`] primitives whose arguments are pure expressions (of
+/// [`PURE`] and [`DRAWING_ARGUMENTS`], the component's structures, literals and the
+/// compiler's styles). Such a phase 1 draws the same picture while none of those structures
+/// is assigned, and does nothing else: the promise `refresh="changed"` makes, kept by
+/// construction.
+pub fn draws_only(body: &str, own: &dyn Fn(&str) -> bool) -> Option<Purity> {
+    let mut depth = 0usize;
+    let mut head = false;
+    let mut calls = 0;
+    for token in Tokens::new(body) {
+        match token {
+            Token::Open(_) => {
+                head = depth == 0;
+                depth += 1;
+            }
+            Token::Close(_) => depth = depth.checked_sub(1)?,
+            Token::Atom(r) if head => {
+                head = false;
+                if !DRAWING.contains(&&body[r]) {
+                    return None;
+                }
+                calls += 1;
+            }
+            // Only calls stand at the top: no value, no quoted datum, no string.
+            _ if depth == 0 || head => return None,
+            _ => {}
+        }
+    }
+    if depth != 0 || calls == 0 {
+        return None;
+    }
+    names_of(body, own, &|name| {
+        PURE.contains(&name) || DRAWING.contains(&name) || DRAWING_ARGUMENTS.contains(&name)
+    })
+}
+
+/// What `expr` reads (of `own`) and the names it rests on (of `allowed`), when it is made of
+/// nothing else; the compiler's styles are read without resting on anything.
+fn names_of(
+    expr: &str,
+    own: &dyn Fn(&str) -> bool,
+    allowed: &dyn Fn(&str) -> bool,
+) -> Option<Purity> {
     let mut purity = Purity::default();
     for token in Tokens::new(expr) {
         match token {
@@ -95,9 +174,13 @@ pub fn rests_on(expr: &str, own: &dyn Fn(&str) -> bool) -> Option<Purity> {
                 Atom::Name(name) if own(name) => {
                     purity.reads.insert(name.to_string());
                 }
-                Atom::Name(name) if PURE.contains(&name) => {
+                Atom::Name(name) if allowed(name) => {
                     purity.names.insert(name.to_string());
                 }
+                Atom::Name(name)
+                    if name.strip_prefix(STYLE_PREFIX).is_some_and(|k| {
+                        !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit())
+                    }) => {}
                 Atom::Name(_) => return None,
             },
         }
@@ -106,14 +189,18 @@ pub fn rests_on(expr: &str, own: &dyn Fn(&str) -> bool) -> Option<Purity> {
 }
 
 /// Whether code copied from the sources names an info or control structure's global itself
-/// (`info/NAME`, `control/NAME`), as only the compiler's own text should.
+/// (`info/NAME`, `control/NAME`), or one of the compiler's styles (`voml/style/K`), as only
+/// the compiler's own text should.
 pub fn names_structures_directly(program: &Program) -> bool {
     Tokens::new(&program.text).any(|token| {
         let Token::Atom(r) = token else {
             return false;
         };
         let atom = &program.text[r.clone()];
-        (atom.starts_with("info/") || atom.starts_with("control/")) && program.verbatim(r.start)
+        (atom.starts_with("info/")
+            || atom.starts_with("control/")
+            || atom.starts_with(STYLE_PREFIX))
+            && program.verbatim(r.start)
     })
 }
 
@@ -165,6 +252,38 @@ mod tests {
             "(= info/idle 1+)",
         ] {
             assert_eq!(names(impure), None, "{impure}");
+        }
+    }
+
+    #[test]
+    fn a_phase_1_of_drawing_calls_with_pure_arguments_draws_only() {
+        let reads = |b: &str| draws_only(b, &own).map(|p| p.reads.into_iter().collect::<Vec<_>>());
+        assert_eq!(
+            reads(
+                "\n   (voml-text 0 0.1 0.3 (number->string info/idle) #f \"black\" 20 \"LEFT\" \"BASELINE\" voml/style/0)\n"
+            ),
+            Some(vec!["info/idle".to_string()])
+        );
+        assert_eq!(
+            reads("(voml-rectangle 0 0 1 (* 2 control/on) 3 \"blue\" (voml-style \"blue\" 1 #f \"area\" #f 1 \"butt\")) (voml-line 0 0 0 1 1 voml/style/12)"),
+            Some(vec!["control/on".to_string()])
+        );
+        for not_only in [
+            "",
+            "#t",
+            "(voml-text 0 1 1 (number->string info/other) #f \"black\" 20 \"LEFT\" \"BASELINE\" voml/style/0)",
+            "(voml-line 0 0 0 1 1 voml/style/0) (set! info/idle 1)",
+            "(if (gt info/idle 0) (voml-line 0 0 0 1 1 voml/style/0))",
+            "(let ((x info/idle)) (voml-line 0 0 0 x 1 voml/style/0))",
+            "(voml-line 0 0 0 (vector-ref info/idle 0) 1 voml/style/0)",
+            "(voml-snapshot 0 \"a.png\")",
+            "(beep)",
+            "(voml-scroll 0 1 0)",
+            "(voml-line 0 0 0 1 1 voml/style/x)",
+            "(voml-line 0 0 0 1 1 voml/style/0) \"left over\"",
+            "(voml-line 0 0 0 (car (current-event)) 1 voml/style/0)",
+        ] {
+            assert_eq!(reads(not_only), None, "{not_only}");
         }
     }
 
