@@ -36,8 +36,19 @@ const SPEC: &str = r#"<?xml version="1.0"?>
 </visual-object></body></voml>
 "#;
 
-fn runtime(refresh: &str, shared: &str, defer: bool) -> Runtime {
+/// A profiled headless runtime for `vo`, deferring displays or not.
+fn load(vo: voml_ir::CompiledVo, defer: bool) -> Runtime {
     quiet_steel();
+    let config = Config {
+        strict: false,
+        profile: true,
+        defer_displays: defer,
+        ..Config::default()
+    };
+    Runtime::headless(vo, config).unwrap_or_else(|e| panic!("does not load: {e}"))
+}
+
+fn runtime(refresh: &str, shared: &str, defer: bool) -> Runtime {
     let mut spec = SPEC.replace("REFRESH", refresh).replace("SHARED", shared);
     if !refresh.contains("changed") {
         spec = spec.replace(
@@ -45,14 +56,7 @@ fn runtime(refresh: &str, shared: &str, defer: bool) -> Runtime {
             r#"content="(let ((n $0)) (number->string n))""#,
         );
     }
-    let config = Config {
-        strict: false,
-        profile: true,
-        defer_displays: defer,
-        ..Config::default()
-    };
-    Runtime::headless(compile_text("deferred.voml", &spec), config)
-        .unwrap_or_else(|e| panic!("does not load: {e}"))
+    load(compile_text("deferred.voml", &spec), defer)
 }
 
 /// Gives records `from..to` (event 1, one a second) to the runtime.
@@ -169,12 +173,7 @@ fn a_fault_of_a_deferred_display_names_the_round_it_draws() {
             r#"content="(if (gt $0 20) (car '()) (number->string $0))""#,
         );
     let run = |defer: bool| {
-        quiet_steel();
-        let config = Config {
-            defer_displays: defer,
-            ..Config::default()
-        };
-        let mut rt = Runtime::headless(compile_text("failing.voml", &failing), config).unwrap();
+        let mut rt = load(compile_text("failing.voml", &failing), defer);
         feed(&mut rt, 0, 50);
         let _ = rt.pngs();
         rt
@@ -212,12 +211,7 @@ fn the_library_examples_draw_the_same_deferred() {
     for name in ["paragraph", "broadcasts", "dashboard"] {
         let spec = support::root().join(format!("examples/library/{name}.voml"));
         let run = |defer: bool| {
-            quiet_steel();
-            let config = Config {
-                defer_displays: defer,
-                ..Config::default()
-            };
-            let mut rt = Runtime::headless(support::compile_spec(&spec), config).unwrap();
+            let mut rt = load(support::compile_spec(&spec), defer);
             support::replay_path(&mut rt, &trace);
             assert!(rt.faults().is_empty(), "{name}: {:?}", rt.faults());
             let deferred = rt.stats().deferred;
@@ -351,14 +345,7 @@ fn a_phase_1_that_only_draws_is_found_and_deferred() {
         assert_eq!(vo.ir_components[0].phase1_pure, None, "{text} {utility}");
     }
     let run = |defer: bool| {
-        quiet_steel();
-        let config = Config {
-            profile: true,
-            defer_displays: defer,
-            ..Config::default()
-        };
-        let mut rt =
-            Runtime::headless(compiled("update", "(number->string $0)", ""), config).unwrap();
+        let mut rt = load(compiled("update", "(number->string $0)", ""), defer);
         feed(&mut rt, 0, 80);
         rt.finish(80.0, 0).unwrap();
         assert!(rt.faults().is_empty(), "{:?}", rt.faults());
