@@ -577,6 +577,9 @@ impl<'a> Lowering<'a> {
             if defined {
                 phase1_pure = self.note_drawing(&symbol, &code.text, &scope);
             }
+            if refresh.changed {
+                self.warn_changed_not_kept(el, body, &code.text);
+            }
             defined.then_some(ir::EntryPoint {
                 symbol,
                 span: body.tag_span,

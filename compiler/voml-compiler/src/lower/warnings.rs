@@ -1,4 +1,6 @@
-//! Warnings about what a spec declares and never uses.
+//! Warnings about what a spec declares and never uses, and about promises its code breaks.
+
+use voml_ir::tokens::{Token, Tokens};
 
 use super::*;
 
@@ -60,5 +62,51 @@ impl<'a> Lowering<'a> {
             }
         }
         self.diags.extend(found);
+    }
+
+    /// Warns when an IR component says `changed` (given in `refresh` of `el`, or of the
+    /// library component `body` it uses) but its phase 1 `code` reads the record being
+    /// processed or makes sound, which the promise excludes.
+    pub(super) fn warn_changed_not_kept(&mut self, el: &Element, body: &Element, code: &str) {
+        use crate::schema as v;
+        let sound = [
+            v::BEEP,
+            v::TONE,
+            v::NOTE_ON,
+            v::NOTE_OFF,
+            v::NOTE_VOLUME,
+            v::SOUND_CHANNEL,
+            v::SOUND_MASTER,
+            v::SOUND_TEMPO,
+        ]
+        .map(|p| p.name);
+        let (mut event, mut makes_sound) = (false, false);
+        for token in Tokens::new(code) {
+            if let Token::Atom(r) = token {
+                let atom = &code[r];
+                event |= atom == "current-event";
+                makes_sound |= sound.contains(&atom);
+            }
+        }
+        let what = match (event, makes_sound) {
+            (false, false) => return,
+            (true, false) => "reads the record being processed (`current-event`)",
+            (false, true) => "makes sound",
+            (true, true) => "reads the record being processed and makes sound",
+        };
+        let name = el.attr_text("name").unwrap_or("?").trim().to_string();
+        let span = el
+            .attr("refresh")
+            .or_else(|| body.attr("refresh"))
+            .map_or(el.tag_span, |a| a.value_span);
+        self.diags.push(
+            Diagnostic::new(
+                Code::ChangedNotKept,
+                span,
+                format!("IR component `{name}` says `changed`, but its phase 1 {what}"),
+            )
+            .label("`changed` lets rounds skip it, or draw it only when a picture is needed")
+            .hint("compute what it needs in an EP component and read it from an info structure, or leave `changed` out"),
+        );
     }
 }
