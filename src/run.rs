@@ -289,6 +289,12 @@ pub fn load_runtime(
         profile: args.profile,
         // A recorded page replays the drawing of every round.
         defer_displays: !args.every_round && args.record.is_none(),
+        // Nobody looks before the end: no window or page, no frame files, no commands.
+        pictures_at_end: !backend.interactive()
+            && args.frames_every.is_none()
+            && args.control.is_none()
+            && args.control_text.is_none()
+            && !args.watch,
         ..Config::default()
     };
     Runtime::new(vo, backend, config)

@@ -4,6 +4,8 @@
 
 mod support;
 
+use std::path::{Path, PathBuf};
+
 use support::{compile_text, decode_png, quiet_steel};
 use voml_runtime::{Config, Runtime};
 use voml_trace::parse_line;
@@ -38,11 +40,18 @@ const SPEC: &str = r#"<?xml version="1.0"?>
 
 /// A profiled headless runtime for `vo`, deferring displays or not.
 fn load(vo: voml_ir::CompiledVo, defer: bool) -> Runtime {
+    load_with(vo, defer, false)
+}
+
+/// The same, told whether pictures are looked at only at the end (`voml run --headless`
+/// without frame files or commands), which lets synchronous visual objects defer too.
+fn load_with(vo: voml_ir::CompiledVo, defer: bool, pictures_at_end: bool) -> Runtime {
     quiet_steel();
     let config = Config {
         strict: false,
         profile: true,
         defer_displays: defer,
+        pictures_at_end,
         ..Config::default()
     };
     Runtime::headless(vo, config).unwrap_or_else(|e| panic!("does not load: {e}"))
@@ -202,7 +211,10 @@ fn a_fault_of_a_deferred_display_names_the_round_it_draws() {
 }
 
 /// The library's heaviest examples draw the same pictures deferred as drawn every round
-/// (their displays are all `update changed`, each alone in its view).
+/// (their displays are all `update changed`, each alone in its view). They are synchronous:
+/// their displays are deferred only when the pictures are looked at only at the end, and
+/// drawn every round otherwise (records change what they read between two rounds, so a
+/// picture taken between them must be the last round's).
 #[test]
 fn the_library_examples_draw_the_same_deferred() {
     let Some(trace) = support::shared_trace("mpicl-trace3-bcast10.trf") else {
@@ -211,7 +223,7 @@ fn the_library_examples_draw_the_same_deferred() {
     for name in ["paragraph", "broadcasts", "dashboard"] {
         let spec = support::root().join(format!("examples/library/{name}.voml"));
         let run = |defer: bool| {
-            let mut rt = load(support::compile_spec(&spec), defer);
+            let mut rt = load_with(support::compile_spec(&spec), defer, true);
             support::replay_path(&mut rt, &trace);
             assert!(rt.faults().is_empty(), "{name}: {:?}", rt.faults());
             let deferred = rt.stats().deferred;
@@ -220,6 +232,11 @@ fn the_library_examples_draw_the_same_deferred() {
         let (every, none) = run(false);
         let (deferred, skipped) = run(true);
         assert_eq!(none, 0);
+        // Pictures may be looked at before the end: every round.
+        let mut rt = load_with(support::compile_spec(&spec), true, false);
+        support::replay_path(&mut rt, &support::root().join("examples/mpicl/ring.trf"));
+        assert!(rt.stats().renders >= 2, "{name}: {:?}", rt.stats());
+        assert_eq!(rt.stats().deferred, 0, "{name}");
         assert!(skipped > 100, "{name}: {skipped} rounds deferred");
         assert!(every == deferred, "{name}: the pictures differ");
     }
@@ -357,4 +374,92 @@ fn a_phase_1_that_only_draws_is_found_and_deferred() {
     assert!(runs_every > 80, "{runs_every}");
     assert_eq!(runs_deferred, 1);
     assert_eq!(deferred, every);
+}
+
+/// A synchronous visual object renders on ticks of trace time, and records change what its
+/// displays read between two ticks: a frame file must show the last tick's round, so with
+/// frame files its displays are drawn every round, and the frames are those of
+/// `--every-round`; without them (pictures only at the end) they wait for the end.
+#[test]
+fn a_synchronous_run_with_frame_files_draws_every_round() {
+    let dir = std::env::temp_dir().join(format!("voml-deferred-sync-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let spec = dir.join("sync.voml");
+    std::fs::write(
+        &spec,
+        SPEC.replace("REFRESH", "update changed")
+            .replace("SHARED", "")
+            .replace(
+                r#"<visual-object name="v">"#,
+                r#"<visual-object name="v" mode="synchronous" tick="10">"#,
+            ),
+    )
+    .unwrap();
+    let trace = dir.join("t.trf");
+    let records: String = (0..100).map(|k| format!("-2 1 {k}.5 0 0 0\n")).collect();
+    std::fs::write(&trace, records).unwrap();
+    let run = |out: &str, extra: &[&str]| -> (Vec<Vec<u8>>, String) {
+        let out = dir.join(out);
+        let done = std::process::Command::new(env!("CARGO_BIN_EXE_voml"))
+            .args([
+                "run",
+                spec.to_str().unwrap(),
+                "--trace",
+                trace.to_str().unwrap(),
+            ])
+            .args(["--headless", "--profile", "--out"])
+            .arg(&out)
+            .args(extra)
+            .env("NO_COLOR", "1")
+            .output()
+            .expect("voml runs");
+        let stderr = String::from_utf8_lossy(&done.stderr).into_owned();
+        assert!(done.status.success(), "{stderr}");
+        let mut files: Vec<_> = walk(&out);
+        files.sort();
+        (
+            files.iter().map(|p| std::fs::read(p).unwrap()).collect(),
+            stderr,
+        )
+    };
+    let runs = |stderr: &str| -> u64 {
+        stderr
+            .lines()
+            .find(|l| l.contains("IR component `show`") && l.contains("phase 1"))
+            .and_then(|l| {
+                l.split("phase 1")
+                    .nth(1)?
+                    .split_whitespace()
+                    .next()?
+                    .parse()
+                    .ok()
+            })
+            .unwrap_or_else(|| panic!("no profile row for the display:\n{stderr}"))
+    };
+    let (framed, stderr) = run("framed", &["--frames-every", "25"]);
+    let (every, _) = run("every", &["--frames-every", "25", "--every-round"]);
+    assert!(framed.len() > 4);
+    assert!(framed == every, "the frames differ from every round's");
+    assert!(runs(&stderr) > 5, "{stderr}");
+    // Pictures only at the end: one run of the display, the same picture.
+    let (at_end, stderr) = run("at-end", &[]);
+    assert_eq!(runs(&stderr), 1, "{stderr}");
+    let (at_end_every, _) = run("at-end-every", &["--every-round"]);
+    assert!(at_end == at_end_every);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Every file under `dir`.
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            out.extend(walk(&path));
+        } else {
+            out.push(path);
+        }
+    }
+    out
 }

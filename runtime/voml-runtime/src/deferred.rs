@@ -16,6 +16,9 @@
 //! another component (the order of their drawings makes the picture) or drawing in a view
 //! that adapts (a frame past its edge scrolls or rescales it), and every component of a
 //! visual object that takes `<snapshot>`s (a snapshot takes the picture of its moment).
+//! In synchronous mode records change what a display reads between two rounds, and a
+//! picture taken between them must show the last round: displays are deferred there only
+//! when nothing is looked at before the run's last round ([`crate::Config::pictures_at_end`]).
 //! [`crate::Config::defer_displays`] turns deferring off.
 
 use voml_ir::{Adapt, CompiledVo};

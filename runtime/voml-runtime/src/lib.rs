@@ -90,7 +90,14 @@ pub struct Config {
     /// Draw a display that only shows the state of its moment (`refresh="update changed"`,
     /// alone in its views) when a picture is needed rather than in every round (see
     /// [`Runtime::settle`]). Off, every round draws every display, as the paper's runtime.
+    /// In asynchronous mode a round follows every event, so that a display drawn later
+    /// draws the state of its last round; in synchronous mode records change the state
+    /// between rounds, so displays are deferred only with `pictures_at_end`.
     pub defer_displays: bool,
+    /// No picture is looked at before the run ends ([`Runtime::finish`] draws the last
+    /// round): a headless run that writes no frame files and takes no commands. Displays are
+    /// then deferred in synchronous mode too.
+    pub pictures_at_end: bool,
 }
 
 /// The inputs (EP component, input) that take one (record type, event type).
@@ -141,6 +148,7 @@ impl Default for Config {
             memory_limit: DEFAULT_MEMORY_LIMIT,
             profile: false,
             defer_displays: true,
+            pictures_at_end: false,
         }
     }
 }
@@ -426,7 +434,8 @@ impl Runtime {
         let mut irs = Vec::new();
         let rounds = deferred::rounds(&vo);
         for ((c, owner), mut rounds) in vo.ir_components.iter().zip(irs_owners).zip(rounds) {
-            rounds.deferrable &= config.defer_displays;
+            rounds.deferrable &= config.defer_displays
+                && (matches!(vo.mode, RenderMode::Asynchronous) || config.pictures_at_end);
             let get = |e: &Option<voml_ir::EntryPoint>| -> Result<Option<SteelVal>, LoadError> {
                 e.as_ref().map(|e| extract(&engine, e)).transpose()
             };
