@@ -23,31 +23,41 @@
 
 use voml_ir::{Adapt, CompiledVo};
 
+use crate::fault::EventRef;
+use crate::At;
+
 /// The round a deferred component skipped last, for the report of a fault when it runs.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Pending {
-    /// The record that round followed, if any (`record`, its source, its line).
-    pub(crate) event: Option<(u64, String, u64)>,
+    /// The record that round followed, if any.
+    pub(crate) event: Option<EventRef>,
 }
 
 impl Pending {
     /// Remembers the record of a skipped round in `slot`, reusing its storage.
-    pub(crate) fn mark(slot: &mut Option<Pending>, event: Option<(u64, &str, u64)>) {
+    pub(crate) fn mark(slot: &mut Option<Pending>, event: Option<At<'_>>) {
         let pending = slot.get_or_insert_with(Pending::default);
         match (event, &mut pending.event) {
-            (Some((record, source, line)), Some(kept)) => {
-                kept.0 = record;
-                if kept.1 != source {
-                    kept.1.clear();
-                    kept.1.push_str(source);
+            (Some(at), Some(kept)) => {
+                kept.record = at.record;
+                kept.line = at.line;
+                if kept.source != at.source {
+                    kept.source.clear();
+                    kept.source.push_str(at.source);
                 }
-                kept.2 = line;
             }
-            (Some((record, source, line)), kept) => {
-                *kept = Some((record, source.to_owned(), line));
-            }
+            (Some(at), kept) => *kept = Some(at.owned()),
             (None, kept) => *kept = None,
         }
+    }
+
+    /// The record, as the runtime names the one being processed.
+    pub(crate) fn at(&self) -> Option<At<'_>> {
+        self.event.as_ref().map(|e| At {
+            record: e.record,
+            source: &e.source,
+            line: e.line,
+        })
     }
 }
 

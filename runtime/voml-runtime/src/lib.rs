@@ -638,12 +638,7 @@ impl Runtime {
                 if rt.irs[i].disabled {
                     continue;
                 }
-                let at = pending.event.as_ref().map(|(record, source, line)| At {
-                    record: *record,
-                    source,
-                    line: *line,
-                });
-                rt.phase1(i, at)?;
+                rt.phase1(i, pending.at())?;
             }
             Ok(())
         })
@@ -952,8 +947,7 @@ impl Runtime {
                 continue;
             }
             if self.irs[i].rounds.deferrable {
-                let at = event.map(|e| (e.record, e.source, e.line));
-                deferred::Pending::mark(&mut self.irs[i].pending, at);
+                deferred::Pending::mark(&mut self.irs[i].pending, event);
                 self.stats.deferred += 1;
                 continue;
             }
