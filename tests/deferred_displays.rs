@@ -242,43 +242,48 @@ fn the_library_examples_draw_the_same_deferred() {
     }
 }
 
-/// `voml run --frames-every`: each frame file shows the deferred display as it stood at its
-/// frame time; `--every-round` draws it in every round, with the same frames.
-#[test]
-fn frame_files_show_each_moment() {
-    let dir = std::env::temp_dir().join(format!("voml-deferred-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let spec = dir.join("count.voml");
-    std::fs::write(
-        &spec,
-        SPEC.replace("REFRESH", "update changed")
-            .replace("SHARED", ""),
-    )
-    .unwrap();
-    let trace = dir.join("t.trf");
-    let records: String = (0..100).map(|k| format!("-2 1 {k}.5 0 0 0\n")).collect();
-    std::fs::write(&trace, records).unwrap();
-    let frames = |out: &str, extra: &[&str]| -> Vec<u32> {
-        let out = dir.join(out);
-        let status = std::process::Command::new(env!("CARGO_BIN_EXE_voml"))
-            .args([
-                "run",
-                spec.to_str().unwrap(),
-                "--trace",
-                trace.to_str().unwrap(),
-            ])
-            .args(["--headless", "--frames-every", "25", "--profile", "--out"])
+/// A spec and a trace of 100 records (one a second) in a directory of their own, run by
+/// the `voml` binary.
+struct Cli {
+    dir: PathBuf,
+    spec: PathBuf,
+    trace: PathBuf,
+}
+
+impl Cli {
+    fn new(name: &str, spec: &str) -> Cli {
+        let dir = std::env::temp_dir().join(format!("voml-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let (spec_path, trace) = (dir.join("spec.voml"), dir.join("t.trf"));
+        std::fs::write(&spec_path, spec).unwrap();
+        let records: String = (0..100).map(|k| format!("-2 1 {k}.5 0 0 0\n")).collect();
+        std::fs::write(&trace, records).unwrap();
+        Cli {
+            dir,
+            spec: spec_path,
+            trace,
+        }
+    }
+
+    /// Runs `voml run --headless --profile` with `extra`, into `out`: the output directory,
+    /// and how many times the display `show` ran.
+    fn run(&self, out: &str, extra: &[&str]) -> (PathBuf, u64) {
+        let out = self.dir.join(out);
+        let done = std::process::Command::new(env!("CARGO_BIN_EXE_voml"))
+            .arg("run")
+            .arg(&self.spec)
+            .arg("--trace")
+            .arg(&self.trace)
+            .args(["--headless", "--profile", "--out"])
             .arg(&out)
             .args(extra)
             .env("NO_COLOR", "1")
             .output()
             .expect("voml runs");
-        let stderr = String::from_utf8_lossy(&status.stderr).into_owned();
-        assert!(status.status.success(), "{stderr}");
-        // The profile counts the display's runs: one per frame and one for the end, or one
-        // per round.
-        let runs: u64 = stderr
+        let stderr = String::from_utf8_lossy(&done.stderr).into_owned();
+        assert!(done.status.success(), "{stderr}");
+        let runs = stderr
             .lines()
             .find(|l| l.contains("IR component `show`") && l.contains("phase 1"))
             .and_then(|l| {
@@ -290,15 +295,40 @@ fn frame_files_show_each_moment() {
                     .ok()
             })
             .unwrap_or_else(|| panic!("no profile row for the display:\n{stderr}"));
-        if extra.is_empty() {
-            assert!(runs <= 5, "{runs} runs:\n{stderr}");
-        } else {
-            assert!(runs > 100, "{runs} runs:\n{stderr}");
+        (out, runs)
+    }
+}
+
+impl Drop for Cli {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// `voml run --frames-every`: each frame file shows the deferred display as it stood at its
+/// frame time; `--every-round` draws it in every round, with the same frames.
+#[test]
+fn frame_files_show_each_moment() {
+    let cli = Cli::new(
+        "deferred",
+        &SPEC
+            .replace("REFRESH", "update changed")
+            .replace("SHARED", ""),
+    );
+    let frames = |out: &str, every_round: bool| -> Vec<u32> {
+        let mut extra = vec!["--frames-every", "25"];
+        if every_round {
+            extra.push("--every-round");
         }
-        let mut names: Vec<_> = std::fs::read_dir(out.join("frames"))
-            .unwrap()
-            .flatten()
-            .map(|e| e.path())
+        let (out, runs) = cli.run(out, &extra);
+        // The display runs once per frame and once for the end, or once per round.
+        if every_round {
+            assert!(runs > 100, "{runs} runs");
+        } else {
+            assert!(runs <= 5, "{runs} runs");
+        }
+        let mut names: Vec<_> = walk(&out.join("frames"))
+            .into_iter()
             .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with("bar-"))
             .collect();
         names.sort();
@@ -312,15 +342,14 @@ fn frame_files_show_each_moment() {
             })
             .collect()
     };
-    let deferred = frames("deferred", &[]);
+    let deferred = frames("deferred", false);
     // Frames at 25.5, 50.5 and 75.5 s, before the records of those times: 25, 50 and 75
-    // records counted (the bar's outline reaches half a pixel beyond).
+    // records counted (the bar's outline reaches half a pixel beyond); then the end's.
     assert_eq!(deferred.len(), 4, "{deferred:?}");
     for (bar, n) in deferred.iter().zip([25, 50, 75, 100]) {
         assert!((n..=n + 1).contains(bar), "{deferred:?}");
     }
-    assert_eq!(frames("every", &["--every-round"]), deferred);
-    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(frames("every", true), deferred);
 }
 
 /// A phase 1 made only of drawing primitives with pure arguments keeps by construction the
@@ -382,72 +411,34 @@ fn a_phase_1_that_only_draws_is_found_and_deferred() {
 /// `--every-round`; without them (pictures only at the end) they wait for the end.
 #[test]
 fn a_synchronous_run_with_frame_files_draws_every_round() {
-    let dir = std::env::temp_dir().join(format!("voml-deferred-sync-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let spec = dir.join("sync.voml");
-    std::fs::write(
-        &spec,
-        SPEC.replace("REFRESH", "update changed")
+    let cli = Cli::new(
+        "deferred-sync",
+        &SPEC
+            .replace("REFRESH", "update changed")
             .replace("SHARED", "")
             .replace(
                 r#"<visual-object name="v">"#,
                 r#"<visual-object name="v" mode="synchronous" tick="10">"#,
             ),
-    )
-    .unwrap();
-    let trace = dir.join("t.trf");
-    let records: String = (0..100).map(|k| format!("-2 1 {k}.5 0 0 0\n")).collect();
-    std::fs::write(&trace, records).unwrap();
-    let run = |out: &str, extra: &[&str]| -> (Vec<Vec<u8>>, String) {
-        let out = dir.join(out);
-        let done = std::process::Command::new(env!("CARGO_BIN_EXE_voml"))
-            .args([
-                "run",
-                spec.to_str().unwrap(),
-                "--trace",
-                trace.to_str().unwrap(),
-            ])
-            .args(["--headless", "--profile", "--out"])
-            .arg(&out)
-            .args(extra)
-            .env("NO_COLOR", "1")
-            .output()
-            .expect("voml runs");
-        let stderr = String::from_utf8_lossy(&done.stderr).into_owned();
-        assert!(done.status.success(), "{stderr}");
-        let mut files: Vec<_> = walk(&out);
+    );
+    let files = |out: &Path| -> Vec<Vec<u8>> {
+        let mut files = walk(out);
         files.sort();
-        (
-            files.iter().map(|p| std::fs::read(p).unwrap()).collect(),
-            stderr,
-        )
+        files.iter().map(|p| std::fs::read(p).unwrap()).collect()
     };
-    let runs = |stderr: &str| -> u64 {
-        stderr
-            .lines()
-            .find(|l| l.contains("IR component `show`") && l.contains("phase 1"))
-            .and_then(|l| {
-                l.split("phase 1")
-                    .nth(1)?
-                    .split_whitespace()
-                    .next()?
-                    .parse()
-                    .ok()
-            })
-            .unwrap_or_else(|| panic!("no profile row for the display:\n{stderr}"))
-    };
-    let (framed, stderr) = run("framed", &["--frames-every", "25"]);
-    let (every, _) = run("every", &["--frames-every", "25", "--every-round"]);
-    assert!(framed.len() > 4);
-    assert!(framed == every, "the frames differ from every round's");
-    assert!(runs(&stderr) > 5, "{stderr}");
+    let (framed, runs) = cli.run("framed", &["--frames-every", "25"]);
+    let (every, _) = cli.run("every", &["--frames-every", "25", "--every-round"]);
+    assert!(files(&framed).len() > 4);
+    assert!(
+        files(&framed) == files(&every),
+        "the frames differ from every round's"
+    );
+    assert!(runs > 5, "{runs} runs");
     // Pictures only at the end: one run of the display, the same picture.
-    let (at_end, stderr) = run("at-end", &[]);
-    assert_eq!(runs(&stderr), 1, "{stderr}");
-    let (at_end_every, _) = run("at-end-every", &["--every-round"]);
-    assert!(at_end == at_end_every);
-    let _ = std::fs::remove_dir_all(&dir);
+    let (at_end, runs) = cli.run("at-end", &[]);
+    assert_eq!(runs, 1);
+    let (at_end_every, _) = cli.run("at-end-every", &["--every-round"]);
+    assert!(files(&at_end) == files(&at_end_every));
 }
 
 /// Every file under `dir`.
