@@ -66,7 +66,7 @@ impl<'a> Lowering<'a> {
 
     /// Warns when an IR component says `changed` (given in `refresh` of `el`, or of the
     /// library component `body` it uses) but its phase 1 `code` reads the record being
-    /// processed or makes sound, which the promise excludes.
+    /// processed, makes sound or assigns one of its structures, which the promise excludes.
     pub(super) fn warn_changed_not_kept(&mut self, el: &Element, body: &Element, code: &str) {
         use crate::schema as v;
         let sound = [
@@ -80,19 +80,32 @@ impl<'a> Lowering<'a> {
             v::SOUND_TEMPO,
         ]
         .map(|p| p.name);
-        let (mut event, mut makes_sound) = (false, false);
+        let (mut event, mut makes_sound, mut assigns) = (false, false, false);
+        let mut after_set = false;
         for token in Tokens::new(code) {
             if let Token::Atom(r) = token {
                 let atom = &code[r];
                 event |= atom == "current-event";
                 makes_sound |= sound.contains(&atom);
+                // `(set! $0 ...)`: `$0` is the structure's global.
+                assigns |= after_set && (atom.starts_with("info/") || atom.starts_with("control/"));
+                after_set = atom == "set!";
+            } else {
+                after_set = false;
             }
         }
-        let what = match (event, makes_sound) {
-            (false, false) => return,
-            (true, false) => "reads the record being processed (`current-event`)",
-            (false, true) => "makes sound",
-            (true, true) => "reads the record being processed and makes sound",
+        let broken: Vec<&str> = [
+            (event, "reads the record being processed (`current-event`)"),
+            (makes_sound, "makes sound"),
+            (assigns, "assigns one of its structures"),
+        ]
+        .into_iter()
+        .filter_map(|(found, what)| found.then_some(what))
+        .collect();
+        let what = match broken.as_slice() {
+            [] => return,
+            [one] => one.to_string(),
+            [first @ .., last] => format!("{} and {last}", first.join(", ")),
         };
         let name = el.attr_text("name").unwrap_or("?").trim().to_string();
         let span = el
