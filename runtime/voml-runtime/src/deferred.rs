@@ -21,10 +21,10 @@
 //! when nothing is looked at before the run's last round ([`crate::Config::pictures_at_end`]).
 //! [`crate::Config::defer_displays`] turns deferring off.
 
-use voml_ir::{Adapt, CompiledVo};
+use voml_ir::{Adapt, CompiledVo, RenderMode};
 
 use crate::fault::EventRef;
-use crate::At;
+use crate::{At, Config};
 
 /// The round a deferred component skipped last, for the report of a fault when it runs.
 #[derive(Clone, Debug, Default)]
@@ -80,7 +80,11 @@ pub(crate) struct Rounds {
 /// (painting a frame over shows its gaps) and no adaptation (a frame past the edge would
 /// have scrolled or rescaled the view). A component that says `changed` is taken at its
 /// word; deferring it needs the same views.
-pub(crate) fn rounds(vo: &CompiledVo) -> Vec<Rounds> {
+pub(crate) fn rounds(vo: &CompiledVo, config: &Config) -> Vec<Rounds> {
+    // A round follows every event in asynchronous mode; in synchronous mode only a picture
+    // at the end is sure to show the last round's state.
+    let defer = config.defer_displays
+        && (matches!(vo.mode, RenderMode::Asynchronous) || config.pictures_at_end);
     let snapshots = vo.program.text.contains("(voml-snapshot ");
     let mut users = vec![0usize; vo.views.len()];
     for c in &vo.ir_components {
@@ -111,6 +115,7 @@ pub(crate) fn rounds(vo: &CompiledVo) -> Vec<Rounds> {
             Rounds {
                 changed,
                 deferrable: changed
+                    && defer
                     && !snapshots
                     && c.refresh.update
                     && c.enable.is_none()

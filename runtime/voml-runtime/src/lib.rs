@@ -432,10 +432,8 @@ impl Runtime {
             });
         }
         let mut irs = Vec::new();
-        let rounds = deferred::rounds(&vo);
-        for ((c, owner), mut rounds) in vo.ir_components.iter().zip(irs_owners).zip(rounds) {
-            rounds.deferrable &= config.defer_displays
-                && (matches!(vo.mode, RenderMode::Asynchronous) || config.pictures_at_end);
+        let rounds = deferred::rounds(&vo, &config);
+        for ((c, owner), rounds) in vo.ir_components.iter().zip(irs_owners).zip(rounds) {
             let get = |e: &Option<voml_ir::EntryPoint>| -> Result<Option<SteelVal>, LoadError> {
                 e.as_ref().map(|e| extract(&engine, e)).transpose()
             };
