@@ -222,24 +222,34 @@ thread_local! {
         const { std::cell::RefCell::new(Vec::new()) };
 }
 
-/// Keeps `v`'s storage for a later string field, if it is a string (a few are kept).
+/// Keeps `s`'s storage for a later string (a few are kept).
+pub(crate) fn keep_string(mut s: String) {
+    SPARE_STRINGS.with_borrow_mut(|p| {
+        if p.len() < 64 {
+            s.clear();
+            p.push(s)
+        }
+    });
+}
+
+/// An empty string, in a kept string's storage if there is one.
+pub(crate) fn spare_string() -> String {
+    SPARE_STRINGS
+        .with_borrow_mut(|p| p.pop())
+        .unwrap_or_default()
+}
+
+/// Keeps `v`'s storage for a later string field, if it is a string.
 fn stash(v: Value) {
     if let Value::Str(s) = v {
-        SPARE_STRINGS.with_borrow_mut(|p| {
-            if p.len() < 64 {
-                p.push(s)
-            }
-        });
+        keep_string(s);
     }
 }
 
 /// `s` as a PICL string can hold it (see `push_safe`), in a kept string's storage if there is
 /// one.
 fn pooled(s: &str) -> String {
-    let mut out = SPARE_STRINGS
-        .with_borrow_mut(|p| p.pop())
-        .unwrap_or_default();
-    out.clear();
+    let mut out = spare_string();
     push_safe(&mut out, s);
     out
 }

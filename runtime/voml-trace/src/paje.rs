@@ -318,8 +318,6 @@ pub struct PajeReader<R> {
     high: f64,
     seq: u64,
     tokens: Vec<Token>,
-    /// Strings kept for the texts of waiting link ends (see `copy`).
-    spare_strings: Vec<String>,
 }
 
 impl PajeReader<BufReader<File>> {
@@ -420,7 +418,6 @@ impl<R: BufRead> PajeReader<R> {
             high: f64::NEG_INFINITY,
             seq: 0,
             tokens: Vec::with_capacity(8),
-            spare_strings: Vec::new(),
         }
     }
 
@@ -942,13 +939,16 @@ impl<R: BufRead> PajeReader<R> {
                             ((&other, other.value.as_str()), (&here, value))
                         };
                         self.message(ty, key, start, end);
-                        self.keep_storage(other.value);
-                        self.keep_storage(other.text);
+                        // Link ends take turns waiting: their texts' storage is kept.
+                        layout::keep_string(other.value);
+                        layout::keep_string(other.text);
                     }
                     None => {
                         let mut here = here;
-                        here.text = self.copy(text);
-                        here.value = self.copy(value);
+                        here.text = layout::spare_string();
+                        here.text.push_str(text);
+                        here.value = layout::spare_string();
+                        here.value.push_str(value);
                         self.waiting.push(std::cmp::Reverse((time_key(time), seq)));
                         self.waiting_seqs.insert(seq);
                         if kind == StartLink {
@@ -1030,22 +1030,6 @@ impl<R: BufRead> PajeReader<R> {
             t.states.insert(value, state);
         }
         state
-    }
-
-    /// `s` in the storage of a string kept before, if there is one: link ends take turns
-    /// waiting, and should not allocate and free their texts each.
-    fn copy(&mut self, s: &str) -> String {
-        let mut out = self.spare_strings.pop().unwrap_or_default();
-        out.push_str(s);
-        out
-    }
-
-    /// Keeps the storage of `s` (a few) for [`Self::copy`].
-    fn keep_storage(&mut self, mut s: String) {
-        if self.spare_strings.len() < 16 {
-            s.clear();
-            self.spare_strings.push(s);
-        }
     }
 
     /// The processor of a container (`None`: the root, -1).
