@@ -309,6 +309,23 @@ pub const PROCEDURES: &[Procedure] = &[
     MIDI_TO_HZ,
 ];
 
+/// The procedures that draw a shape in a view (what the drawing elements call).
+pub const DRAWING: &[Procedure] = &[
+    LINE, POLYLINE, POLYGON, RECTANGLE, CIRCLE, ELLIPSE, ARC, TEXT, FIGURE,
+];
+
+/// The procedures that make or shape sound (what the sound elements call).
+pub const SOUND: &[Procedure] = &[
+    BEEP,
+    TONE,
+    NOTE_ON,
+    NOTE_OFF,
+    NOTE_VOLUME,
+    SOUND_CHANNEL,
+    SOUND_MASTER,
+    SOUND_TEMPO,
+];
+
 /// The procedure named `name`.
 pub fn procedure_named(name: &str) -> Option<&'static Procedure> {
     PROCEDURES.iter().find(|p| p.name == name)

@@ -21,6 +21,8 @@ use std::collections::BTreeSet;
 use voml_ir::tokens::{atom, Atom, Token, Tokens};
 use voml_ir::Program;
 
+use crate::schema;
+
 /// Procedures and forms of a pure expression.
 pub const PURE: &[&str] = &[
     "if",
@@ -76,29 +78,15 @@ pub struct Purity {
     pub names: BTreeSet<String>,
 }
 
-/// The drawing primitives a drawing-only phase 1 ([`draws_only`]) is made of.
-pub const DRAWING: &[&str] = &[
-    "voml-line",
-    "voml-polyline",
-    "voml-polygon",
-    "voml-rectangle",
-    "voml-circle",
-    "voml-ellipse",
-    "voml-arc",
-    "voml-text",
-    "voml-figure",
-];
-
-/// What a drawing-only phase 1 may compute its primitives' arguments with besides [`PURE`]:
-/// procedures that make a new string, number or style from values, without looking inside a
-/// value that can change in place.
+/// What a drawing-only phase 1 may compute its primitives' arguments with besides [`PURE`]
+/// and the style procedure: procedures that make a new string or number from values, without
+/// looking inside a value that can change in place.
 pub const DRAWING_ARGUMENTS: &[&str] = &[
     "number->string",
     "number->fixed",
     "string-append",
     "exact->inexact",
     "inexact->exact",
-    "voml-style",
 ];
 
 /// The prefix of the styles of literals the compiler makes once per program (`code.rs`).
@@ -115,8 +103,9 @@ pub fn rests_on(expr: &str, own: &dyn Fn(&str) -> bool) -> Option<Purity> {
 }
 
 /// What a phase 1 reads and rests on when it only draws from its component's structures: a
-/// sequence of calls of [`DRAWING`] primitives whose arguments are pure expressions (of
-/// [`PURE`] and [`DRAWING_ARGUMENTS`], the component's structures, literals and the
+/// sequence of calls of the drawing primitives ([`schema::DRAWING`]) whose arguments are pure
+/// expressions (of [`PURE`], [`DRAWING_ARGUMENTS`] and the style procedure, the component's
+/// structures, literals and the
 /// compiler's styles). Such a phase 1 draws the same picture while none of those structures
 /// is assigned, and does nothing else: the promise `refresh="changed"` makes, kept by
 /// construction.
@@ -133,7 +122,7 @@ pub fn draws_only(body: &str, own: &dyn Fn(&str) -> bool) -> Option<Purity> {
             Token::Close(_) => depth = depth.checked_sub(1)?,
             Token::Atom(r) if head => {
                 head = false;
-                if !DRAWING.contains(&&body[r]) {
+                if !draws(&body[r]) {
                     return None;
                 }
                 calls += 1;
@@ -147,8 +136,16 @@ pub fn draws_only(body: &str, own: &dyn Fn(&str) -> bool) -> Option<Purity> {
         return None;
     }
     names_of(body, own, &|name| {
-        PURE.contains(&name) || DRAWING.contains(&name) || DRAWING_ARGUMENTS.contains(&name)
+        PURE.contains(&name)
+            || draws(name)
+            || DRAWING_ARGUMENTS.contains(&name)
+            || name == schema::STYLE.name
     })
+}
+
+/// Whether `name` is a drawing primitive's procedure.
+fn draws(name: &str) -> bool {
+    schema::DRAWING.iter().any(|p| p.name == name)
 }
 
 /// What `expr` reads (of `own`) and the names it rests on (of `allowed`), when it is made of

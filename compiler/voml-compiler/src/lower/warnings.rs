@@ -68,25 +68,13 @@ impl<'a> Lowering<'a> {
     /// library component `body` it uses) but its phase 1 `code` reads the record being
     /// processed, makes sound or assigns one of its structures, which the promise excludes.
     pub(super) fn warn_changed_not_kept(&mut self, el: &Element, body: &Element, code: &str) {
-        use crate::schema as v;
-        let sound = [
-            v::BEEP,
-            v::TONE,
-            v::NOTE_ON,
-            v::NOTE_OFF,
-            v::NOTE_VOLUME,
-            v::SOUND_CHANNEL,
-            v::SOUND_MASTER,
-            v::SOUND_TEMPO,
-        ]
-        .map(|p| p.name);
         let (mut event, mut makes_sound, mut assigns) = (false, false, false);
         let mut after_set = false;
         for token in Tokens::new(code) {
             if let Token::Atom(r) = token {
                 let atom = &code[r];
                 event |= atom == "current-event";
-                makes_sound |= sound.contains(&atom);
+                makes_sound |= schema::SOUND.iter().any(|p| p.name == atom);
                 // `(set! $0 ...)`: `$0` is the structure's global.
                 assigns |= after_set && (atom.starts_with("info/") || atom.starts_with("control/"));
                 after_set = atom == "set!";
