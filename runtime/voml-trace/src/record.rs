@@ -92,7 +92,7 @@ impl fmt::Display for Value {
 /// the absolute position `p` of the record (the numbering used by VOML's `index` attribute) is
 /// `fields[p - 2]`. Records that do not follow the layout (profile records of PICL extensions,
 /// `ndata` that disagrees with the data) lose nothing.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Record {
     /// 1-based line of the record in its source.
     pub line: u64,
