@@ -757,3 +757,59 @@ fn a_value_the_drawing_layer_clamps_is_told_once_with_its_place() {
         "{stderr}"
     );
 }
+
+/// Code reading one element of `(current-event)` runs on the record itself (`event-ref`,
+/// see `voml-runtime/src/event_reads.rs`): the values are the list's, a string the same
+/// string, and an element the record lacks fails where the expression is written, on the
+/// record that lacks it.
+#[test]
+fn reading_one_element_of_the_event_gives_the_lists_values_and_fails_in_place() {
+    let name = "tests/faults/event-reads.voml";
+    let spec = r#"<voml><body><visual-object name="event-reads">
+      <info-structures>
+        <variable name="sum" type="int" init="0"/>
+        <variable name="types" type="list"/>
+        <variable name="same" type="list"/>
+        <variable name="seen" type="list"/>
+      </info-structures>
+      <event-processing>
+        <ep-component name="reads" infos="sum types same">
+          <before condition="(= (car (current-event)) -3)">(set! $0 (+ $0 (list-ref (current-event) 6)))
+            (set! $1 (cons (list (cadr (current-event)) (caddr (current-event)) (cadddr (current-event))) $1))
+            (set! $2 (cons (eq? (list-ref (current-event) 7) (list-ref (current-event) 7)) $2))</before>
+        </ep-component>
+        <ep-component name="beyond" infos="seen">
+          <before condition="(= (car (current-event)) -4)">(set! $0 (cons (list-ref (current-event) 6) $0))</before>
+        </ep-component>
+      </event-processing>
+    </visual-object></body></voml>"#;
+    let mut rt = start_runtime(compile_text(name, spec), false, 10_000);
+    // Each element read, in the bodies and the conditions, is read in place (the list
+    // `(current-event)` gives is not made).
+    let program = &rt.vo().program.text;
+    assert_eq!(program.matches("(event-ref ").count(), 9, "{program}");
+    assert!(!program.contains("(list-ref (current-event)"));
+    let trace =
+        "-3 5 0.5 2 0 2 10 \"a b\"\n-3 6 1.5 3 0 2 32 \"c\"\n-4 6 2.0 3 0 2 7\n-4 6 2.5 3 0 0\n";
+    for record in records(trace) {
+        rt.process(&record, "reads.trf").expect("not strict");
+    }
+    rt.finish(3.0, 0).expect("not strict");
+    assert_eq!(var(&rt, "sum"), "42");
+    assert_eq!(var(&rt, "types"), "((6 1.5 3) (5 0.5 2))");
+    assert_eq!(var(&rt, "same"), "(#true #true)");
+    // The fourth record has no element 6: the part fails there, at the expression (where
+    // steel places the failing call of `list-ref` when the list is made).
+    assert_eq!(var(&rt, "seen"), "(7)");
+    let faults = rt.faults();
+    assert_eq!(faults.len(), 1, "{:#?}", summaries(&rt));
+    assert_eq!(
+        faults[0].component.as_deref(),
+        Some("EP component `beyond`")
+    );
+    assert_eq!(
+        faults[0].location.as_deref(),
+        Some(locate(name, spec, "list-ref (current-event) 6) $0").as_str())
+    );
+    assert_eq!(faults[0].event.as_ref().map(|e| e.line), Some(4));
+}

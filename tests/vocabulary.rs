@@ -435,7 +435,7 @@ fn the_runtime_registers_every_procedure_with_its_arity() {
         .copied()
         .filter(|n| schema::procedure_named(n).is_none())
         .collect();
-    assert_eq!(others, ["current-event", "current-time"]);
+    assert_eq!(others, ["current-event", "current-time", "event-ref"]);
     assert!(problems.is_empty(), "{}", problems.join("\n"));
     assert_eq!(voml_ir::primitive_api::PROCEDURES, schema::PROCEDURES);
 }

@@ -123,6 +123,42 @@ impl Host {
         }
     }
 
+    /// `(event-ref k)`: element `k` of the list `(current-event)` gives, without making the
+    /// list (a string element is taken from the list, so that it is the same string).
+    pub fn event_ref(&mut self, k: &SteelVal) -> Result<SteelVal, SteelErr> {
+        let fail = |message: String| Err(SteelErr::new(ErrorKind::Generic, message));
+        let k = match k {
+            SteelVal::IntV(k) if *k >= 0 => *k as usize,
+            other => {
+                return fail(format!(
+                    "event-ref: expected an element number (0, 1, ...), found {other}"
+                ))
+            }
+        };
+        let Some(record) = &self.event else {
+            return fail("event-ref: there is no event yet ((current-event) is #f)".to_string());
+        };
+        let field = match k {
+            0 => return Ok(SteelVal::IntV(record.rtype as isize)),
+            1 => return Ok(SteelVal::IntV(record.etype as isize)),
+            p => record.get(p),
+        };
+        match field {
+            Some(voml_trace::Value::Str(_)) => {
+                let list = self.current_event();
+                match list {
+                    SteelVal::ListV(l) => Ok(l.get(k).cloned().unwrap_or(SteelVal::BoolV(false))),
+                    other => Ok(other),
+                }
+            }
+            Some(value) => Ok(crate::element_value(value)),
+            None => fail(format!(
+                "event-ref: the event has {} elements, no element {k}",
+                record.fields.len() + 2
+            )),
+        }
+    }
+
     /// `(current-event)`: the record as a list `(rtype etype field ...)`, the same list for
     /// every call until the next record, or `#f` before the first.
     pub fn current_event(&mut self) -> SteelVal {
@@ -941,6 +977,8 @@ native!(current_event, "current-event", 0, |h, _a| {
     Ok(h.current_event())
 });
 
+native!(event_ref, "event-ref", 1, |h, a| { h.event_ref(&a[0]) });
+
 native!(pause, "voml-pause", 1, |h, a| {
     let reason = text_of(&a[0])
         .or_else(|| match &a[0] {
@@ -995,6 +1033,7 @@ const NATIVES: &[(&str, usize, steel::rvals::FunctionSignature)] = natives![
     sound_tempo,
     midi_to_hz,
     current_event,
+    event_ref,
     current_time,
 ];
 

@@ -17,6 +17,7 @@ mod boundary;
 mod changes;
 mod deferred;
 mod edit;
+mod event_reads;
 pub mod fault;
 pub mod host;
 pub mod memory;
@@ -347,6 +348,17 @@ impl Runtime {
         config: Config,
     ) -> Result<Runtime, LoadError> {
         let loading = Instant::now();
+        let mut vo = vo;
+        let sandbox = confined(&vo)?;
+        // The program the runtime keeps and the engine compiles reads single elements of
+        // the event in place ([`event_reads`]); its text keeps every place, so the source map
+        // and the places steel reports still hold.
+        if vo.program.text.contains("(current-event)") {
+            let known = sandbox.global_names();
+            if let Some(text) = event_reads::rewrite(&vo.program.text, &|n| known.contains(n)) {
+                vo.program.text = text;
+            }
+        }
         let Loaded {
             engine,
             host,
@@ -354,7 +366,7 @@ impl Runtime {
             watchdog,
             general_owner,
             irs_owners,
-        } = load(confined(&vo)?, &vo, backend, &config)?;
+        } = load(sandbox, &vo, backend, &config)?;
 
         let extract =
             |engine: &Engine, entry: &voml_ir::EntryPoint| -> Result<SteelVal, LoadError> {
@@ -1654,13 +1666,13 @@ pub(crate) fn record_value(record: &Record) -> SteelVal {
     let mut items = Vec::with_capacity(2 + record.fields.len());
     items.push(SteelVal::IntV(record.rtype as isize));
     items.push(SteelVal::IntV(record.etype as isize));
-    items.extend(
-        record
-            .fields
-            .iter()
-            .map(|v| convert(v, FieldType::Any).unwrap_or(SteelVal::BoolV(false))),
-    );
+    items.extend(record.fields.iter().map(element_value));
     SteelVal::ListV(items.into_iter().collect())
+}
+
+/// A field of the record as `(current-event)` holds it.
+pub(crate) fn element_value(value: &Value) -> SteelVal {
+    convert(value, FieldType::Any).unwrap_or(SteelVal::BoolV(false))
 }
 
 /// A trace value as the Scheme value its declared type asks for.
@@ -1803,7 +1815,8 @@ fn program_span(engine: &Engine, vo: &CompiledVo, s: steel::parser::span::Span) 
 /// Whether some code of `vo` may ask for `(current-event)` (the record as a list): its
 /// program names it.
 fn reads_current_event(vo: &CompiledVo) -> bool {
-    vo.program.text.contains("current-event")
+    let text = &vo.program.text;
+    text.contains("current-event") || text.contains("event-ref")
 }
 
 /// The records `vo` reads, and how far, for a reader that may parse the others only up to
