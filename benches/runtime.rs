@@ -309,6 +309,56 @@ fn main() {
             samples.join(" / ")
         );
     }
+    dense_polyline(quick);
+}
+
+/// A polyline of a million samples across 600 columns of pixels, drawn and rasterised: the
+/// samples of each column are reduced to four points (`voml-llvo/src/lower.rs`) before they
+/// reach the rasteriser; beside it, the same samples drawn as a million segments.
+fn dense_polyline(quick: bool) {
+    use voml_llvo::{Color, Llvo, OwnerId, Point, Primitive, Style, ViewSpec};
+    let n = if quick { 200_000 } else { 1_000_000 };
+    let samples: Vec<Point> = (0..n)
+        .map(|i| {
+            let x = i as f64 / n as f64;
+            Point::new(x * 60.0, 5.0 + 4.0 * (x * 900.0).sin() * (x * 7.0).cos())
+        })
+        .collect();
+    let style = Style::stroke(Color::rgb(0, 0, 0), 1.0);
+    let draw = |each: bool| {
+        let mut llvo = Llvo::headless();
+        let view = llvo
+            .create_view(
+                ViewSpec::new("v")
+                    .window(600, 300)
+                    .world(0.0, 60.0, 0.0, 10.0),
+            )
+            .expect("view");
+        let t = Instant::now();
+        if each {
+            for pair in samples.windows(2) {
+                let line = Primitive::Line {
+                    from: pair[0],
+                    to: pair[1],
+                };
+                llvo.draw(view, OwnerId::NONE, &line, &style).expect("draw");
+            }
+        } else {
+            let points = samples.clone();
+            llvo.draw(view, OwnerId::NONE, &Primitive::Polyline { points }, &style)
+                .expect("draw");
+        }
+        llvo.pixels(view).expect("pixels");
+        t.elapsed().as_secs_f64()
+    };
+    let (whole, each) = (draw(false), draw(true));
+    println!(
+        "{:<58} {:>12} {:>12} {:>7.0}x",
+        format!("polyline of {n} samples in 600 columns (samples/s)"),
+        m(n as f64 / whole),
+        m(n as f64 / each),
+        each / whole
+    );
 }
 
 /// A reporter that says nothing: the benchmark measures the run.

@@ -140,6 +140,53 @@ fn skipped(prim: &Primitive, reason: String) -> LlvoError {
 }
 
 /// A polyline's or polygon's points in pixels; at least `min` of them.
+/// Points in one column of pixels beyond which a run of them is reduced (see
+/// [`decimate_columns`]).
+const COLUMN_POINTS: usize = 4;
+
+/// Samples denser than the pixels (a stream of a million samples drawn across a few hundred
+/// columns): each run of consecutive points in one column of pixels is reduced to its first,
+/// lowest, highest and last points, in the order they came. What the column shows — from its
+/// highest point to its lowest, however narrow a peak, and where the line enters and leaves
+/// it — is drawn with at most four points instead of thousands of overlapping segments. A
+/// polyline with no run longer than four points is left as it is, and so drawn exactly as
+/// before.
+fn decimate_columns(pts: Poly) -> Poly {
+    let column = |p: &(f64, f64)| p.0.floor();
+    let dense = pts
+        .chunk_by(|a, b| column(a) == column(b))
+        .any(|run| run.len() > COLUMN_POINTS);
+    if !dense {
+        return pts;
+    }
+    let mut out = Vec::with_capacity(pts.len().min(1 << 16));
+    for run in pts.chunk_by(|a, b| column(a) == column(b)) {
+        if run.len() <= COLUMN_POINTS {
+            out.extend_from_slice(run);
+            continue;
+        }
+        let (mut low, mut high) = (0, 0);
+        for (i, p) in run.iter().enumerate() {
+            if p.1 < run[low].1 {
+                low = i;
+            }
+            if p.1 > run[high].1 {
+                high = i;
+            }
+        }
+        let mut keep = [0, low, high, run.len() - 1];
+        keep.sort_unstable();
+        let mut last = None;
+        for k in keep {
+            if last != Some(k) {
+                out.push(run[k]);
+                last = Some(k);
+            }
+        }
+    }
+    out
+}
+
 fn points_px(
     prim: &Primitive,
     map: &WorldMap,
@@ -202,6 +249,12 @@ pub(crate) fn lower(prim: &Primitive, style: &Style, ctx: &mut Ctx) -> Result<Lo
         Primitive::Polyline { points } => {
             let ink = ink(style, ctx);
             let pts = points_px(prim, map, points, 2)?;
+            // (A dash pattern runs along the path's length, which dropping points changes.)
+            let pts = if ink.dash.is_empty() {
+                decimate_columns(pts)
+            } else {
+                pts
+            };
             stroke_polys(&mut out, ctx, &ink, vec![pts], false);
         }
         Primitive::Polygon { points } => {
@@ -919,6 +972,51 @@ fn figure(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A dense polyline keeps, in each column, its extent, its first and its last point, in
+    /// order, with at most four points; a sparse one is left as it is.
+    #[test]
+    fn dense_polylines_keep_each_columns_extent() {
+        let sparse: Poly = (0..50).map(|i| (i as f64 * 0.3, (i % 7) as f64)).collect();
+        assert_eq!(decimate_columns(sparse.clone()), sparse);
+        let mut seed = 7u64;
+        let dense: Poly = (0..100_000)
+            .map(|i| {
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let spike = if i == 51_234 { 500.0 } else { 0.0 };
+                (i as f64 * 0.002, ((seed >> 33) % 100) as f64 * 0.1 + spike)
+            })
+            .collect();
+        let out = decimate_columns(dense.clone());
+        assert!(out.len() <= 4 * 201, "{} points", out.len());
+        assert_eq!(out.first(), dense.first());
+        assert_eq!(out.last(), dense.last());
+        // In order: every point kept is an input point, later than the one before.
+        let mut at = 0;
+        for p in &out {
+            at += dense[at..]
+                .iter()
+                .position(|q| q == p)
+                .expect("an input point, in order");
+        }
+        let extent = |pts: &[(f64, f64)], col: f64| {
+            pts.iter()
+                .filter(|p| p.0.floor() == col)
+                .fold((f64::MAX, f64::MIN), |(lo, hi), p| {
+                    (lo.min(p.1), hi.max(p.1))
+                })
+        };
+        for col in 0..200 {
+            assert_eq!(
+                extent(&out, col as f64),
+                extent(&dense, col as f64),
+                "column {col}"
+            );
+        }
+        assert!(out.iter().any(|p| p.1 >= 500.0), "the spike is kept");
+    }
 
     #[test]
     fn snapping_makes_strokes_crisp() {

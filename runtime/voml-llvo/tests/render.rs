@@ -830,3 +830,74 @@ fn adapt_margins_stay_put() {
     assert!(before == margins_of(&mut llvo), "a margin pixel changed");
     check("adapt_margins_stay_put", &mut llvo, v);
 }
+
+/// A polyline of 200,000 samples across 200 columns of pixels is drawn from at most four
+/// points a column (`lower.rs`, `decimate_columns`): each column's ink spans the same rows as
+/// when every sample is drawn as a segment of its own, a one-sample spike included.
+#[test]
+fn dense_polylines_show_every_columns_extent() {
+    let (w, h) = (200u32, 100u32);
+    let mut seed = 11u64;
+    let samples: Vec<Point> = (0..200_000)
+        .map(|i| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let noise = ((seed >> 33) % 1000) as f64 / 1000.0;
+            let spike = if i == 123_457 { 4.0 } else { 0.0 };
+            // World 0..20 x 0..10 over 200 x 100 pixels: a column is 0.1 in x.
+            pt(i as f64 * 20.0 / 200_000.0, 3.0 + 2.0 * noise + spike)
+        })
+        .collect();
+    let style = Style::stroke(c("black"), 1.0);
+    let (mut whole, v1) = setup("polyline", w, h);
+    draw(
+        &mut whole,
+        v1,
+        Primitive::Polyline {
+            points: samples.clone(),
+        },
+        style.clone(),
+    );
+    let (mut each, v2) = setup("segments", w, h);
+    for pair in samples.windows(2) {
+        draw(
+            &mut each,
+            v2,
+            Primitive::Line {
+                from: pair[0],
+                to: pair[1],
+            },
+            style.clone(),
+        );
+    }
+    // The rows of each column where the ink is at least half dark.
+    let rows = |llvo: &mut Llvo, v: ViewId| -> Vec<Option<(u32, u32)>> {
+        let p = llvo.pixels(v).expect("pixels");
+        (0..w)
+            .map(|x| {
+                let inked: Vec<u32> = (0..h)
+                    .filter(|&y| p.data[((y * w + x) * 4) as usize] < 128)
+                    .collect();
+                Some((*inked.first()?, *inked.last()?))
+            })
+            .collect()
+    };
+    let (a, b) = (rows(&mut whole, v1), rows(&mut each, v2));
+    for x in 0..w as usize {
+        match (a[x], b[x]) {
+            (Some((a0, a1)), Some((b0, b1))) => assert!(
+                a0.abs_diff(b0) <= 1 && a1.abs_diff(b1) <= 1,
+                "column {x}: rows {a0}..{a1} drawn whole, {b0}..{b1} segment by segment"
+            ),
+            (a, b) => assert_eq!(a.is_some(), b.is_some(), "column {x}"),
+        }
+    }
+    // The spike (y = 7..9, rows 10..30 from the top) is drawn.
+    let spike_column = (123_457.0 * 200.0 / 200_000.0) as usize;
+    assert!(
+        a[spike_column].is_some_and(|(top, _)| top <= 12),
+        "{:?}",
+        a[spike_column]
+    );
+}
