@@ -275,11 +275,12 @@ codes! {
     /// itself: `("red" "blue")`, or `(0 0 0)` for a vector.
     InitIsData = "W0008", "init-is-data", Warning;
     /// An IR component with `changed` in `refresh` whose phase 1 reads `(current-event)`,
-    /// makes sound or assigns one of its structures (`set!`). `changed` promises that phase
-    /// 1 only draws, from the component's infos, controls and views, so that a round in which
-    /// none of them changed is skipped, and a display alone in its views is drawn only when
-    /// a picture is needed: the record it reads is then that of another round, and the
-    /// sound and the assignments of the rounds skipped never happen. Compute what it needs
+    /// makes sound, or assigns one of its structures (`set!`) or changes one in place
+    /// (`vector-set!`, `vector-fill!`, `vector-push!`, `set-box!`). `changed` promises that
+    /// phase 1 only draws, from the component's infos, controls and views, so that a round
+    /// in which none of them changed is skipped, and a display alone in its views is drawn
+    /// only when a picture is needed: the record it reads is then that of another round,
+    /// and the sound and the changes of the rounds skipped never happen. Compute what it needs
     /// in an EP component (or in `end-with`), or leave `changed` out.
     ChangedNotKept = "W0009", "changed-not-kept", Warning;
 }

@@ -4,6 +4,9 @@ use voml_ir::tokens::{Token, Tokens};
 
 use super::*;
 
+/// The procedures VO code may call that change their first argument in place.
+const IN_PLACE: &[&str] = &["vector-set!", "vector-fill!", "vector-push!", "set-box!"];
+
 impl<'a> Lowering<'a> {
     pub(super) fn unused_warnings(&mut self, vo: &Element) {
         let _ = vo;
@@ -66,26 +69,34 @@ impl<'a> Lowering<'a> {
 
     /// Warns when an IR component says `changed` (given in `refresh` of `el`, or of the
     /// library component `body` it uses) but its phase 1 `code` reads the record being
-    /// processed, makes sound or assigns one of its structures, which the promise excludes.
+    /// processed, makes sound, or assigns or changes in place one of its structures, which
+    /// the promise excludes.
     pub(super) fn warn_changed_not_kept(&mut self, el: &Element, body: &Element, code: &str) {
-        let (mut event, mut makes_sound, mut assigns) = (false, false, false);
-        let mut after_set = false;
+        let (mut event, mut makes_sound, mut assigns, mut changes) = (false, false, false, false);
+        // The procedure just called, while its first argument is awaited.
+        let mut called: Option<&str> = None;
         for token in Tokens::new(code) {
             if let Token::Atom(r) = token {
                 let atom = &code[r];
                 event |= atom == "current-event";
                 makes_sound |= schema::SOUND.iter().any(|p| p.name == atom);
-                // `(set! $0 ...)`: `$0` is the structure's global.
-                assigns |= after_set && (atom.starts_with("info/") || atom.starts_with("control/"));
-                after_set = atom == "set!";
+                // `(set! $0 ...)`, `(vector-set! $0 ...)`: `$0` is the structure's global.
+                let structure = atom.starts_with("info/") || atom.starts_with("control/");
+                match called {
+                    Some("set!") => assigns |= structure,
+                    Some(name) if IN_PLACE.contains(&name) => changes |= structure,
+                    _ => {}
+                }
+                called = Some(atom);
             } else {
-                after_set = false;
+                called = None;
             }
         }
         let broken: Vec<&str> = [
             (event, "reads the record being processed (`current-event`)"),
             (makes_sound, "makes sound"),
             (assigns, "assigns one of its structures"),
+            (changes, "changes one of its structures in place"),
         ]
         .into_iter()
         .filter_map(|(found, what)| found.then_some(what))
