@@ -288,13 +288,24 @@ use crate::host::arity;
 fn entries<'a>(
     name: &str,
     alist: &'a SteelVal,
-) -> Result<Box<dyn Iterator<Item = &'a SteelVal> + 'a>, SteelErr> {
+) -> Result<impl Iterator<Item = &'a SteelVal> + 'a, SteelErr> {
+    let list = match alist {
+        SteelVal::ListV(l) => Some(l),
+        SteelVal::BoolV(false) => None,
+        other => {
+            return Err(error(format!(
+                "{name}: expected an association list, found {other}"
+            )))
+        }
+    };
+    Ok(list.into_iter().flat_map(|l| l.iter()))
+}
+
+/// How many entries an association list has (for sizing the one made from it).
+fn entry_count(alist: &SteelVal) -> usize {
     match alist {
-        SteelVal::ListV(l) => Ok(Box::new(l.iter())),
-        SteelVal::BoolV(false) => Ok(Box::new(std::iter::empty())),
-        other => Err(error(format!(
-            "{name}: expected an association list, found {other}"
-        ))),
+        SteelVal::ListV(l) => l.len(),
+        _ => 0,
     }
 }
 
@@ -353,7 +364,7 @@ fn id_get(args: &[SteelVal]) -> Result<SteelVal, SteelErr> {
 fn id_put(args: &[SteelVal]) -> Result<SteelVal, SteelErr> {
     arity("id-put", args, 3)?;
     let entry = steel::primitives::lists::cons(&mut args[1].clone(), &mut args[2].clone())?;
-    let mut out: Vec<SteelVal> = Vec::new();
+    let mut out: Vec<SteelVal> = Vec::with_capacity(entry_count(&args[0]) + 1);
     let mut replaced = false;
     for e in entries("id-put", &args[0])? {
         if !replaced && key_of(e).is_some_and(|k| same_key(&k, &args[1])) {
@@ -366,7 +377,7 @@ fn id_put(args: &[SteelVal]) -> Result<SteelVal, SteelErr> {
     if !replaced {
         out.push(entry);
     }
-    Ok(SteelVal::ListV(out.into_iter().collect()))
+    Ok(SteelVal::ListV(out.into()))
 }
 
 /// `(id-rem alist key)`: a new list without `key`.
@@ -622,6 +633,43 @@ mod tests {
             "(spread! '(1 2) 0.0 1.0 2.0 3.0)",
         ] {
             assert!(engine.run(bad).is_err(), "{bad} is an error");
+        }
+    }
+
+    /// The micro-database helpers: `#f` and `'()` are empty, a key is replaced where it is
+    /// and appended when new, removing keeps the order, anything else is refused.
+    #[test]
+    fn association_lists_keep_their_order() {
+        std::env::set_var("STEEL_HOME", std::env::temp_dir().join("voml-steel-home"));
+        let mut sandbox = crate::vo_sandbox().expect("the VO engine builds");
+        let engine = &mut sandbox.engine;
+        let show = |engine: &mut steel::steel_vm::engine::Engine, code: &str| {
+            engine
+                .run(code.to_string())
+                .map(|v| v.last().map(|v| v.to_string()).unwrap_or_default())
+                .map_err(|e| e.to_string())
+        };
+        for (code, want) in [
+            ("(id-put #f 1 'a)", "((1 . a))"),
+            ("(id-put '() 1 'a)", "((1 . a))"),
+            (
+                "(id-put (id-put (id-put #f 1 'a) 2 'b) 1 'c)",
+                "((1 . c) (2 . b))",
+            ),
+            ("(id-put (id-put #f 1 'a) 2.0 'b)", "((1 . a) (2.0 . b))"),
+            ("(id-get (id-put (id-put #f 1 'a) 2 'b) 2)", "b"),
+            ("(id-get (id-put #f 1 'a) 1.0)", "a"),
+            ("(id-get #f 1)", "#false"),
+            (
+                "(id-rem (id-put (id-put (id-put #f 1 'a) 2 'b) 3 'c) 2)",
+                "((1 . a) (3 . c))",
+            ),
+            ("(id-count (id-put (id-put #f 1 'a) 2 'b))", "2"),
+        ] {
+            assert_eq!(show(engine, code).as_deref(), Ok(want), "{code}");
+        }
+        for bad in ["(id-put 5 1 'a)", "(id-get \"x\" 1)", "(id-rem (vector) 1)"] {
+            assert!(show(engine, bad).is_err(), "{bad} is refused");
         }
     }
 }
