@@ -105,10 +105,11 @@ fn parse_fields(
         }
         let start = pos;
         let value = if b[pos] == b'"' {
-            match next_token(line, &mut pos)? {
-                Some(tok) => value_of(&tok),
-                None => break,
-            }
+            // A string: what lies between its quotes (`next_token` finds the closing one).
+            let Some(tok) = next_token(line, &mut pos)? else {
+                break;
+            };
+            Value::Str(tok.text[1..tok.text.len() - 1].to_owned())
         } else {
             // Integers (most fields) are read in the same pass that finds the token's end.
             let (end, scanned) = scan_word(b, pos);
@@ -155,7 +156,6 @@ struct Token<'a> {
     start: usize,
     /// The token as written, quotes included.
     text: &'a str,
-    quoted: bool,
 }
 
 /// A quoted string runs from `"` to the next `"`, whatever lies between, because PICL writers
@@ -172,8 +172,7 @@ fn next_token<'a>(line: &'a str, pos: &mut usize) -> Result<Option<Token<'a>>, L
         return Ok(None);
     }
     let start = i;
-    let quoted = b[i] == b'"';
-    if quoted {
+    if b[i] == b'"' {
         match b[i + 1..].iter().position(|&c| c == b'"') {
             Some(n) => i += n + 2,
             None => return Err(LineError {
@@ -195,7 +194,6 @@ fn next_token<'a>(line: &'a str, pos: &mut usize) -> Result<Option<Token<'a>>, L
     Ok(Some(Token {
         start,
         text: &line[start..i],
-        quoted,
     }))
 }
 
@@ -247,16 +245,6 @@ fn shorten(token: &str) -> String {
         s.push('…');
     }
     s
-}
-
-fn value_of(tok: &Token<'_>) -> Value {
-    if tok.quoted {
-        return Value::Str(tok.text[1..tok.text.len() - 1].to_owned());
-    }
-    match parse_int(tok.text.as_bytes()) {
-        Some(i) => Value::Int(i),
-        None => number_or_word(tok.text),
-    }
 }
 
 /// An unquoted token that is not an integer: a real number, or a word.
@@ -602,17 +590,7 @@ mod tests {
         // Numbers of every length and point position, as trace writers print them.
         let mut seed = 0x2545_f491_4f6c_dd1du64;
         for _ in 0..20_000 {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            let len = 1 + (seed % 24) as usize;
-            let mut text: String = (0..len)
-                .map(|k| char::from(b'0' + ((seed >> (k % 60)) % 10) as u8))
-                .collect();
-            let point = (seed >> 40) as usize % (len + 2);
-            if point <= len {
-                text.insert(point, '.');
-            }
+            let text = random_decimal(&mut seed);
             let want: f64 = text.parse().unwrap();
             assert_eq!(
                 parse_real(&text).map(f64::to_bits),
@@ -625,23 +603,31 @@ mod tests {
         }
     }
 
+    /// The next of a sequence of unsigned decimals of 1 to 24 digits, with or without a
+    /// point anywhere among them (xorshift from `seed`).
+    fn random_decimal(seed: &mut u64) -> String {
+        *seed ^= *seed << 13;
+        *seed ^= *seed >> 7;
+        *seed ^= *seed << 17;
+        let s = *seed;
+        let len = 1 + (s % 24) as usize;
+        let mut text: String = (0..len)
+            .map(|k| char::from(b'0' + ((s >> (k % 60)) % 10) as u8))
+            .collect();
+        let point = (s >> 40) as usize % (len + 2);
+        if point <= len {
+            text.insert(point, '.');
+        }
+        text
+    }
+
     /// The fields a line is parsed into read integers and plain decimals in one pass: they
     /// are what the standard library reads, bit for bit, signs and long mantissas included.
     #[test]
     fn fields_read_in_one_pass_are_the_standard_numbers() {
         let mut seed = 0x9e37_79b9_7f4a_7c15u64;
         for _ in 0..20_000 {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            let len = 1 + (seed % 24) as usize;
-            let mut text: String = (0..len)
-                .map(|k| char::from(b'0' + ((seed >> (k % 60)) % 10) as u8))
-                .collect();
-            let point = (seed >> 40) as usize % (len + 2);
-            if point <= len {
-                text.insert(point, '.');
-            }
+            let mut text = random_decimal(&mut seed);
             match (seed >> 50) % 3 {
                 0 => text.insert(0, '-'),
                 1 => text.insert(0, '+'),
