@@ -56,6 +56,20 @@ pub enum CompareOp {
     Equal,
 }
 
+/// The procedures that read one fixed element of a list, with the element each reads: with
+/// `(list-ref event N)`, the ways code reads one element of `(current-event)` that a
+/// compiler or runtime may take over (native tests, elements read in place).
+pub const ELEMENT_READERS: [(&str, u32); 4] =
+    [("car", 0), ("cadr", 1), ("caddr", 2), ("cadddr", 3)];
+
+/// The element the procedure `name` reads, if it is one of [`ELEMENT_READERS`].
+pub fn element_reader(name: &str) -> Option<u32> {
+    ELEMENT_READERS
+        .iter()
+        .find(|(reader, _)| *reader == name)
+        .map(|&(_, position)| position)
+}
+
 /// A value a comparison reads: an element of the event or a literal.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]

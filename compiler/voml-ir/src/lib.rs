@@ -26,7 +26,7 @@ mod condition;
 mod steel_lock;
 pub mod tokens;
 mod validate;
-pub use condition::{CompareOp, Decision, Element, Operand, Test};
+pub use condition::{element_reader, CompareOp, Decision, Element, Operand, Test, ELEMENT_READERS};
 pub use steel_lock::steel_parse_lock;
 pub use validate::{
     IrError, MAX_FIELD_POSITION, MAX_QUALITY, MAX_WINDOW, MIN_QUALITY, MIN_TICK, MIN_TIMER,

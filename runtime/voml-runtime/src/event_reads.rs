@@ -17,15 +17,11 @@ use std::collections::HashSet;
 
 use voml_ir::tokens::{Token, Tokens};
 
-/// The names a rewritten expression rests on.
-const NAMES: [&str; 6] = [
-    "car",
-    "cadr",
-    "caddr",
-    "cadddr",
-    "list-ref",
-    "current-event",
-];
+/// Whether a rewritten expression rests on the name: the element readers
+/// ([`voml_ir::ELEMENT_READERS`]), `list-ref` and `current-event`.
+fn rests_on(name: &str) -> bool {
+    voml_ir::element_reader(name).is_some() || name == "list-ref" || name == "current-event"
+}
 
 /// `text` with the event's elements read in place, or `None` when nothing is rewritten;
 /// `known` tells the engine's globals.
@@ -33,20 +29,16 @@ pub fn rewrite(text: &str, known: &dyn Fn(&str) -> bool) -> Option<String> {
     if !text.contains("(current-event)") {
         return None;
     }
-    // Every use of one of NAMES that means the engine's procedure shows up as a use of a
-    // name defined nowhere when the walk is told those are not globals.
-    let walk = crate::names::walk(text, &|name| known(name) && !NAMES.contains(&name))?;
-    if NAMES
-        .iter()
-        .chain(&["event-ref"])
-        .any(|n| walk.defined.contains(*n))
-    {
+    // Every use of one of those names that means the engine's procedure shows up as a use of
+    // a name defined nowhere when the walk is told they are not globals.
+    let walk = crate::names::walk(text, &|name| known(name) && !rests_on(name))?;
+    if walk.defined.iter().any(|n| rests_on(n) || n == "event-ref") {
         return None;
     }
     let global: HashSet<usize> = walk
         .unbound
         .iter()
-        .filter(|u| NAMES.contains(&u.name.as_str()))
+        .filter(|u| rests_on(&u.name))
         .map(|u| u.at.start)
         .collect();
     let tokens: Vec<Token> = Tokens::new(text).collect();
@@ -57,7 +49,7 @@ pub fn rewrite(text: &str, known: &dyn Fn(&str) -> bool) -> Option<String> {
     // `(set! car ...)` anywhere: leave everything to the engine.
     if tokens
         .windows(2)
-        .any(|w| atom(&w[0]) == Some("set!") && atom(&w[1]).is_some_and(|n| NAMES.contains(&n)))
+        .any(|w| atom(&w[0]) == Some("set!") && atom(&w[1]).is_some_and(rests_on))
     {
         return None;
     }
@@ -65,58 +57,17 @@ pub fn rewrite(text: &str, known: &dyn Fn(&str) -> bool) -> Option<String> {
         Token::Atom(r) => &text[r.clone()] == name && global.contains(&r.start),
         _ => false,
     };
-    let open = |t: &Token| matches!(t, Token::Open(_));
-    let close = |t: &Token| matches!(t, Token::Close(_));
     // (start, end, K) of each expression to rewrite.
     let mut found: Vec<(usize, usize, u32)> = Vec::new();
     let mut i = 0;
-    while i + 5 < tokens.len() {
-        let t = &tokens[i..];
-        let Token::Open(start) = &t[0] else {
-            i += 1;
-            continue;
-        };
-        // (HEAD (current-event) ...
-        if !(open(&t[2]) && global_at(&t[3], "current-event") && close(&t[4])) {
-            i += 1;
-            continue;
-        }
-        let head = atom(&t[1]).unwrap_or("");
-        let fixed = match head {
-            "car" => Some(0),
-            "cadr" => Some(1),
-            "caddr" => Some(2),
-            "cadddr" => Some(3),
-            _ => None,
-        };
-        let (k, end) = match (fixed, &t[5]) {
-            (Some(k), Token::Close(end)) if global_at(&t[1], head) => (k, end.end),
-            (None, Token::Atom(n)) if head == "list-ref" && global_at(&t[1], head) => {
-                let digits = &text[n.clone()];
-                let k = (!digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
-                    .then(|| digits.parse::<u32>().ok())
-                    .flatten()
-                    .filter(|&k| k <= voml_ir::MAX_FIELD_POSITION);
-                match (k, t.get(6)) {
-                    (Some(k), Some(Token::Close(end))) => (k, end.end),
-                    _ => {
-                        i += 1;
-                        continue;
-                    }
-                }
+    while i < tokens.len() {
+        match element_read(text, &tokens[i..], &global_at) {
+            Some((start, end, k, taken)) => {
+                found.push((start, end, k));
+                i += taken;
             }
-            _ => {
-                i += 1;
-                continue;
-            }
-        };
-        let original = &text[start.start..end];
-        if original.contains(['\n', '\r', ';', '#']) {
-            i += 1;
-            continue;
+            None => i += 1,
         }
-        found.push((start.start, end, k));
-        i += if fixed.is_some() { 6 } else { 7 };
     }
     if found.is_empty() {
         return None;
@@ -135,6 +86,46 @@ pub fn rewrite(text: &str, known: &dyn Fn(&str) -> bool) -> Option<String> {
     out.push_str(&text[copied..]);
     debug_assert_eq!(out.len(), text.len());
     Some(out)
+}
+
+/// The expression of one element of the event that `tokens` begin with, if they do:
+/// `(READER (current-event))` or `(list-ref (current-event) K)`, the names meaning the engine's
+/// own (`global_at`), on one line without comments. Its start and end in `text`, `K`, and how
+/// many tokens it is.
+fn element_read(
+    text: &str,
+    t: &[Token],
+    global_at: &dyn Fn(&Token, &str) -> bool,
+) -> Option<(usize, usize, u32, usize)> {
+    let [Token::Open(start), head @ Token::Atom(h), Token::Open(_), event, Token::Close(_), rest @ ..] =
+        t
+    else {
+        return None;
+    };
+    let name = &text[h.clone()];
+    if !(global_at(head, name) && global_at(event, "current-event")) {
+        return None;
+    }
+    let (k, end, taken) = match (voml_ir::element_reader(name), rest) {
+        (Some(k), [Token::Close(end), ..]) => (k, end.end, 6),
+        (None, [Token::Atom(n), Token::Close(end), ..]) if name == "list-ref" => {
+            let digits = &text[n.clone()];
+            let k = digits
+                .bytes()
+                .all(|b| b.is_ascii_digit())
+                .then(|| digits.parse::<u32>().ok())
+                .flatten()
+                .filter(|&k| k <= voml_ir::MAX_FIELD_POSITION)?;
+            (k, end.end, 7)
+        }
+        _ => return None,
+    };
+    (!text[start.start..end].contains(['\n', '\r', ';', '#'])).then_some((
+        start.start,
+        end,
+        k,
+        taken,
+    ))
 }
 
 #[cfg(test)]

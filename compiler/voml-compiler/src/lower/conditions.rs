@@ -216,16 +216,7 @@ fn operand(d: &Datum, vars: &[&str], names: &mut BTreeSet<String>) -> Option<Ope
         Datum::Str(s) => Some(Operand::String(s.clone())),
         Datum::List(items) => {
             let (accessor, ev, position) = match items.as_slice() {
-                [Datum::Ident(a), ev] => {
-                    let position = match a.as_str() {
-                        "car" => 0,
-                        "cadr" => 1,
-                        "caddr" => 2,
-                        "cadddr" => 3,
-                        _ => return None,
-                    };
-                    (a, ev, position)
-                }
+                [Datum::Ident(a), ev] => (a, ev, voml_ir::element_reader(a)?),
                 [Datum::Ident(a), ev, Datum::Int(n)] if a == "list-ref" => {
                     let n = u32::try_from(*n)
                         .ok()
