@@ -132,12 +132,9 @@ fn element_read(
 mod tests {
     use super::*;
 
-    /// The globals of the engine visible-object code runs in.
+    /// The globals of the engine visual-object code runs in.
     fn known() -> impl Fn(&str) -> bool {
-        std::env::set_var("STEEL_HOME", std::env::temp_dir().join("voml-steel-home"));
-        let globals = crate::vo_sandbox()
-            .expect("the VO engine builds")
-            .global_names();
+        let globals = crate::test_sandbox().global_names();
         move |name| globals.contains(name)
     }
 

@@ -1868,6 +1868,17 @@ pub fn vo_sandbox() -> Result<sandbox::Sandbox, SteelErr> {
     })
 }
 
+/// The VO engine for unit tests, steel's home directory set as `voml` sets it (else steel
+/// says it cannot create one).
+#[cfg(test)]
+pub(crate) fn test_sandbox() -> sandbox::Sandbox {
+    static HOME: std::sync::Once = std::sync::Once::new();
+    HOME.call_once(|| {
+        std::env::set_var("STEEL_HOME", std::env::temp_dir().join("voml-steel-home"));
+    });
+    vo_sandbox().expect("the VO engine builds")
+}
+
 /// What loading a program leaves for its runtime.
 struct Loaded {
     engine: Engine,

@@ -765,16 +765,6 @@ mod tests {
 
     use super::*;
 
-    /// The VO engine, steel's home directory set as `voml` sets it (else steel says it
-    /// cannot create one).
-    fn sandbox() -> crate::sandbox::Sandbox {
-        static HOME: std::sync::Once = std::sync::Once::new();
-        HOME.call_once(|| {
-            std::env::set_var("STEEL_HOME", std::env::temp_dir().join("voml-steel-home"));
-        });
-        crate::vo_sandbox().expect("the VO engine builds")
-    }
-
     fn program(code: &str) -> String {
         format!("(define (never)\n  {code}\n)\n")
     }
@@ -844,7 +834,7 @@ mod tests {
 
     #[test]
     fn names_defined_nowhere_are_found_as_the_engine_finds_them() {
-        let sandbox = sandbox();
+        let sandbox = crate::test_sandbox();
         let known = sandbox.global_names();
         let mut engine = sandbox.engine;
         for (code, expected) in CASES {
@@ -918,7 +908,7 @@ mod tests {
     /// engine refuses the program for one.
     #[test]
     fn mutated_programs_are_judged_as_the_engine_judges_them() {
-        let sandbox = sandbox();
+        let sandbox = crate::test_sandbox();
         let known = sandbox.global_names();
         let mut engine = sandbox.engine;
         let seed_tokens: Vec<&str> = Tokens::new(SEED).map(|t| &SEED[t.range()]).collect();

@@ -471,8 +471,7 @@ mod tests {
     /// value and exactness alike, and fail where those fail.
     #[test]
     fn native_comparisons_and_extremes_are_the_scheme_ones() {
-        std::env::set_var("STEEL_HOME", std::env::temp_dir().join("voml-steel-home"));
-        let mut sandbox = crate::vo_sandbox().expect("the VO engine builds");
+        let mut sandbox = crate::test_sandbox();
         let engine = &mut sandbox.engine;
         engine
             .run(
@@ -554,8 +553,7 @@ mod tests {
     /// ranges, interval widths and origins (integers and reals), in vectors of a few lengths.
     #[test]
     fn spread_adds_what_the_scheme_loop_adds() {
-        std::env::set_var("STEEL_HOME", std::env::temp_dir().join("voml-steel-home"));
-        let mut sandbox = crate::vo_sandbox().expect("the VO engine builds");
+        let mut sandbox = crate::test_sandbox();
         let engine = &mut sandbox.engine;
         engine
             .run(
@@ -640,8 +638,7 @@ mod tests {
     /// and appended when new, removing keeps the order, anything else is refused.
     #[test]
     fn association_lists_keep_their_order() {
-        std::env::set_var("STEEL_HOME", std::env::temp_dir().join("voml-steel-home"));
-        let mut sandbox = crate::vo_sandbox().expect("the VO engine builds");
+        let mut sandbox = crate::test_sandbox();
         let engine = &mut sandbox.engine;
         let show = |engine: &mut steel::steel_vm::engine::Engine, code: &str| {
             engine
