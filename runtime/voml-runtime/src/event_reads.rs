@@ -17,6 +17,8 @@ use std::collections::HashSet;
 
 use voml_ir::tokens::{Token, Tokens};
 
+use crate::sandbox::Sandbox;
+
 /// Whether a rewritten expression rests on the name: the element readers
 /// ([`voml_ir::ELEMENT_READERS`]), `list-ref` and `current-event`.
 fn rests_on(name: &str) -> bool {
@@ -24,14 +26,16 @@ fn rests_on(name: &str) -> bool {
 }
 
 /// `text` with the event's elements read in place, or `None` when nothing is rewritten;
-/// `known` tells the engine's globals.
-pub fn rewrite(text: &str, known: &dyn Fn(&str) -> bool) -> Option<String> {
+/// `sandbox` is the engine it is for (its globals are looked at only when `text` reads the
+/// event at all).
+pub fn rewrite(text: &str, sandbox: &Sandbox) -> Option<String> {
     if !text.contains("(current-event)") {
         return None;
     }
+    let known = sandbox.global_names();
     // Every use of one of those names that means the engine's procedure shows up as a use of
     // a name defined nowhere when the walk is told they are not globals.
-    let walk = crate::names::walk(text, &|name| known(name) && !rests_on(name))?;
+    let walk = crate::names::walk(text, &|name| known.contains(name) && !rests_on(name))?;
     if walk.defined.iter().any(|n| rests_on(n) || n == "event-ref") {
         return None;
     }
@@ -132,12 +136,6 @@ fn element_read(
 mod tests {
     use super::*;
 
-    /// The globals of the engine visual-object code runs in.
-    fn known() -> impl Fn(&str) -> bool {
-        let globals = crate::test_sandbox().global_names();
-        move |name| globals.contains(name)
-    }
-
     fn program(code: &str) -> String {
         format!("(define (f) {code})\n")
     }
@@ -147,7 +145,7 @@ mod tests {
         let text = program(
             "(+ (car (current-event)) (list-ref (current-event) 12) (caddr (current-event)))",
         );
-        let out = rewrite(&text, &known()).expect("rewritten");
+        let out = rewrite(&text, &crate::test_sandbox()).expect("rewritten");
         assert_eq!(out.len(), text.len());
         assert_eq!(
             out,
@@ -159,7 +157,7 @@ mod tests {
 
     #[test]
     fn nothing_is_rewritten_where_the_meaning_could_differ() {
-        let known = known();
+        let sandbox = crate::test_sandbox();
         for code in [
             // A local `car`, a redefined `list-ref`, an assigned `current-event`.
             "(let ((car cdr)) (car (current-event)))",
@@ -176,14 +174,14 @@ mod tests {
             "(current-event)",
         ] {
             let text = program(code);
-            assert_eq!(rewrite(&text, &known), None, "{code}");
+            assert_eq!(rewrite(&text, &sandbox), None, "{code}");
         }
         let defined = "(define (car x) x)\n(define (f) (car (current-event)))\n";
-        assert_eq!(rewrite(defined, &known), None);
+        assert_eq!(rewrite(defined, &sandbox), None);
         // Beside those, the others are still rewritten.
         let text = program("(let ((car cdr)) (car (current-event))) (cadr (current-event))");
         assert_eq!(
-            rewrite(&text, &known),
+            rewrite(&text, &sandbox),
             Some(program(
                 "(let ((car cdr)) (car (current-event))) (event-ref 1)         "
             ))

@@ -353,11 +353,8 @@ impl Runtime {
         // The program the runtime keeps and the engine compiles reads single elements of
         // the event in place ([`event_reads`]); its text keeps every place, so the source map
         // and the places steel reports still hold.
-        if vo.program.text.contains("(current-event)") {
-            let known = sandbox.global_names();
-            if let Some(text) = event_reads::rewrite(&vo.program.text, &|n| known.contains(n)) {
-                vo.program.text = text;
-            }
+        if let Some(text) = event_reads::rewrite(&vo.program.text, &sandbox) {
+            vo.program.text = text;
         }
         let Loaded {
             engine,
