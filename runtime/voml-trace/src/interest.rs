@@ -47,6 +47,6 @@ impl Interest {
 /// Whether the rest of a line, after the timestamp of a record nobody wants whole, may be
 /// left unread: nothing in it could make the line bad (an unterminated quote, or a number
 /// too large for a float, which needs an exponent or more than 300 digits).
-pub(crate) fn can_skip(rest: &str) -> bool {
-    rest.len() <= 300 && !rest.bytes().any(|b| matches!(b, b'"' | b'e' | b'E'))
+pub(crate) fn can_skip(rest: &[u8]) -> bool {
+    rest.len() <= 300 && !rest.iter().any(|b| matches!(b, b'"' | b'e' | b'E'))
 }

@@ -117,31 +117,34 @@ fn parse_fields(
             match scanned {
                 Scanned::Int(i) => Value::Int(i),
                 Scanned::Real(r) => Value::Real(r),
-                Scanned::Other => number_or_word(&line[start..end]),
+                // Only the general reader can overflow to an infinity.
+                Scanned::Other => match number_or_word(&line[start..end]) {
+                    Value::Real(r) if !r.is_finite() => {
+                        return Err(LineError {
+                            column: start + 1,
+                            kind: TraceErrorKind::NonFinite,
+                            message: format!(
+                                "`{}` is too large for a number (it would be infinite)",
+                                shorten(&line[start..end])
+                            ),
+                        })
+                    }
+                    value => value,
+                },
             }
         };
-        let text = &line[start..pos];
-        if let Value::Real(r) = value {
-            if !r.is_finite() {
-                return Err(LineError {
-                    column: start + 1,
-                    kind: TraceErrorKind::NonFinite,
-                    message: format!(
-                        "`{}` is too large for a number (it would be infinite)",
-                        shorten(text)
-                    ),
-                });
-            }
-        }
         if fields.is_empty() && !matches!(value, Value::Int(_) | Value::Real(_)) {
             return Err(LineError {
                 column: start + 1,
                 kind: TraceErrorKind::Timestamp,
-                message: format!("expected a number timestamp, found `{}`", shorten(text)),
+                message: format!(
+                    "expected a number timestamp, found `{}`",
+                    shorten(&line[start..pos])
+                ),
             });
         }
         fields.push(value);
-        if fields.len() >= read && can_skip(&line[pos..]) {
+        if fields.len() >= read && can_skip(&b[pos..]) {
             break;
         }
     }
@@ -268,58 +271,53 @@ enum Scanned {
 
 /// The unquoted token starting at `i` (not a space): where it ends, and its value when it is
 /// an integer or a plain decimal, found in the same pass.
-#[inline]
+///
+/// Digits accumulate without overflow checks: up to 19 of them cannot overflow a `u64`, and a
+/// longer run (rare: leading zeros, huge numbers) is read again by the checked readers.
+#[inline(always)]
 fn scan_word(b: &[u8], mut i: usize) -> (usize, Scanned) {
-    let neg = match b[i] {
-        b'-' => {
-            i += 1;
-            true
-        }
-        b'+' => {
-            i += 1;
-            false
-        }
-        _ => false,
-    };
+    let start = i;
+    let neg = b[i] == b'-';
+    if neg || b[i] == b'+' {
+        i += 1;
+    }
     let digits = i;
     let mut v: u64 = 0;
-    let mut fits = true;
-    let mut take =
-        |d: u8, v: &mut u64| match v.checked_mul(10).and_then(|x| x.checked_add(u64::from(d))) {
-            Some(x) => *v = x,
-            None => fits = false,
-        };
-    while i < b.len() {
-        let d = b[i].wrapping_sub(b'0');
+    while let Some(&c) = b.get(i) {
+        let d = c.wrapping_sub(b'0');
         if d > 9 {
             break;
         }
-        take(d, &mut v);
+        v = v.wrapping_mul(10).wrapping_add(u64::from(d));
         i += 1;
     }
     let int_digits = i - digits;
     let mut decimals = None;
-    if i < b.len() && b[i] == b'.' {
+    if b.get(i) == Some(&b'.') {
         i += 1;
         let from = i;
-        while i < b.len() {
-            let d = b[i].wrapping_sub(b'0');
+        while let Some(&c) = b.get(i) {
+            let d = c.wrapping_sub(b'0');
             if d > 9 {
                 break;
             }
-            take(d, &mut v);
+            v = v.wrapping_mul(10).wrapping_add(u64::from(d));
             i += 1;
         }
         decimals = Some(i - from);
     }
-    let number_end = i;
-    while i < b.len() && !is_space(b[i]) {
-        i += 1;
-    }
-    if !fits || number_end != i {
+    if i < b.len() && !is_space(b[i]) {
+        while i < b.len() && !is_space(b[i]) {
+            i += 1;
+        }
         return (i, Scanned::Other);
     }
+    let total = int_digits + decimals.unwrap_or(0);
     match decimals {
+        None if total > 19 => (
+            i,
+            parse_int(&b[start..i]).map_or(Scanned::Other, Scanned::Int),
+        ),
         None if int_digits > 0 => {
             let int = if neg {
                 0i64.checked_sub_unsigned(v)
@@ -329,7 +327,7 @@ fn scan_word(b: &[u8], mut i: usize) -> (usize, Scanned) {
             (i, int.map_or(Scanned::Other, Scanned::Int))
         }
         // Below 2^53 the mantissa has at most 16 significant digits, and is exact.
-        Some(n) if int_digits + n > 0 && n < POW10.len() && v < (1 << 53) => {
+        Some(n) if total > 0 && total <= 19 && n < POW10.len() && v < (1 << 53) => {
             let r = v as f64 / POW10[n];
             (i, Scanned::Real(if neg { -r } else { r }))
         }
@@ -530,6 +528,16 @@ mod tests {
         assert_eq!(f[6], Value::Real(1.0));
         assert_eq!(f[7], Value::Real(100.0));
         assert_eq!(f[8], Value::Real(1e20));
+        // More digits than a u64 can always hold, but an i64's value: still an integer.
+        let long = fields("-3 1 0.5 0000000000000000000000042 -00000000000000000000009223372036854775808 00000000000000000000009223372036854775808");
+        assert_eq!(
+            long[1..],
+            [
+                Value::Int(42),
+                Value::Int(i64::MIN),
+                Value::Real(9223372036854775808.0)
+            ]
+        );
         for (i, s) in [
             "inf", "nan", "0x10", "-", ".", "e5", "1e", "1.5e-", "abc", "1_0",
         ]

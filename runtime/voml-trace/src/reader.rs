@@ -7,7 +7,7 @@ use std::path::Path;
 
 use crate::error::{excerpt, LineError, TraceError, TraceErrorKind};
 use crate::interest::Interest;
-use crate::lines::{read_line, RawLine};
+use crate::lines::{find_newline, read_line, RawLine};
 use crate::parse::{is_comment_or_blank_bytes, parse_record, parse_record_into};
 use crate::record::{Record, Value};
 use std::sync::Arc;
@@ -167,23 +167,46 @@ impl<R: BufRead> TraceReader<R> {
     pub fn next_reusing(&mut self, reuse: Option<Record>) -> Option<Result<Record, TraceError>> {
         let mut reuse = reuse;
         while !self.done {
+            // Most lines lie whole in the reader's buffer: they are parsed where they are,
+            // without a copy; the others (cut by the buffer's end, too long, the last one)
+            // are gathered line by line below.
+            let avail = match self.inner.fill_buf() {
+                Ok(avail) => avail,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Some(Err(self.read_error(&e))),
+            };
+            if let Some(n) = find_newline(avail).filter(|&n| n <= self.max_line_len) {
+                self.line_no += 1;
+                let line = &avail[..n];
+                let parsed = parse_raw(
+                    line,
+                    self.line_no,
+                    &mut reuse,
+                    &mut self.scratch,
+                    self.interest.as_deref(),
+                );
+                if let Parsed::Bad(_) = parsed {
+                    self.buf.clear();
+                    self.buf.extend_from_slice(line);
+                }
+                self.inner.consume(n + 1);
+                match parsed {
+                    Parsed::Nothing => self.stats.comment_or_blank += 1,
+                    Parsed::Record(record) => {
+                        self.stats.records += 1;
+                        return Some(Ok(record));
+                    }
+                    Parsed::Bad(e) => return Some(Err(self.bad_line(e))),
+                }
+                continue;
+            }
             let raw = match self.read_raw_line() {
                 Ok(Some(raw)) => raw,
                 Ok(None) => {
                     self.done = true;
                     return None;
                 }
-                Err(e) => {
-                    self.done = true;
-                    return Some(Err(TraceError {
-                        source_name: self.source_name.clone(),
-                        line: self.line_no + 1,
-                        column: 1,
-                        kind: TraceErrorKind::Io,
-                        message: format!("read error: {e}"),
-                        text: String::new(),
-                    }));
-                }
+                Err(e) => return Some(Err(self.read_error(&e))),
             };
             self.line_no += 1;
             if !raw.terminated {
@@ -197,13 +220,7 @@ impl<R: BufRead> TraceReader<R> {
                     return Some(Err(self.bad_line(e)));
                 }
             }
-            // Comments are recognised on bytes first so that a comment in another encoding is
-            // still only a comment.
-            if is_comment_or_blank_bytes(&self.buf) {
-                self.stats.comment_or_blank += 1;
-                continue;
-            }
-            if raw.overflow {
+            if raw.overflow && !is_comment_or_blank_bytes(&self.buf) {
                 let e = LineError {
                     column: self.max_line_len + 1,
                     kind: TraceErrorKind::LineTooLong,
@@ -214,34 +231,79 @@ impl<R: BufRead> TraceReader<R> {
                 };
                 return Some(Err(self.bad_line(e)));
             }
-            let text = match std::str::from_utf8(&self.buf) {
-                Ok(text) => text,
-                Err(err) => {
-                    let at = err.valid_up_to();
-                    let e = LineError {
-                        column: at + 1,
-                        kind: TraceErrorKind::InvalidUtf8,
-                        message: format!("invalid UTF-8: unexpected byte 0x{:02X}", self.buf[at]),
-                    };
-                    return Some(Err(self.bad_line(e)));
-                }
-            };
-            let interest = self.interest.as_deref();
-            let parsed = match reuse.take() {
-                Some(mut record) => {
-                    parse_record_into(text, self.line_no, &mut record, interest).map(|()| record)
-                }
-                None => parse_record(text, self.line_no, &mut self.scratch, interest),
-            };
-            return match parsed {
-                Ok(record) => {
+            match parse_raw(
+                &self.buf,
+                self.line_no,
+                &mut reuse,
+                &mut self.scratch,
+                self.interest.as_deref(),
+            ) {
+                Parsed::Nothing => self.stats.comment_or_blank += 1,
+                Parsed::Record(record) => {
                     self.stats.records += 1;
-                    Some(Ok(record))
+                    return Some(Ok(record));
                 }
-                Err(e) => Some(Err(self.bad_line(e))),
-            };
+                Parsed::Bad(e) => return Some(Err(self.bad_line(e))),
+            }
         }
         None
+    }
+
+    /// Ends the reading with a located error for a failed read.
+    fn read_error(&mut self, e: &io::Error) -> TraceError {
+        self.done = true;
+        TraceError {
+            source_name: self.source_name.clone(),
+            line: self.line_no + 1,
+            column: 1,
+            kind: TraceErrorKind::Io,
+            message: format!("read error: {e}"),
+            text: String::new(),
+        }
+    }
+}
+
+/// What one line holds.
+enum Parsed {
+    /// A comment or a blank line.
+    Nothing,
+    Record(Record),
+    Bad(LineError),
+}
+
+/// Parses one line (terminator excluded), into `reuse` when given.
+fn parse_raw(
+    line: &[u8],
+    line_no: u64,
+    reuse: &mut Option<Record>,
+    scratch: &mut Vec<Value>,
+    interest: Option<&Interest>,
+) -> Parsed {
+    // Comments are recognised on bytes first so that a comment in another encoding is still
+    // only a comment.
+    if is_comment_or_blank_bytes(line) {
+        return Parsed::Nothing;
+    }
+    let text = match std::str::from_utf8(line) {
+        Ok(text) => text,
+        Err(err) => {
+            let at = err.valid_up_to();
+            return Parsed::Bad(LineError {
+                column: at + 1,
+                kind: TraceErrorKind::InvalidUtf8,
+                message: format!("invalid UTF-8: unexpected byte 0x{:02X}", line[at]),
+            });
+        }
+    };
+    let parsed = match reuse.take() {
+        Some(mut record) => {
+            parse_record_into(text, line_no, &mut record, interest).map(|()| record)
+        }
+        None => parse_record(text, line_no, scratch, interest),
+    };
+    match parsed {
+        Ok(record) => Parsed::Record(record),
+        Err(e) => Parsed::Bad(e),
     }
 }
 
@@ -414,6 +476,65 @@ mod tests {
             items[0].as_ref().unwrap_err().kind,
             TraceErrorKind::MissingFields
         );
+    }
+
+    /// Lines that lie whole in the reader's buffer are parsed in place, the others gathered
+    /// first: both ways give the same records, errors (place, message, text) and counts.
+    #[test]
+    fn lines_in_place_and_gathered_read_alike() {
+        let mut input = Vec::new();
+        for i in 0..400 {
+            let line: &[u8] = match i % 11 {
+                0 => b"# a comment \xe9\n",
+                1 => b"\n",
+                2 => b"-3 -901 0.5 1 2 3\r\n",
+                3 => b"-5 1 0.25 0 0 1 \"two words\" 7\n",
+                4 => b"-3 x 1\n",
+                5 => b"-4 1 0.1 caf\xe9\n",
+                6 => b"-101 -1 0.115758 0 0 4 \"%d%lf\" -22 0.5 1e400\n",
+                7 => b"   -2 -904 -0.000001 2 0 3 2 1 1 1   \n",
+                8 => b"-3 1 0.1 77777777777777777777777777777777777777777777777777777777777\n",
+                9 => b"-3 -785 12.000001 5 6\n",
+                _ => b"-3\n",
+            };
+            input.extend_from_slice(line);
+        }
+        input.extend_from_slice(b"-4 -785 13 1 2");
+        let read = |capacity: usize| {
+            let reader = io::BufReader::with_capacity(capacity, Cursor::new(input.clone()));
+            let mut r =
+                TraceReader::new(reader, "t".into(), ReadOptions::default()).with_max_line_len(64);
+            let mut spare = None;
+            let mut items = Vec::new();
+            while let Some(item) = r.next_reusing(spare.take()) {
+                match item {
+                    Ok(record) => {
+                        items.push(Ok(record.clone()));
+                        spare = Some(record);
+                    }
+                    Err(e) => items.push(Err(e)),
+                }
+            }
+            (items, r.stats(), r.missing_final_newline())
+        };
+        // Every line fits a 64 KiB buffer; a 7-byte one holds none whole.
+        let (in_place, gathered) = (read(1 << 16), read(7));
+        assert_eq!(in_place, gathered);
+        let (items, stats, cut) = in_place;
+        assert_eq!(stats.records + stats.bad_lines, items.len() as u64);
+        assert_eq!(
+            (stats.records, stats.bad_lines, stats.comment_or_blank, cut),
+            (147, 180, 74, true)
+        );
+        let errors: Vec<&TraceError> = items.iter().filter_map(|i| i.as_ref().err()).collect();
+        assert_eq!(
+            errors[0].to_string(),
+            "t:5:4: expected an integer event type, found `x`"
+        );
+        assert_eq!(errors[1].kind, TraceErrorKind::InvalidUtf8);
+        assert_eq!(errors[2].kind, TraceErrorKind::NonFinite);
+        assert_eq!(errors[3].kind, TraceErrorKind::LineTooLong);
+        assert_eq!(errors[4].kind, TraceErrorKind::MissingFields);
     }
 
     struct FailAfter<'a> {
