@@ -37,6 +37,10 @@ pub struct Host {
     /// The styles read lately, with the list each was read from: a style the compiler made
     /// once (`voml/style/K`) is the same list at every call, and is read once.
     styles: Vec<(SteelVal, Style)>,
+    /// The style lists `voml-style` made lately, the latest first: a style computed per call
+    /// (a colour chosen by key) is mostly one of a few, and handing back the list made before
+    /// spares making one (steel's lists allocate a block) and reading it again in [`style`].
+    style_lists: Vec<SteelVal>,
     /// The record `(current-event)` shows (a copy, whose storage is reused from record to
     /// record), and the list it is, made on the first call for that record.
     event: Option<voml_trace::Record>,
@@ -87,6 +91,7 @@ impl Host {
             images: Default::default(),
             colours: Default::default(),
             styles: Vec::new(),
+            style_lists: Vec::new(),
             event: None,
             event_value: None,
             now: 0.0,
@@ -412,6 +417,24 @@ impl Host {
         Ok(style)
     }
 
+    /// The list `(voml-style …)` gives for these parts: one made before with the same parts,
+    /// or a new one.
+    fn style_list(&mut self, parts: &[SteelVal]) -> SteelVal {
+        let found = self.style_lists.iter().position(|known| match known {
+            SteelVal::ListV(list) => {
+                list.len() == parts.len() && list.iter().zip(parts).all(|(a, b)| same_part(a, b))
+            }
+            _ => false,
+        });
+        let list = match found {
+            Some(at) => self.style_lists.remove(at),
+            None => SteelVal::ListV(parts.iter().cloned().collect()),
+        };
+        self.style_lists.insert(0, list.clone());
+        self.style_lists.truncate(STYLES_KEPT);
+        list
+    }
+
     /// A style list read into a [`Style`] (without fill).
     fn read_style(&mut self, name: &str, v: &SteelVal) -> Result<Style, SteelErr> {
         let parts = items(v)
@@ -464,6 +487,21 @@ impl Host {
             .map_err(|e| fail(name, format!("`{file}`: {e}")))?;
         self.images.insert(file.to_string(), id);
         Ok(id)
+    }
+}
+
+/// Whether two parts of a style are the same value, as far as telling costs nothing: plain
+/// values by value (reals by their bits), lists (dashes) by identity; anything else is taken
+/// as different.
+fn same_part(a: &SteelVal, b: &SteelVal) -> bool {
+    match (a, b) {
+        (SteelVal::BoolV(x), SteelVal::BoolV(y)) => x == y,
+        (SteelVal::IntV(x), SteelVal::IntV(y)) => x == y,
+        (SteelVal::NumV(x), SteelVal::NumV(y)) => x.to_bits() == y.to_bits(),
+        (SteelVal::StringV(x), SteelVal::StringV(y)) => x == y,
+        (SteelVal::SymbolV(x), SteelVal::SymbolV(y)) => x == y,
+        (SteelVal::ListV(x), SteelVal::ListV(y)) => x.ptr_eq(y),
+        _ => false,
     }
 }
 
@@ -781,9 +819,7 @@ native!(snapshot, "voml-snapshot", 2, |h, a| {
     Ok(SteelVal::Void)
 });
 
-native!(style, "voml-style", 7, |_h, a| {
-    Ok(SteelVal::ListV(a.iter().cloned().collect()))
-});
+native!(style, "voml-style", 7, |h, a| { Ok(h.style_list(a)) });
 
 native!(beep, "beep", 0, |h, _a| {
     h.sound(SoundCommand::Beep);
@@ -1056,6 +1092,63 @@ mod tests {
 
     /// A text without a font gets what the hints `helvetica`, `medium` read as, at the size
     /// given or 14.
+    /// `voml-style` hands back the list it made for the same parts, so that a style computed
+    /// at every call is read once; other parts make another list, read as they say.
+    #[test]
+    fn equal_style_parts_give_the_same_list() {
+        let backend: Box<dyn Backend> = Box::new(voml_llvo::LazyRaster::default());
+        let mut host = Host::new(Llvo::new(backend));
+        let s = |t: &str| SteelVal::StringV(t.into());
+        let dash = SteelVal::ListV(vec![SteelVal::IntV(2), SteelVal::IntV(1)].into());
+        let parts = |colour: &str, thick: SteelVal| {
+            vec![
+                colour_part(colour),
+                thick,
+                SteelVal::BoolV(true),
+                s("margin"),
+                dash.clone(),
+                SteelVal::NumV(0.5),
+                s("butt"),
+            ]
+        };
+        fn colour_part(c: &str) -> SteelVal {
+            SteelVal::StringV(c.into())
+        }
+        let red = host.style_list(&parts("red", SteelVal::IntV(2)));
+        let blue = host.style_list(&parts("blue", SteelVal::IntV(2)));
+        let thick = host.style_list(&parts("red", SteelVal::NumV(2.0)));
+        let again = host.style_list(&parts("red", SteelVal::IntV(2)));
+        let list = |v: &SteelVal| match v {
+            SteelVal::ListV(l) => l.clone(),
+            other => panic!("not a list: {other}"),
+        };
+        assert!(list(&red).ptr_eq(&list(&again)));
+        assert!(!list(&red).ptr_eq(&list(&blue)));
+        assert!(
+            !list(&red).ptr_eq(&list(&thick)),
+            "2 and 2.0 are told apart"
+        );
+        let style = host.style("line", &again, None).unwrap();
+        assert_eq!(
+            (style.thick, style.alpha, style.dash.clone()),
+            (2.0, 0.5, vec![2.0, 1.0])
+        );
+        assert_eq!(style.color, host.colour("line", &s("red")).unwrap());
+        assert_eq!(
+            host.style("line", &blue, None).unwrap().color,
+            host.colour("line", &s("blue")).unwrap()
+        );
+        // A NaN is never equal: a new list each time, read as it is.
+        let nan = host.style_list(&parts("red", SteelVal::NumV(f64::NAN)));
+        assert!(host.style("line", &nan, None).unwrap().thick.is_nan());
+        // Only the latest few are kept.
+        for k in 0..2 * STYLES_KEPT {
+            host.style_list(&parts("red", SteelVal::IntV(10 + k as isize)));
+        }
+        assert_eq!(host.style_lists.len(), STYLES_KEPT);
+        assert!(!list(&host.style_list(&parts("red", SteelVal::IntV(2)))).ptr_eq(&list(&red)));
+    }
+
     #[test]
     fn the_default_font_is_what_its_hints_say() {
         let none = SteelVal::BoolV(false);
