@@ -306,6 +306,8 @@ pub struct Runtime {
     /// What EP code may have written, for IR components that skip unchanged rounds.
     changes: changes::Changes,
     dispatch: Dispatch,
+    /// Storage for the arguments of an input's handler, kept from call to call.
+    args: Vec<SteelVal>,
     has_conditions: bool,
     /// Some code can see the record being processed: a condition part (natively tested or
     /// not), or code that names `current-event` (nothing else can reach it: VO code has no
@@ -474,6 +476,7 @@ impl Runtime {
             irs,
             changes,
             dispatch: Dispatch::new(dispatch),
+            args: Vec::new(),
             has_conditions,
             event_visible,
             watchdog,
@@ -768,8 +771,11 @@ impl Runtime {
             if self.eps[ci].disabled {
                 continue;
             }
-            let mut args = match self.arguments(record, ci, k) {
-                Ok(args) => args,
+            // The arguments' storage serves from call to call.
+            let mut args = std::mem::take(&mut self.args);
+            args.clear();
+            match self.arguments(record, ci, k, &mut args) {
+                Ok(()) => {}
                 Err(message) => {
                     self.stats.skipped += 1;
                     let input = &self.vo.ep_components[ci].inputs[k];
@@ -801,7 +807,10 @@ impl Runtime {
                 span: entry,
                 target: Target::Ep(ci),
             };
-            self.call(&handler, &mut args, &who, event)?;
+            let called = self.call(&handler, &mut args, &who, event);
+            args.clear();
+            self.args = args;
+            called?;
         }
         self.condition_parts(false, event)
     }
@@ -884,9 +893,14 @@ impl Runtime {
     }
 
     /// The arguments of input `k` of EP component `ci` for `record`.
-    fn arguments(&self, record: &Record, ci: usize, k: usize) -> Result<Vec<SteelVal>, String> {
+    fn arguments(
+        &self,
+        record: &Record,
+        ci: usize,
+        k: usize,
+        args: &mut Vec<SteelVal>,
+    ) -> Result<(), String> {
         let plan = &self.eps[ci].plans[k];
-        let mut args = Vec::with_capacity(plan.len());
         for (position, ty, name) in plan {
             let value = record.get(*position as usize).ok_or_else(|| {
                 format!(
@@ -901,7 +915,7 @@ impl Runtime {
                 )
             })?);
         }
-        Ok(args)
+        Ok(())
     }
 
     /// One round of rendering: phase 1 of every enabled IR component, then phase 2 of those.
@@ -1083,12 +1097,9 @@ impl Runtime {
     /// rescaled (raster content cannot be scaled without loss).
     fn redraw_resized(&mut self, event: Option<At<'_>>) -> Result<(), Stop> {
         let changed: Vec<usize> = {
-            let mut host = self.host.borrow_mut();
-            let ids = host.views.clone();
-            ids.iter()
-                .enumerate()
-                .filter(|(_, id)| host.llvo.take_redraw(**id).unwrap_or(false))
-                .map(|(i, _)| i)
+            let host = &mut *self.host.borrow_mut();
+            (0..host.views.len())
+                .filter(|&i| host.llvo.take_redraw(host.views[i]).unwrap_or(false))
                 .collect()
         };
         if changed.is_empty() {
