@@ -95,6 +95,7 @@
 mod adapt;
 mod backend;
 mod color;
+mod column;
 mod command;
 mod error;
 mod font;

@@ -6,6 +6,7 @@ use std::io::Cursor;
 
 use crate::adapt::{self, AdaptState};
 use crate::backend::{Backend, BackendEvent, DrawCmd, Mark, PxRemap, RgbaPixels};
+use crate::column::Columns;
 use crate::error::LlvoError;
 use crate::geom::{PxRect, WorldMap};
 use crate::lower::{lower, Ctx};
@@ -63,6 +64,8 @@ struct View {
     adapt: AdaptState,
     /// What the view shows, as commands, when it undraws exactly.
     shown: Option<Shown>,
+    /// What series of lines drawn one at a time have painted (see [`crate::column`]).
+    columns: Columns,
 }
 
 impl View {
@@ -267,6 +270,7 @@ impl<B: Backend> Llvo<B> {
             needs_redraw: false,
             changes: 0,
             buffering: false,
+            columns: Columns::default(),
         }));
         Ok(id)
     }
@@ -334,10 +338,24 @@ impl<B: Backend> Llvo<B> {
         }
     }
 
+    /// Like [`Llvo::touch`], for a change that may paint over what series of lines painted.
+    fn disturb(&mut self, view: ViewId) {
+        if let Ok(v) = self.view_mut(view) {
+            v.changes += 1;
+            v.columns.forget();
+        }
+    }
+
     /// Draws a command of the view's own (a shift, a clear) on the back end.
     fn draw_cmd(&mut self, view: ViewId, cmd: &DrawCmd) -> Result<(), LlvoError> {
-        self.touch(view);
+        self.disturb(view);
         self.backend.draw(view, cmd)
+    }
+
+    /// Lines that were not drawn because they added nothing to their pixel column (see
+    /// [`crate::column`]), in all views.
+    pub fn decimated_lines(&self) -> u64 {
+        self.views.iter().flatten().map(|v| v.columns.skipped).sum()
     }
 
     /// Like [`Llvo::needs_redraw`], and clears the mark.
@@ -480,7 +498,7 @@ impl<B: Backend> Llvo<B> {
             oy: p0.1,
         };
         let (area, bg) = (old.area, v.spec.background);
-        self.touch(view);
+        self.disturb(view);
         let kept = area.is_empty() || self.backend.remap_area(view, area, m, bg)?;
         if !kept {
             self.backend.draw(
@@ -590,6 +608,7 @@ impl<B: Backend> Llvo<B> {
         }
         let bg = v.spec.background;
         v.changes += 1;
+        v.columns.forget();
         self.backend.resize_surface(view, w, h, bg)
     }
 
@@ -720,7 +739,7 @@ impl<B: Backend> Llvo<B> {
             );
         }
         for (view, _) in &erase {
-            self.touch(*view);
+            self.disturb(*view);
         }
         self.backend.undraw(mark, &erase)
     }
@@ -782,6 +801,18 @@ impl<B: Backend> Llvo<B> {
         };
         if style.adapt {
             self.adapt(view, prim, style)?;
+        }
+        {
+            // What an owner that never undraws drew stays whatever its frame.
+            let series = if recording {
+                mark
+            } else {
+                Mark { owner, frame: 0 }
+            };
+            let v = self.view_mut(view)?;
+            if v.columns.skips(prim, style, series, &v.map) {
+                return Ok(());
+            }
         }
         let images = &self.images;
         let image_size = |id: ImageId| images.get(id.0 as usize).copied();

@@ -831,26 +831,80 @@ fn adapt_margins_stay_put() {
     check("adapt_margins_stay_put", &mut llvo, v);
 }
 
-/// A polyline of 200,000 samples across 200 columns of pixels is drawn from at most four
-/// points a column (`lower.rs`, `decimate_columns`): each column's ink spans the same rows as
-/// when every sample is drawn as a segment of its own, a one-sample spike included.
-#[test]
-fn dense_polylines_show_every_columns_extent() {
-    let (w, h) = (200u32, 100u32);
+/// 200,000 samples of a noisy walk across 200 columns of 200 x 100 pixels (world 0..20 x 0..10,
+/// a column is 0.1 in x), with a one-sample spike.
+fn dense_samples() -> Vec<Point> {
     let mut seed = 11u64;
-    let samples: Vec<Point> = (0..200_000)
+    (0..200_000)
         .map(|i| {
             seed = seed
                 .wrapping_mul(6364136223846793005)
                 .wrapping_add(1442695040888963407);
             let noise = ((seed >> 33) % 1000) as f64 / 1000.0;
             let spike = if i == 123_457 { 4.0 } else { 0.0 };
-            // World 0..20 x 0..10 over 200 x 100 pixels: a column is 0.1 in x.
             pt(i as f64 * 20.0 / 200_000.0, 3.0 + 2.0 * noise + spike)
         })
-        .collect();
+        .collect()
+}
+
+/// Each sample as a segment of its own, every one of them drawn: consecutive segments
+/// belong to two owners in turn, so that none continues a series (`column.rs`).
+fn every_segment(samples: &[Point], style: &Style) -> (Llvo, ViewId) {
+    let (mut llvo, v) = setup("segments", 200, 100);
+    let owners = [llvo.new_owner(false), llvo.new_owner(false)];
+    for (i, pair) in samples.windows(2).enumerate() {
+        let prim = Primitive::Line {
+            from: pair[0],
+            to: pair[1],
+        };
+        llvo.draw(v, owners[i % 2], &prim, style).expect("draw");
+    }
+    assert_eq!(llvo.decimated_lines(), 0);
+    (llvo, v)
+}
+
+/// The rows of each column of a 200 x 100 view where the ink is at least half dark.
+fn inked_rows(llvo: &mut Llvo, v: ViewId) -> Vec<Option<(u32, u32)>> {
+    let (w, h) = (200u32, 100u32);
+    let p = llvo.pixels(v).expect("pixels");
+    (0..w)
+        .map(|x| {
+            let inked: Vec<u32> = (0..h)
+                .filter(|&y| p.data[((y * w + x) * 4) as usize] < 128)
+                .collect();
+            Some((*inked.first()?, *inked.last()?))
+        })
+        .collect()
+}
+
+/// Each column's ink spans the same rows (within one) in both pictures, and the spike
+/// (y = 7..9, rows 10..30 from the top) is drawn.
+fn same_extents(a: &[Option<(u32, u32)>], b: &[Option<(u32, u32)>]) {
+    for x in 0..a.len() {
+        match (a[x], b[x]) {
+            (Some((a0, a1)), Some((b0, b1))) => assert!(
+                a0.abs_diff(b0) <= 1 && a1.abs_diff(b1) <= 1,
+                "column {x}: rows {a0}..{a1} decimated, {b0}..{b1} segment by segment"
+            ),
+            (a, b) => assert_eq!(a.is_some(), b.is_some(), "column {x}"),
+        }
+    }
+    let spike_column = (123_457.0 * 200.0 / 200_000.0) as usize;
+    assert!(
+        a[spike_column].is_some_and(|(top, _)| top <= 12),
+        "{:?}",
+        a[spike_column]
+    );
+}
+
+/// A polyline of 200,000 samples across 200 columns of pixels is drawn from at most four
+/// points a column (`lower.rs`, `decimate_columns`): each column's ink spans the same rows as
+/// when every sample is drawn as a segment of its own, a one-sample spike included.
+#[test]
+fn dense_polylines_show_every_columns_extent() {
+    let samples = dense_samples();
     let style = Style::stroke(c("black"), 1.0);
-    let (mut whole, v1) = setup("polyline", w, h);
+    let (mut whole, v1) = setup("polyline", 200, 100);
     draw(
         &mut whole,
         v1,
@@ -859,45 +913,94 @@ fn dense_polylines_show_every_columns_extent() {
         },
         style.clone(),
     );
-    let (mut each, v2) = setup("segments", w, h);
+    let (mut each, v2) = every_segment(&samples, &style);
+    same_extents(&inked_rows(&mut whole, v1), &inked_rows(&mut each, v2));
+}
+
+/// The same samples drawn a segment at a time, as a visual object drawing a line per record
+/// does: a segment that stays in its pixel column between rows its series already painted
+/// there is not drawn (`column.rs`), and the picture keeps every column's extent and the
+/// spike, and differs from drawing them all in few pixels.
+#[test]
+fn dense_lines_drawn_one_at_a_time_show_every_columns_extent() {
+    let samples = dense_samples();
+    let style = Style::stroke(c("black"), 1.0);
+    let (mut stream, v1) = setup("stream", 200, 100);
     for pair in samples.windows(2) {
-        draw(
-            &mut each,
-            v2,
-            Primitive::Line {
-                from: pair[0],
-                to: pair[1],
-            },
-            style.clone(),
-        );
+        let prim = Primitive::Line {
+            from: pair[0],
+            to: pair[1],
+        };
+        draw(&mut stream, v1, prim, style.clone());
     }
-    // The rows of each column where the ink is at least half dark.
-    let rows = |llvo: &mut Llvo, v: ViewId| -> Vec<Option<(u32, u32)>> {
-        let p = llvo.pixels(v).expect("pixels");
-        (0..w)
-            .map(|x| {
-                let inked: Vec<u32> = (0..h)
-                    .filter(|&y| p.data[((y * w + x) * 4) as usize] < 128)
-                    .collect();
-                Some((*inked.first()?, *inked.last()?))
-            })
-            .collect()
+    let skipped = stream.decimated_lines();
+    assert!(skipped > 190_000, "only {skipped} of 199,999 lines skipped");
+    let (mut each, v2) = every_segment(&samples, &style);
+    same_extents(&inked_rows(&mut stream, v1), &inked_rows(&mut each, v2));
+    let (a, b) = (stream.pixels(v1).unwrap(), each.pixels(v2).unwrap());
+    let differ = a
+        .data
+        .chunks(4)
+        .zip(b.data.chunks(4))
+        .filter(|(p, q)| p.iter().zip(q.iter()).any(|(x, y)| x.abs_diff(*y) > 64))
+        .count();
+    assert!(differ < 200 * 100 / 50, "{differ} pixels differ");
+}
+
+/// A segment inside what its series painted is drawn all the same once something may have
+/// painted over that: another kind of primitive in the view, or the undrawing of the frame
+/// that drew the series. Dashed lines are never left out.
+#[test]
+fn decimated_lines_are_drawn_again_over_what_covered_them() {
+    // 100 x 100 pixels, world 0..10: column 50 is x 5.0..5.1; y 4.5 is row 55.
+    let red = Style::stroke(c("red"), 1.0);
+    let is_red = |llvo: &mut Llvo, v: ViewId| {
+        let p = llvo.pixels(v).unwrap();
+        let at = ((55 * 100 + 50) * 4) as usize;
+        p.data[at] > 200 && p.data[at + 1] < 100 && p.data[at + 2] < 100
     };
-    let (a, b) = (rows(&mut whole, v1), rows(&mut each, v2));
-    for x in 0..w as usize {
-        match (a[x], b[x]) {
-            (Some((a0, a1)), Some((b0, b1))) => assert!(
-                a0.abs_diff(b0) <= 1 && a1.abs_diff(b1) <= 1,
-                "column {x}: rows {a0}..{a1} drawn whole, {b0}..{b1} segment by segment"
-            ),
-            (a, b) => assert_eq!(a.is_some(), b.is_some(), "column {x}"),
-        }
-    }
-    // The spike (y = 7..9, rows 10..30 from the top) is drawn.
-    let spike_column = (123_457.0 * 200.0 / 200_000.0) as usize;
+    let (mut llvo, v) = setup("covered", 100, 100);
+    draw(&mut llvo, v, line((5.0, 2.0), (5.02, 8.0)), red.clone());
+    draw(&mut llvo, v, line((5.02, 8.0), (5.04, 3.0)), red.clone());
+    assert_eq!(llvo.decimated_lines(), 1);
+    let mut blue = Style::filled(c("blue"));
+    blue.thick = 0.0;
+    let rect = Primitive::Rectangle {
+        from: pt(4.0, 0.0),
+        to: pt(6.0, 10.0),
+    };
+    draw(&mut llvo, v, rect, blue);
+    assert!(!is_red(&mut llvo, v));
+    draw(&mut llvo, v, line((5.04, 3.0), (5.06, 6.0)), red.clone());
+    assert_eq!(llvo.decimated_lines(), 1);
     assert!(
-        a[spike_column].is_some_and(|(top, _)| top <= 12),
-        "{:?}",
-        a[spike_column]
+        is_red(&mut llvo, v),
+        "the segment over the rectangle is drawn"
     );
+
+    // A frame undrawn takes its series with it; the next frame's segments are drawn.
+    let (mut llvo, v) = setup("undrawn", 100, 100);
+    let owner = llvo.new_owner(true);
+    let frame = |llvo: &mut Llvo, lines: &[((f64, f64), (f64, f64))]| {
+        llvo.begin_update(owner).unwrap();
+        for &(a, b) in lines {
+            llvo.draw(v, owner, &line(a, b), &red).unwrap();
+        }
+    };
+    frame(
+        &mut llvo,
+        &[((5.0, 2.0), (5.02, 8.0)), ((5.02, 8.0), (5.04, 3.0))],
+    );
+    assert_eq!(llvo.decimated_lines(), 1);
+    frame(&mut llvo, &[((5.04, 3.0), (5.06, 6.0))]);
+    assert_eq!(llvo.decimated_lines(), 1);
+    assert!(is_red(&mut llvo, v), "the next frame's segment is drawn");
+
+    // Dashes follow the path: each dashed segment is drawn.
+    let (mut llvo, v) = setup("dashed", 100, 100);
+    let mut dashed = red.clone();
+    dashed.dash = vec![2.0, 2.0];
+    draw(&mut llvo, v, line((5.0, 2.0), (5.02, 8.0)), dashed.clone());
+    draw(&mut llvo, v, line((5.02, 8.0), (5.04, 3.0)), dashed);
+    assert_eq!(llvo.decimated_lines(), 0);
 }
