@@ -1,10 +1,10 @@
 //! Lines drawn one at a time, decimated per pixel column: a visual object that draws a segment
 //! per record (the paper's line plot, a trace's counters) over a world wider than its window
 //! draws many segments in each pixel column. Once the connected segments of one series have
-//! painted a column from one height to another, a further segment of that series inside the
-//! same column and between those heights adds nothing a person could see; it does not reach
-//! the back end. Segments that reach a new height in the column are drawn as they are, so that
-//! peaks stay visible.
+//! painted a column from one row to another, a further segment of that series inside the
+//! same column and between those rows adds nothing a person could see; it does not reach the
+//! back end. Segments that reach a new row in the column are drawn as they are, so that peaks
+//! stay visible.
 //!
 //! A series is the chain of lines of one owner's frame, in one style, each starting where the
 //! previous one ended. What a series has painted is forgotten whenever the pixels may have
@@ -80,7 +80,9 @@ impl Columns {
             let s = &mut self.series[at];
             s.end = to;
             if s.map == *map && within && s.column == column {
-                if s.top <= top && bottom <= s.bottom {
+                // Rows, not positions: a segment that reaches a little further within a
+                // row already painted adds nothing to see.
+                if s.top.floor() <= top.floor() && bottom.floor() <= s.bottom.floor() {
                     self.skipped += 1;
                     return true;
                 }
