@@ -178,7 +178,7 @@ impl<R: Read> RecordSource for TraceReader<BufReader<R>> {
     }
 
     fn next_is_buffered(&self) -> bool {
-        self.get_ref().buffer().contains(&b'\n')
+        self.whole_line_buffered() || self.get_ref().buffer().contains(&b'\n')
     }
 
     fn set_interest(&mut self, interest: Option<Arc<Interest>>) {

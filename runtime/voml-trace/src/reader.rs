@@ -59,6 +59,9 @@ pub struct TraceReader<R> {
     missing_final_newline: bool,
     /// Records parsed whole (all when `None`); see [`Interest`].
     interest: Option<Arc<Interest>>,
+    /// Bytes at the head of the read buffer known to end with a whole line (through the
+    /// buffer's last `\n`); 0 when not known.
+    whole: usize,
 }
 
 impl TraceReader<BufReader<File>> {
@@ -89,6 +92,7 @@ impl<R: BufRead> TraceReader<R> {
             done: false,
             missing_final_newline: false,
             interest: None,
+            whole: 0,
         }
     }
 
@@ -141,7 +145,14 @@ impl<R: BufRead> TraceReader<R> {
 
     /// Reads the next line into `buf`; `None` at end of input.
     fn read_raw_line(&mut self) -> io::Result<Option<RawLine>> {
+        self.whole = 0;
         read_line(&mut self.inner, &mut self.buf, self.max_line_len)
+    }
+
+    /// Whether a whole line is known to wait in the read buffer, so that the next record
+    /// needs no read (false when not known: look at the buffer).
+    pub fn whole_line_buffered(&self) -> bool {
+        self.whole > 0
     }
 
     fn bad_line(&mut self, e: LineError) -> TraceError {
@@ -176,6 +187,11 @@ impl<R: BufRead> TraceReader<R> {
                 Err(e) => return Some(Err(self.read_error(&e))),
             };
             if let Some(n) = find_newline(avail).filter(|&n| n <= self.max_line_len) {
+                if self.whole == 0 {
+                    // Once a buffer: where its whole lines end.
+                    self.whole = avail.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+                }
+                self.whole -= n + 1;
                 self.line_no += 1;
                 let line = &avail[..n];
                 let parsed = parse_raw(
@@ -535,6 +551,23 @@ mod tests {
         assert_eq!(errors[2].kind, TraceErrorKind::NonFinite);
         assert_eq!(errors[3].kind, TraceErrorKind::LineTooLong);
         assert_eq!(errors[4].kind, TraceErrorKind::MissingFields);
+    }
+
+    /// The reader knows, without looking again, whether the next line waits whole in its
+    /// buffer: through the buffer's last newline, not beyond.
+    #[test]
+    fn whole_lines_waiting_in_the_buffer_are_known() {
+        let input = &b"-3 1 0.1\n-3 1 0.2\n-3 1 0.3"[..];
+        let mut r = TraceReader::new(input, "t".into(), ReadOptions::default());
+        assert!(!r.whole_line_buffered(), "nothing read yet");
+        assert!(r.next().unwrap().is_ok());
+        assert!(r.whole_line_buffered(), "the second line waits");
+        assert!(r.next().unwrap().is_ok());
+        assert!(!r.whole_line_buffered(), "only part of a line is left");
+        let last = r.next().unwrap().unwrap();
+        assert_eq!(last.line, 3);
+        assert!(!r.whole_line_buffered());
+        assert!(r.next().is_none());
     }
 
     struct FailAfter<'a> {
