@@ -203,7 +203,7 @@ fn unsound_compiled_visual_objects_are_refused_with_the_reason() {
     )
     .unwrap();
     type Edit = fn(&mut serde_json::Value);
-    let edits: [(&str, Edit, &str); 5] = [
+    let edits: [(&str, Edit, &str); 7] = [
         (
             "event index",
             |v| v["ep_components"][0]["inputs"][0]["event"] = 99.into(),
@@ -235,6 +235,27 @@ fn unsound_compiled_visual_objects_are_refused_with_the_reason() {
                 c["enable_pure"]["controls"] = serde_json::json!([77]);
             },
             "control structure 77",
+        ),
+        (
+            "a native part's structure",
+            |v| {
+                v["ep_components"][0]["inputs"][0]["native"] = serde_json::json!({"statements": [
+                    {"kind": "set", "global": "info/elsewhere", "value": {"kind": "int", "value": 1}}
+                ]})
+            },
+            "`info/elsewhere` is not one of the component's structures",
+        ),
+        (
+            "a native part's argument",
+            |v| {
+                let global = v["infos"]
+                    [v["ep_components"][0]["infos"][0].as_u64().unwrap() as usize]["global"]
+                    .clone();
+                v["ep_components"][0]["inputs"][0]["native"] = serde_json::json!({"statements": [
+                    {"kind": "set", "global": global, "value": {"kind": "argument", "index": 9}}
+                ]})
+            },
+            "refers to argument 9",
         ),
     ];
     for (what, edit, expected) in edits {

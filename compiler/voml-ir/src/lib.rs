@@ -22,10 +22,12 @@
 
 use serde::{Deserialize, Serialize};
 
+mod body;
 mod condition;
 mod steel_lock;
 pub mod tokens;
 mod validate;
+pub use body::{Expr, NativeBody, Statement};
 pub use condition::{element_reader, CompareOp, Decision, Element, Operand, Test, ELEMENT_READERS};
 pub use steel_lock::steel_parse_lock;
 pub use validate::{
@@ -258,6 +260,10 @@ pub struct Input {
     pub fields: Vec<usize>,
     /// The procedure for the `<input>` part; `None` when the component has no part for it.
     pub handler: Option<EntryPoint>,
+    /// The part's code as statements a runtime may carry out without Scheme, when the
+    /// compiler recognised it as one (see [`NativeBody`]); `handler` does the same in Scheme.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub native: Option<NativeBody>,
     pub span: Span,
 }
 

@@ -4,7 +4,8 @@
 //! never a panic further on.
 
 use crate::{
-    CompiledVo, EntryPoint, NativeCondition, Operand, Span, Test, FORMAT_VERSION, MAX_NESTING,
+    CompiledVo, EntryPoint, EpComponent, Input, NativeBody, NativeCondition, Operand, Span, Test,
+    Variable, FORMAT_VERSION, MAX_NESTING,
 };
 
 // The ranges the compiler allows, from the vocabulary's limits: what the compiler writes the
@@ -106,6 +107,46 @@ impl Checker<'_> {
 
     /// A condition's native test: what a runtime evaluates without Scheme must be as
     /// bounded as what the compiler writes.
+    /// A native input part changes and reads only its component's structures and its input's
+    /// fields, and comes with the procedure it stands for.
+    fn native_body(&mut self, at: &str, native: &NativeBody, c: &EpComponent, input: &Input) {
+        if input.handler.is_none() {
+            self.fail(
+                format!("{at}.native"),
+                "a native part without its procedure".into(),
+                input.span,
+            );
+        }
+        fn own<'v>(k: &usize, list: &'v [Variable]) -> Option<&'v str> {
+            list.get(*k).map(|v| v.global.as_str())
+        }
+        let globals: Vec<&str> = c
+            .infos
+            .iter()
+            .filter_map(|k| own(k, &self.vo.infos))
+            .chain(c.controls.iter().filter_map(|k| own(k, &self.vo.controls)))
+            .collect();
+        let (used, arguments) = native.globals_and_arguments();
+        for g in used {
+            if !globals.contains(&g) {
+                self.fail(
+                    format!("{at}.native"),
+                    format!("`{g}` is not one of the component's structures"),
+                    input.span,
+                );
+            }
+        }
+        for a in arguments {
+            self.index(
+                format!("{at}.native"),
+                a as usize,
+                input.fields.len(),
+                "argument",
+                input.span,
+            );
+        }
+    }
+
     fn native(&mut self, at: &str, native: &NativeCondition, span: Span) {
         self.entry_point(format!("{at}.native.body"), &native.body);
         let test = &native.test;
@@ -272,6 +313,9 @@ impl Checker<'_> {
                     }
                 }
                 self.entry(format!("{at}.handler"), &input.handler);
+                if let Some(native) = &input.native {
+                    self.native_body(&at, native, c, input);
+                }
             }
             self.variables(&at, &c.infos, &c.controls, c.span);
             let parts = c.before.iter().map(|p| ("before", p));

@@ -56,6 +56,7 @@ impl Runtime {
             Data::Value(v) => v,
             Data::Vector(items) => self.mutable_vector(items).map_err(EditError::Refused)?,
         };
+        self.scheme_runs += 1;
         if self.engine.update_value(&var.global, converted).is_none() {
             return Err(EditError::Refused(format!(
                 "`{name}` cannot be set in this visual object's engine"

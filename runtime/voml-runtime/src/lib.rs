@@ -22,6 +22,7 @@ pub mod fault;
 pub mod host;
 pub mod memory;
 pub mod names;
+mod native_body;
 pub mod prelude;
 pub mod profile;
 mod reload;
@@ -170,6 +171,8 @@ pub struct Stats {
     pub deferred: u64,
     /// Records or parts skipped because of bad fields.
     pub skipped: u64,
+    /// Input parts carried out without Scheme ([`voml_ir::NativeBody`]).
+    pub native: u64,
     /// The timestamp of the first record: where trace time starts for sound and pictures.
     pub first_ts: Option<f64>,
 }
@@ -308,6 +311,11 @@ pub struct Runtime {
     dispatch: Dispatch,
     /// Storage for the arguments of an input's handler, kept from call to call.
     args: Vec<SteelVal>,
+    /// What native input parts keep between events.
+    natives: native_body::Natives,
+    /// Counts what may change the structures besides native parts (Scheme code run, values
+    /// set from outside), so that native parts know when to read them again.
+    scheme_runs: u64,
     has_conditions: bool,
     /// Some code can see the record being processed: a condition part (natively tested or
     /// not), or code that names `current-event` (nothing else can reach it: VO code has no
@@ -477,6 +485,8 @@ impl Runtime {
             changes,
             dispatch: Dispatch::new(dispatch),
             args: Vec::new(),
+            natives: Default::default(),
+            scheme_runs: 0,
             has_conditions,
             event_visible,
             watchdog,
@@ -798,6 +808,25 @@ impl Runtime {
             let Some(handler) = self.eps[ci].handlers[k].clone() else {
                 continue;
             };
+            // A part the compiler found to be plain updates of structures is carried out here,
+            // as the Scheme would; when it cannot be, its procedure runs.
+            if let Some(native) = &self.vo.ep_components[ci].inputs[k].native {
+                let timed = self.profile.is_some().then(Instant::now);
+                if self
+                    .natives
+                    .run(native, &mut self.engine, &args, self.scheme_runs)
+                {
+                    let c = &self.vo.ep_components[ci];
+                    self.changes.written(&c.infos, &c.controls);
+                    self.stats.native += 1;
+                    if let (Some(profile), Some(t)) = (&mut self.profile, timed) {
+                        profile.add(&(Target::Ep(ci), Part::Input(k)), t.elapsed());
+                    }
+                    args.clear();
+                    self.args = args;
+                    continue;
+                }
+            }
             let entry = self.vo.ep_components[ci].inputs[k]
                 .handler
                 .as_ref()
@@ -1165,6 +1194,7 @@ impl Runtime {
             }
             (Target::None, _) => self.changes.anything_runs(),
         }
+        self.scheme_runs += 1;
         let engine = &mut self.engine;
         let timed = self.profile.is_some().then(Instant::now);
         let result = boundary::call(&self.meter, || {

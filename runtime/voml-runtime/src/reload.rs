@@ -44,6 +44,7 @@ impl Runtime {
                 .filter(|_| same)
                 .and_then(|b| old.engine.extract_value(&b.global).ok())
                 .filter(is_data);
+            self.scheme_runs += 1;
             match value.and_then(|v| self.engine.update_value(&var.global, v)) {
                 Some(_) => adopted.kept.push(var.name),
                 None => adopted.reset.push(var.name),

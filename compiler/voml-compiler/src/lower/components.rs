@@ -236,6 +236,19 @@ impl<'a> Lowering<'a> {
             }
         }
         let mut handlers: Vec<Option<ir::EntryPoint>> = vec![None; inputs.len()];
+        let mut natives: Vec<Option<ir::NativeBody>> = vec![None; inputs.len()];
+        // The component's structures as the program names them, for native input parts.
+        let structures: Vec<String> = infos
+            .iter()
+            .flatten()
+            .map(|&i| self.infos[i].global.clone())
+            .chain(
+                controls
+                    .iter()
+                    .flatten()
+                    .map(|&i| self.controls[i].global.clone()),
+            )
+            .collect();
         let mut before = Vec::new();
         let mut after = Vec::new();
         let mut part_spans: Vec<Option<Span>> = vec![None; inputs.len()];
@@ -275,6 +288,16 @@ impl<'a> Lowering<'a> {
                         wrapped.push("\n#t)", part.tag_span, false);
                     }
                     if self.define(&symbol, &params, &wrapped, part, "input part") {
+                        // Plain updates of the structures from the fields: the runtime may
+                        // carry them out itself (not when glue rebinds the fields first).
+                        if glue[k].is_empty() {
+                            if let Some(r) =
+                                bodies::recognise(&code.text, &input_params[k], &structures)
+                            {
+                                natives[k] = Some(r.body);
+                                self.condition_names.insert(symbol.clone(), r.names);
+                            }
+                        }
                         handlers[k] = Some(ir::EntryPoint {
                             symbol,
                             span: part.tag_span,
@@ -386,11 +409,14 @@ impl<'a> Lowering<'a> {
             library: el.attr_text("use").map(|u| u.trim().to_string()),
             inputs: inputs
                 .into_iter()
-                .zip(handlers)
-                .filter_map(|((event, fields, span), handler)| {
+                .zip(handlers.into_iter().zip(natives))
+                .filter_map(|((event, fields, span), (handler, native))| {
+                    // Fields that did not resolve (reported) would shift the arguments.
+                    let whole = fields.iter().all(Option::is_some);
                     Some(ir::Input {
                         event: event?,
                         fields: fields.into_iter().flatten().collect(),
+                        native: native.filter(|_| whole),
                         handler,
                         span,
                     })

@@ -62,7 +62,7 @@ const KNOWN: &[&str] = &[
 
 /// A datum as steel's lexer reads it, as far as recognition needs.
 #[derive(Clone, Debug, PartialEq)]
-enum Datum {
+pub(super) enum Datum {
     List(Vec<Datum>),
     Ident(String),
     Int(i64),
@@ -71,6 +71,8 @@ enum Datum {
     Bool(bool),
     /// The `let` keyword (a token of its own in steel's lexer).
     Let,
+    /// `set!` (a token of its own too).
+    Set,
 }
 
 /// The native test `text` (one Scheme expression) is, if it is one.
@@ -83,6 +85,16 @@ pub fn recognise(text: &str) -> Option<Recognised> {
 
 /// Reads exactly one datum of the recognised kinds, or `None`.
 fn read(text: &str) -> Option<Datum> {
+    let mut all = read_all(text)?;
+    if all.len() == 1 {
+        all.pop()
+    } else {
+        None
+    }
+}
+
+/// Reads the data of the recognised kinds `text` holds, in order, or `None`.
+pub(super) fn read_all(text: &str) -> Option<Vec<Datum>> {
     // The lexer is third-party code: whatever it does with odd text must not stop the
     // compiler, and recognising is only ever an optimisation.
     let text = text.to_string();
@@ -111,13 +123,14 @@ fn read(text: &str) -> Option<Datum> {
                 TokenType::StringLiteral(s) => Datum::Str(s.to_string()),
                 TokenType::BooleanLiteral(b) => Datum::Bool(b),
                 TokenType::Let => Datum::Let,
+                TokenType::Set => Datum::Set,
                 TokenType::Comment => continue,
                 _ => return None,
             };
             stack.last_mut()?.push(datum);
         }
         match <[Vec<Datum>; 1]>::try_from(stack) {
-            Ok([mut top]) if top.len() == 1 => top.pop(),
+            Ok([top]) => Some(top),
             _ => None,
         }
     })
@@ -126,7 +139,7 @@ fn read(text: &str) -> Option<Datum> {
 }
 
 /// Integers that fit a fixnum and finite reals; other numbers stay Scheme-only.
-fn number(n: &NumberLiteral) -> Option<Datum> {
+pub(super) fn number(n: &NumberLiteral) -> Option<Datum> {
     match n {
         NumberLiteral::Real(RealLiteral::Int(IntLiteral::Small(i))) => {
             Some(Datum::Int(i64::try_from(*i).ok()?))

@@ -17,6 +17,7 @@ use crate::structure::{parse_numbers, words_in};
 use crate::xml::{Attr, Element, Node};
 use crate::{colours, LoadOptions};
 
+mod bodies;
 mod code;
 mod components;
 mod conditions;
@@ -50,8 +51,8 @@ pub struct Lowering<'a> {
     uses: Uses,
     /// Positions by name, so that large specs compile in linear time.
     index: Index,
-    /// The global names each native condition rests on, by its body procedure: a program
-    /// that binds one of them keeps that condition in Scheme.
+    /// The global names each native condition or native input part rests on, by its (body)
+    /// procedure: a program that binds one of them keeps that part in Scheme.
     condition_names: HashMap<String, BTreeSet<String>>,
     /// The names each pure condition or `enable` rests on, by its procedure.
     pure_names: HashMap<String, BTreeSet<String>>,
@@ -246,6 +247,7 @@ impl<'a> Lowering<'a> {
         };
         let bound = conditions::bound_names(&self.program.text);
         self.keep_sound_native_conditions(&bound, &mut ep_components);
+        self.keep_sound_native_bodies(&bound, &mut ep_components);
         let mut ir_components = ir_components;
         self.keep_sound_pure(&bound, &mut ep_components, &mut ir_components);
         self.define_styles();
@@ -373,6 +375,27 @@ impl<'a> Lowering<'a> {
             };
             if !sound {
                 part.native = None;
+            }
+        }
+    }
+
+    /// Native input parts whose procedures the program gives another meaning stay in Scheme.
+    fn keep_sound_native_bodies(
+        &self,
+        bound: &Option<HashSet<String>>,
+        components: &mut [ir::EpComponent],
+    ) {
+        for input in components.iter_mut().flat_map(|c| c.inputs.iter_mut()) {
+            let names = input
+                .handler
+                .as_ref()
+                .and_then(|h| self.condition_names.get(&h.symbol));
+            let sound = match (bound, names) {
+                (Some(bound), Some(names)) => conditions::sound(names, bound),
+                _ => false,
+            };
+            if !sound {
+                input.native = None;
             }
         }
     }

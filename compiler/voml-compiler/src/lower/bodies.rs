@@ -1,0 +1,227 @@
+//! `<input>` parts whose code is plain updates of the component's structures from the event's
+//! fields, recognised so that the runtime can carry them out without calling Scheme for every
+//! event ([`voml_ir::NativeBody`]).
+//!
+//! Recognised, in the part's code as the program has it (structures as their globals, fields
+//! as the part's parameters), and nothing else (docs/ir.md lists the same):
+//!
+//! ```text
+//! body      := statement ...
+//! statement := (vector-set! STRUCTURE expr expr) | (set! STRUCTURE expr)
+//! expr      := integer | PARAMETER | STRUCTURE | (vector-ref STRUCTURE expr)
+//!            | (+ expr ...) | (- expr ...)      at least one term
+//! ```
+//!
+//! where STRUCTURE is one of the component's info or control structures and PARAMETER one of
+//! the input's fields. A statement may not read a structure an earlier statement changes (the
+//! runtime works every value out before it changes anything). The procedures named
+//! (`vector-set!`, `vector-ref`, `+`, `-`) must keep the engine's meaning: a program that
+//! binds one of them keeps its parts in Scheme ([`super::conditions::sound`]).
+
+use std::collections::{BTreeSet, HashSet};
+
+use voml_ir::{Expr, NativeBody, Statement};
+
+use super::conditions::{read_all, Datum};
+
+/// A part recognised as a native body, and the global names its meaning rests on.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Recognised {
+    pub body: NativeBody,
+    pub names: BTreeSet<String>,
+}
+
+/// The native body `code` is, for a part with these parameters (the input's fields, in
+/// order) and these structures (the component's globals), if it is one.
+pub fn recognise(code: &str, params: &[String], structures: &[String]) -> Option<Recognised> {
+    let data = read_all(code)?;
+    // The compiler ends each part with `#t`, the part's value.
+    let statements = match data.as_slice() {
+        [rest @ .., Datum::Bool(true)] => rest,
+        all => all,
+    };
+    if statements.is_empty() {
+        return None;
+    }
+    let mut r = Reader {
+        params,
+        structures,
+        names: BTreeSet::new(),
+        reads: HashSet::new(),
+    };
+    let mut written: HashSet<String> = HashSet::new();
+    let mut out = Vec::with_capacity(statements.len());
+    for d in statements {
+        r.reads.clear();
+        let s = r.statement(d)?;
+        if r.reads.iter().any(|g| written.contains(g)) {
+            return None;
+        }
+        written.insert(match &s {
+            Statement::VectorSet { global, .. } | Statement::Set { global, .. } => global.clone(),
+        });
+        out.push(s);
+    }
+    Some(Recognised {
+        body: NativeBody { statements: out },
+        names: r.names,
+    })
+}
+
+struct Reader<'a> {
+    params: &'a [String],
+    structures: &'a [String],
+    /// Global procedures the body names.
+    names: BTreeSet<String>,
+    /// Structures the statement being read reads.
+    reads: HashSet<String>,
+}
+
+impl Reader<'_> {
+    fn structure(&self, d: &Datum) -> Option<String> {
+        match d {
+            Datum::Ident(g) if self.structures.contains(g) => Some(g.clone()),
+            _ => None,
+        }
+    }
+
+    fn statement(&mut self, d: &Datum) -> Option<Statement> {
+        let Datum::List(items) = d else { return None };
+        match items.as_slice() {
+            [Datum::Ident(f), target, index, value] if f == "vector-set!" => {
+                let global = self.structure(target)?;
+                self.names.insert(f.clone());
+                Some(Statement::VectorSet {
+                    global,
+                    index: self.expr(index)?,
+                    value: self.expr(value)?,
+                })
+            }
+            [Datum::Set, target, value] => Some(Statement::Set {
+                global: self.structure(target)?,
+                value: self.expr(value)?,
+            }),
+            _ => None,
+        }
+    }
+
+    fn expr(&mut self, d: &Datum) -> Option<Expr> {
+        match d {
+            Datum::Int(value) => Some(Expr::Int { value: *value }),
+            Datum::Ident(name) => {
+                if let Some(at) = self.params.iter().position(|p| p == name) {
+                    return Some(Expr::Argument {
+                        index: u32::try_from(at).ok()?,
+                    });
+                }
+                let name = self.structure(d)?;
+                self.reads.insert(name.clone());
+                Some(Expr::Global { name })
+            }
+            Datum::List(items) => match items.as_slice() {
+                [Datum::Ident(f), target, index] if f == "vector-ref" => {
+                    let global = self.structure(target)?;
+                    self.reads.insert(global.clone());
+                    self.names.insert(f.clone());
+                    Some(Expr::VectorRef {
+                        global,
+                        index: Box::new(self.expr(index)?),
+                    })
+                }
+                [Datum::Ident(f), terms @ ..] if (f == "+" || f == "-") && !terms.is_empty() => {
+                    let terms = terms
+                        .iter()
+                        .map(|t| self.expr(t))
+                        .collect::<Option<Vec<_>>>()?;
+                    self.names.insert(f.clone());
+                    Some(if f == "+" {
+                        Expr::Add { terms }
+                    } else {
+                        Expr::Sub { terms }
+                    })
+                }
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn strings(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    fn recognise_in(code: &str) -> Option<Recognised> {
+        recognise(
+            code,
+            &strings(&["input0/ts", "input0/proc"]),
+            &strings(&["info/counts", "info/now", "control/n"]),
+        )
+    }
+
+    #[test]
+    fn counting_per_processor_is_recognised() {
+        let r = recognise_in(
+            "(vector-set! info/counts input0/proc (+ 1 (vector-ref info/counts input0/proc)))\n#t",
+        )
+        .unwrap();
+        let index = Expr::Argument { index: 1 };
+        assert_eq!(
+            r.body.statements,
+            [Statement::VectorSet {
+                global: "info/counts".into(),
+                index: index.clone(),
+                value: Expr::Add {
+                    terms: vec![
+                        Expr::Int { value: 1 },
+                        Expr::VectorRef {
+                            global: "info/counts".into(),
+                            index: Box::new(index),
+                        },
+                    ],
+                },
+            }]
+        );
+        assert_eq!(
+            r.names.into_iter().collect::<Vec<_>>(),
+            ["+", "vector-ref", "vector-set!"]
+        );
+        let r = recognise_in("(set! info/now input0/ts) (set! control/n (- control/n 1 -2))");
+        assert_eq!(r.unwrap().body.statements.len(), 2);
+    }
+
+    #[test]
+    fn everything_else_stays_in_scheme() {
+        for code in [
+            // Other procedures, forms and literals.
+            "(vector-set! info/counts input0/proc (* 2 input0/proc))",
+            "(set! info/now (max info/now input0/ts))",
+            "(set! info/now 1.5)",
+            "(set! info/now \"x\")",
+            "(set! info/now (+))",
+            "(when #t (set! info/now input0/ts))",
+            "(let ((p input0/proc)) (vector-set! info/counts p 0))",
+            // Names that are neither the component's structures nor the input's fields.
+            "(set! info/other input0/ts)",
+            "(set! info/now input1/ts)",
+            "(vector-set! other input0/proc 0)",
+            // A structure read after an earlier statement changed it.
+            "(set! control/n 1) (set! info/now control/n)",
+            "(vector-set! info/counts 0 1) (set! control/n (vector-ref info/counts 0))",
+            // Nothing to do, or not code the lexer reads.
+            "#t",
+            "",
+            "(set! info/now",
+        ] {
+            assert_eq!(recognise_in(code), None, "{code}");
+        }
+        // A structure read and changed by one statement is read first, as in Scheme.
+        assert!(
+            recognise_in("(set! control/n (+ control/n 1)) (set! info/now input0/ts)").is_some()
+        );
+    }
+}

@@ -1,0 +1,167 @@
+//! Carrying out native input parts ([`voml_ir::NativeBody`]) without calling Scheme: every
+//! statement's place and value is worked out first, from the structures as they are, the way
+//! steel would (integers that fit a fixnum, indices inside mutable vectors); only then does
+//! anything change. Whatever steel would do differently (promote a sum to a big integer, add
+//! a real, raise an error) makes [`Natives::run`] change nothing and answer false: the runtime
+//! then calls the part's procedure, which does it in Scheme.
+
+use steel::rvals::SteelVal;
+use steel::steel_vm::engine::Engine;
+use voml_ir::{Expr, NativeBody, Statement};
+
+/// What native parts keep between events: the structures' values as last read (a look-up
+/// hashes the name twice), good while no Scheme has run since, and room for the changes
+/// worked out.
+#[derive(Default)]
+pub(crate) struct Natives {
+    /// The count of Scheme runs (see [`Natives::run`]) the values were read after.
+    read_after: u64,
+    values: Vec<(String, SteelVal)>,
+    /// Changes worked out, not yet made.
+    changes: Vec<Change>,
+}
+
+/// A change a statement makes.
+struct Change {
+    /// Which statement.
+    statement: usize,
+    /// The vector and the element it changes; none for a `set!`.
+    element: Option<(SteelVal, usize)>,
+    value: SteelVal,
+}
+
+impl Natives {
+    /// Carries out `body` with the part's arguments `args`; false (and nothing changed) when
+    /// it must be left to Scheme. `scheme_runs` counts what may have changed the structures
+    /// other than native parts: Scheme code run, values set from outside.
+    pub(crate) fn run(
+        &mut self,
+        body: &NativeBody,
+        engine: &mut Engine,
+        args: &[SteelVal],
+        scheme_runs: u64,
+    ) -> bool {
+        if self.read_after != scheme_runs {
+            self.values.clear();
+            self.read_after = scheme_runs;
+        }
+        self.changes.clear();
+        if self.work_out(body, engine, args).is_none() {
+            return false;
+        }
+        for Change {
+            statement,
+            element,
+            value,
+        } in self.changes.drain(..)
+        {
+            match (element, &body.statements[statement]) {
+                (Some((SteelVal::MutableVector(v), i)), _) => {
+                    // In range: checked when worked out, and nothing ran since.
+                    let _ = steel::primitives::vectors::mut_vec_set(&v, i, value);
+                }
+                (None, Statement::Set { global, .. }) => {
+                    engine.update_value(global, value.clone());
+                    match self.values.iter_mut().find(|(n, _)| n == global) {
+                        Some((_, v)) => *v = value,
+                        None => self.values.push((global.clone(), value)),
+                    }
+                }
+                _ => {}
+            }
+        }
+        true
+    }
+
+    /// Every change the statements make, from the structures as they are.
+    fn work_out(&mut self, body: &NativeBody, engine: &Engine, args: &[SteelVal]) -> Option<()> {
+        for (at, s) in body.statements.iter().enumerate() {
+            let change = match s {
+                Statement::VectorSet {
+                    global,
+                    index,
+                    value,
+                } => {
+                    let vector = self.get(engine, global)?;
+                    let i = place(&vector, &self.eval(index, engine, args)?)?;
+                    Change {
+                        statement: at,
+                        element: Some((vector, i)),
+                        value: self.eval(value, engine, args)?,
+                    }
+                }
+                Statement::Set { value, .. } => Change {
+                    statement: at,
+                    element: None,
+                    value: self.eval(value, engine, args)?,
+                },
+            };
+            self.changes.push(change);
+        }
+        Some(())
+    }
+
+    fn get(&mut self, engine: &Engine, name: &str) -> Option<SteelVal> {
+        if let Some((_, v)) = self.values.iter().find(|(n, _)| n == name) {
+            return Some(v.clone());
+        }
+        let v = engine.extract_value(name).ok()?;
+        self.values.push((name.to_string(), v.clone()));
+        Some(v)
+    }
+
+    fn eval(&mut self, e: &Expr, engine: &Engine, args: &[SteelVal]) -> Option<SteelVal> {
+        match e {
+            Expr::Int { value } => fixnum(*value),
+            Expr::Argument { index } => args.get(*index as usize).cloned(),
+            Expr::Global { name } => self.get(engine, name),
+            Expr::VectorRef { global, index } => {
+                let vector = self.get(engine, global)?;
+                let i = place(&vector, &self.eval(index, engine, args)?)?;
+                match &vector {
+                    SteelVal::MutableVector(v) => v.borrow(|v| v.get(i).cloned()),
+                    _ => None,
+                }
+            }
+            Expr::Add { terms } => {
+                let mut sum = 0i64;
+                for t in terms {
+                    sum = sum.checked_add(int(self.eval(t, engine, args)?)?)?;
+                }
+                fixnum(sum)
+            }
+            Expr::Sub { terms } => {
+                let (first, rest) = terms.split_first()?;
+                let first = int(self.eval(first, engine, args)?)?;
+                if rest.is_empty() {
+                    return fixnum(first.checked_neg()?);
+                }
+                let mut difference = first;
+                for t in rest {
+                    difference = difference.checked_sub(int(self.eval(t, engine, args)?)?)?;
+                }
+                fixnum(difference)
+            }
+        }
+    }
+}
+
+/// The element `index` names in `vector`, a mutable vector, when it is one of its elements.
+fn place(vector: &SteelVal, index: &SteelVal) -> Option<usize> {
+    let (SteelVal::MutableVector(v), SteelVal::IntV(i)) = (vector, index) else {
+        return None;
+    };
+    let i = usize::try_from(*i).ok()?;
+    (i < v.borrow(|v| v.len())).then_some(i)
+}
+
+fn int(v: SteelVal) -> Option<i64> {
+    match v {
+        SteelVal::IntV(i) => i64::try_from(i).ok(),
+        _ => None,
+    }
+}
+
+fn fixnum(i: i64) -> Option<SteelVal> {
+    Some(SteelVal::IntV(isize::try_from(i).ok()?))
+}

@@ -1,0 +1,185 @@
+//! Native input parts: `<input>` code that is plain updates of the component's structures
+//! from the event's fields is carried out by the runtime without Scheme, exactly as the Scheme
+//! would, or left to Scheme. Whole runs with and without the native parts end in the same
+//! structures and report the same faults at the same places, whatever the records, including
+//! where Scheme goes its own way (sums past a fixnum, indices out of range, reals where
+//! integers are used) and where Scheme code of other components changes the same structures
+//! between native parts.
+
+mod support;
+
+use support::{compile_text, start_runtime};
+use voml_ir::CompiledVo;
+
+/// The same visual object with every input part left to Scheme.
+fn without_native(vo: &CompiledVo) -> CompiledVo {
+    let mut vo = vo.clone();
+    for input in vo
+        .ep_components
+        .iter_mut()
+        .flat_map(|c| c.inputs.iter_mut())
+    {
+        input.native = None;
+    }
+    vo
+}
+
+/// A run's faults as they are reported: kind, part, place, record and message.
+fn faults(rt: &voml_runtime::Runtime) -> Vec<String> {
+    rt.faults()
+        .iter()
+        .map(|f| {
+            format!(
+                "{:?} {:?} {:?} {:?} {:?} {:?} {}",
+                f.kind, f.component, f.part, f.location, f.event, f.action, f.message
+            )
+        })
+        .collect()
+}
+
+/// Runs `vo` with and without its native parts over `trace`: the structures named and the
+/// faults, each way, and how many parts ran natively.
+fn both_ways(
+    vo: &CompiledVo,
+    trace: &[u8],
+    names: &[&str],
+) -> [(Vec<Option<String>>, Vec<String>, u64); 2] {
+    [vo.clone(), without_native(vo)].map(|vo| {
+        let mut rt = start_runtime(vo, false, 1000);
+        support::replay_bytes(&mut rt, trace, "t.trf", false);
+        let values = names.iter().map(|n| rt.variable(n)).collect();
+        (values, faults(&rt), rt.stats().native)
+    })
+}
+
+const COUNT: &str = r#"<voml><body><visual-object name="count">
+  <event-declarations>
+    <data-event name="enter" rtype="entry" etype="-785"><data-field name="ts" type="real"/><data-field name="proc" type="int"/></data-event>
+  </event-declarations>
+  <info-structures>
+    <variable name="counts" type="vector" init="(0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0)"/>
+    <variable name="latest" type="real"/>
+  </info-structures>
+  <control-structures><variable name="seen" type="int" init="0"/></control-structures>
+  <event-processing>
+    <ep-component name="count" inputs="enter.ts.proc" infos="counts latest" controls="seen">
+      <input name="^0">
+        (vector-set! $0 ^0/1 (+ 1 (vector-ref $0 ^0/1)))
+        (set! $1 ^0/0)
+        (set! %0 (- %0 -1))
+      </input>
+    </ep-component>
+  </event-processing>
+</visual-object></body></voml>"#;
+
+#[test]
+fn counting_per_processor_is_native_and_counts_as_scheme_does() {
+    let vo = compile_text("count.voml", COUNT);
+    assert!(vo.ep_components[0].inputs[0].native.is_some());
+    let trace = std::fs::read("../shared/traces/picl/mpicl-trace3-bcast10.trf")
+        .or_else(|_| std::fs::read("examples/mpicl/ring.trf"))
+        .unwrap();
+    let [native, scheme] = both_ways(&vo, &trace, &["counts", "latest", "seen"]);
+    assert_eq!(native.0, scheme.0);
+    assert!(native.1.is_empty() && scheme.1.is_empty(), "{:?}", native.1);
+    // What the trace holds: entry records of event type -785 per processor.
+    let mut expected = [0u64; 16];
+    for line in String::from_utf8_lossy(&trace).lines() {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        if f.len() > 3 && f[0] == "-3" && f[1] == "-785" {
+            expected[f[3].parse::<usize>().unwrap()] += 1;
+        }
+    }
+    let expected = format!("#({})", expected.map(|n| n.to_string()).join(" "));
+    assert_eq!(native.0[0].as_deref(), Some(expected.as_str()));
+    let records = expected_total(&expected);
+    assert!(records > 0);
+    assert_eq!(native.0[2], Some(records.to_string()));
+    assert_eq!((native.2, scheme.2), (records, 0), "every record natively");
+}
+
+fn expected_total(vector: &str) -> u64 {
+    vector
+        .trim_matches(|c| c == '#' || c == '(' || c == ')')
+        .split_whitespace()
+        .map(|n| n.parse::<u64>().unwrap())
+        .sum()
+}
+
+#[test]
+fn where_scheme_goes_its_own_way_the_part_runs_in_scheme() {
+    // A sum past the largest fixnum (Scheme makes a big integer), an index out of range and a
+    // real used as an index (Scheme errors, reported in place), a negative index.
+    let text = r#"<voml><body><visual-object name="edges">
+      <event-declarations>
+        <data-event name="e" rtype="entry" etype="1"><data-field name="ts" type="real"/><data-field name="k" type="any"/></data-event>
+      </event-declarations>
+      <info-structures>
+        <variable name="v" type="vector" init="(0 0 0 0)"/>
+        <variable name="big" type="int" init="9223372036854775806"/>
+      </info-structures>
+      <event-processing>
+        <ep-component name="edges" inputs="e.ts.k" infos="v big">
+          <input name="^0">(vector-set! $0 ^0/1 (+ 1 (vector-ref $0 ^0/1))) (set! $1 (+ $1 1))</input>
+        </ep-component>
+      </event-processing>
+    </visual-object></body></voml>"#;
+    let vo = compile_text("edges.voml", text);
+    assert!(vo.ep_components[0].inputs[0].native.is_some());
+    let trace = "-3 1 0.1 0\n-3 1 0.2 3\n-3 1 0.3 7\n-3 1 0.4 1.5\n-3 1 0.5 -1\n-3 1 0.6 2\n-3 1 0.7 \"x\"\n-3 1 0.8 2\n";
+    let [native, scheme] = both_ways(&vo, trace.as_bytes(), &["v", "big"]);
+    assert_eq!(native.0, scheme.0);
+    assert_eq!(native.1, scheme.1);
+    assert!(!native.1.is_empty(), "the bad indices are reported");
+    assert!(native.2 > 0, "the plain records ran natively");
+}
+
+#[test]
+fn scheme_changing_the_structures_between_native_parts_is_seen() {
+    // One component counts natively; another, in Scheme, replaces the vector and the counter
+    // on some records: the native part must count into the new vector from then on.
+    let text = r#"<voml><body><visual-object name="mixed">
+      <event-declarations>
+        <data-event name="e" rtype="entry" etype="1"><data-field name="ts" type="real"/><data-field name="k" type="int"/></data-event>
+        <data-event name="reset" rtype="exit" etype="1"><data-field name="ts" type="real"/><data-field name="k" type="int"/></data-event>
+      </event-declarations>
+      <info-structures>
+        <variable name="v" type="vector" init="(0 0 0 0)"/>
+        <variable name="n" type="int" init="0"/>
+      </info-structures>
+      <event-processing>
+        <ep-component name="count" inputs="e.ts.k" infos="v n">
+          <input name="^0">(vector-set! $0 ^0/1 (+ (vector-ref $0 ^0/1) 1)) (set! $1 (+ $1 1))</input>
+        </ep-component>
+        <ep-component name="reset" inputs="reset.ts.k" infos="v n">
+          <input name="^0">(set! $0 (make-vector 4 ^0/1)) (set! $1 (* $1 10))</input>
+        </ep-component>
+      </event-processing>
+    </visual-object></body></voml>"#;
+    let vo = compile_text("mixed.voml", text);
+    let natives: Vec<bool> = vo
+        .ep_components
+        .iter()
+        .map(|c| c.inputs[0].native.is_some())
+        .collect();
+    assert_eq!(natives, [true, false]);
+    let mut trace = String::new();
+    for i in 0..200 {
+        let kind = if i % 37 == 36 { -4 } else { -3 };
+        trace.push_str(&format!("{kind} 1 {}.0 {}\n", i, i % 4));
+    }
+    let [native, scheme] = both_ways(&vo, trace.as_bytes(), &["v", "n"]);
+    assert_eq!(native.0, scheme.0);
+    assert!(native.1.is_empty(), "{:?}", native.1);
+    assert!(native.2 > 150);
+}
+
+#[test]
+fn a_program_that_redefines_a_procedure_keeps_its_parts_in_scheme() {
+    let redefined = COUNT.replace(
+        "<event-processing>",
+        "<utility-code>(define (vector-ref v i) 0)</utility-code><event-processing>",
+    );
+    let vo = compile_text("redefined.voml", &redefined);
+    assert!(vo.ep_components[0].inputs[0].native.is_none());
+}
