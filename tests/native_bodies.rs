@@ -11,15 +11,18 @@ mod support;
 use support::{compile_text, start_runtime};
 use voml_ir::CompiledVo;
 
-/// The same visual object with every input part left to Scheme.
+/// The same visual object with every input part and condition part's code left to Scheme.
 fn without_native(vo: &CompiledVo) -> CompiledVo {
     let mut vo = vo.clone();
-    for input in vo
-        .ep_components
-        .iter_mut()
-        .flat_map(|c| c.inputs.iter_mut())
-    {
-        input.native = None;
+    for c in &mut vo.ep_components {
+        for input in &mut c.inputs {
+            input.native = None;
+        }
+        for part in c.before.iter_mut().chain(c.after.iter_mut()) {
+            if let Some(native) = &mut part.native {
+                native.statements = None;
+            }
+        }
     }
     vo
 }
@@ -182,4 +185,46 @@ fn a_program_that_redefines_a_procedure_keeps_its_parts_in_scheme() {
     );
     let vo = compile_text("redefined.voml", &redefined);
     assert!(vo.ep_components[0].inputs[0].native.is_none());
+}
+
+#[test]
+fn condition_parts_counting_entries_are_native_and_fail_where_scheme_fails() {
+    // The bench's condition part, and one reading an element some records lack or hold as a
+    // string (Scheme fails there, in place) or as a real (Scheme fails as an index).
+    let text = r#"<voml><body><visual-object name="entries">
+      <info-structures>
+        <variable name="counts" type="vector" init="(0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0)"/>
+        <variable name="last" type="int" init="0"/>
+      </info-structures>
+      <event-processing>
+        <ep-component name="count" infos="counts">
+          <before condition="(= (car (current-event)) -3)">(let ((p (list-ref (current-event) 3))) (vector-set! $0 p (+ 1 (vector-ref $0 p))))</before>
+        </ep-component>
+        <ep-component name="short" infos="counts last">
+          <after condition="(= (cadr (current-event)) 7)">(vector-set! $0 (list-ref (current-event) 5) (- (list-ref (current-event) 4))) (set! $1 (caddr (current-event)))</after>
+        </ep-component>
+        <ep-component name="string" infos="counts last">
+          <after condition="(= (cadr (current-event)) 8)">(vector-set! $0 (list-ref (current-event) 5) (- (list-ref (current-event) 4))) (set! $1 (caddr (current-event)))</after>
+        </ep-component>
+        <ep-component name="real" infos="counts last">
+          <after condition="(= (cadr (current-event)) 9)">(vector-set! $0 (list-ref (current-event) 5) (- (list-ref (current-event) 4))) (set! $1 (caddr (current-event)))</after>
+        </ep-component>
+      </event-processing>
+    </visual-object></body></voml>"#;
+    let vo = compile_text("entries.voml", text);
+    for c in &vo.ep_components {
+        let part = c.before.iter().chain(&c.after).next().unwrap();
+        assert!(
+            part.native.as_ref().unwrap().statements.is_some(),
+            "{}",
+            c.name
+        );
+    }
+    let trace = "-3 1 1 2\n-4 1 2 3\n-3 7 3 4 5 6\n-3 8 3 4 5 6\n-3 9 3 4 5 6\n-3 7 4 5 6\n-3 8 5 6 \"x\" 1\n-3 9 6 7 8 2.5\n-3 7 7 1 2 9\n-3 1 8 15\n";
+    let [native, scheme] = both_ways(&vo, trace.as_bytes(), &["counts", "last"]);
+    assert_eq!(native.0, scheme.0);
+    assert_eq!(native.1, scheme.1);
+    assert_eq!(native.1.len(), 3, "{:?}", native.1);
+    assert!(native.2 >= 6, "{}", native.2);
+    assert_eq!(scheme.2, 0);
 }

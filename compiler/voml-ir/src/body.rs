@@ -42,6 +42,9 @@ pub enum Expr {
     Int { value: i64 },
     /// The input's field at this index of [`crate::Input::fields`] (the part's argument).
     Argument { index: u32 },
+    /// Element `position` of `(current-event)`, the list `(rtype etype field ...)`, when it is
+    /// a number (in a condition part's statements).
+    Element { position: u32 },
     /// The structure's value.
     Global { name: String },
     /// `(vector-ref global index)`.
@@ -54,10 +57,16 @@ pub enum Expr {
 }
 
 impl NativeBody {
-    /// Every structure the statements read or change, with the arguments they read: what
-    /// [`crate::validate`] checks against the component and its input.
-    pub fn globals_and_arguments(&self) -> (Vec<&str>, Vec<u32>) {
-        let (mut globals, mut arguments) = (Vec::new(), Vec::new());
+    /// Every structure the statements read or change, with the arguments and the event's
+    /// elements they read: what [`crate::validate`] checks against the component and its
+    /// input.
+    pub fn reads(&self) -> Reads<'_> {
+        let mut reads = Reads::default();
+        let Reads {
+            globals,
+            arguments,
+            elements,
+        } = &mut reads;
         for s in &self.statements {
             match s {
                 Statement::VectorSet {
@@ -66,32 +75,46 @@ impl NativeBody {
                     value,
                 } => {
                     globals.push(global.as_str());
-                    index.collect(&mut globals, &mut arguments);
-                    value.collect(&mut globals, &mut arguments);
+                    index.collect(globals, arguments, elements);
+                    value.collect(globals, arguments, elements);
                 }
                 Statement::Set { global, value } => {
                     globals.push(global.as_str());
-                    value.collect(&mut globals, &mut arguments);
+                    value.collect(globals, arguments, elements);
                 }
             }
         }
-        (globals, arguments)
+        reads
     }
 }
 
+/// What a [`NativeBody`] names (see [`NativeBody::reads`]).
+#[derive(Debug, Default)]
+pub struct Reads<'a> {
+    pub globals: Vec<&'a str>,
+    pub arguments: Vec<u32>,
+    pub elements: Vec<u32>,
+}
+
 impl Expr {
-    fn collect<'a>(&'a self, globals: &mut Vec<&'a str>, arguments: &mut Vec<u32>) {
+    fn collect<'a>(
+        &'a self,
+        globals: &mut Vec<&'a str>,
+        arguments: &mut Vec<u32>,
+        elements: &mut Vec<u32>,
+    ) {
         match self {
             Expr::Int { .. } => {}
             Expr::Argument { index } => arguments.push(*index),
+            Expr::Element { position } => elements.push(*position),
             Expr::Global { name } => globals.push(name),
             Expr::VectorRef { global, index } => {
                 globals.push(global);
-                index.collect(globals, arguments);
+                index.collect(globals, arguments, elements);
             }
             Expr::Add { terms } | Expr::Sub { terms } => {
                 for t in terms {
-                    t.collect(globals, arguments);
+                    t.collect(globals, arguments, elements);
                 }
             }
         }

@@ -27,7 +27,7 @@ mod condition;
 mod steel_lock;
 pub mod tokens;
 mod validate;
-pub use body::{Expr, NativeBody, Statement};
+pub use body::{Expr, NativeBody, Reads as BodyReads, Statement};
 pub use condition::{element_reader, CompareOp, Decision, Element, Operand, Test, ELEMENT_READERS};
 pub use steel_lock::steel_parse_lock;
 pub use validate::{
@@ -318,6 +318,10 @@ pub struct NativeCondition {
     /// The part's code without its condition: the procedure `entry` calls when the condition
     /// holds.
     pub body: EntryPoint,
+    /// That code as statements a runtime may carry out without calling `body`, when the
+    /// compiler recognised it as one (see [`NativeBody`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub statements: Option<NativeBody>,
 }
 
 /// An `<ir-component>`.

@@ -117,6 +117,25 @@ impl Checker<'_> {
                 input.span,
             );
         }
+        self.statements(
+            &format!("{at}.native"),
+            native,
+            c,
+            input.fields.len(),
+            input.span,
+        );
+    }
+
+    /// Statements change and read only the component's structures, the part's `arguments`
+    /// and the event's elements up to the largest field position.
+    fn statements(
+        &mut self,
+        at: &str,
+        native: &NativeBody,
+        c: &EpComponent,
+        arguments: usize,
+        span: Span,
+    ) {
         fn own<'v>(k: &usize, list: &'v [Variable]) -> Option<&'v str> {
             list.get(*k).map(|v| v.global.as_str())
         }
@@ -126,29 +145,36 @@ impl Checker<'_> {
             .filter_map(|k| own(k, &self.vo.infos))
             .chain(c.controls.iter().filter_map(|k| own(k, &self.vo.controls)))
             .collect();
-        let (used, arguments) = native.globals_and_arguments();
-        for g in used {
+        let reads = native.reads();
+        for g in reads.globals {
             if !globals.contains(&g) {
                 self.fail(
-                    format!("{at}.native"),
+                    at.to_string(),
                     format!("`{g}` is not one of the component's structures"),
-                    input.span,
+                    span,
                 );
             }
         }
-        for a in arguments {
-            self.index(
-                format!("{at}.native"),
-                a as usize,
-                input.fields.len(),
-                "argument",
-                input.span,
-            );
+        for a in reads.arguments {
+            self.index(at.to_string(), a as usize, arguments, "argument", span);
+        }
+        for p in reads.elements {
+            if p > MAX_FIELD_POSITION {
+                self.fail(
+                    at.to_string(),
+                    format!("reads element {p} of the event (at most {MAX_FIELD_POSITION})"),
+                    span,
+                );
+            }
         }
     }
 
-    fn native(&mut self, at: &str, native: &NativeCondition, span: Span) {
+    fn native(&mut self, at: &str, native: &NativeCondition, c: &EpComponent, span: Span) {
         self.entry_point(format!("{at}.native.body"), &native.body);
+        if let Some(statements) = &native.statements {
+            // A condition part takes no arguments.
+            self.statements(&format!("{at}.native.statements"), statements, c, 0, span);
+        }
         let test = &native.test;
         if test.depth() > MAX_NESTING {
             self.fail(
@@ -327,7 +353,7 @@ impl Checker<'_> {
                 *k += 1;
                 self.entry_point(format!("{at}.entry"), &p.entry);
                 if let Some(native) = &p.native {
-                    self.native(&at, native, p.entry.span);
+                    self.native(&at, native, c, p.entry.span);
                 }
                 if let Some(reads) = &p.pure {
                     let at = format!("{at}.pure");

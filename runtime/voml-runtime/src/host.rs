@@ -119,6 +119,11 @@ impl Host {
         self.event_value = None;
     }
 
+    /// The record `(current-event)` shows, if any.
+    pub(crate) fn event(&self) -> Option<&voml_trace::Record> {
+        self.event.as_ref()
+    }
+
     /// What a condition's native test decides for the record `(current-event)` shows
     /// (unsure before the first record: the Scheme condition would see `#f`).
     pub fn decide(&self, test: &voml_ir::Test) -> voml_ir::Decision {

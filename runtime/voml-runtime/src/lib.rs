@@ -171,7 +171,7 @@ pub struct Stats {
     pub deferred: u64,
     /// Records or parts skipped because of bad fields.
     pub skipped: u64,
-    /// Input parts carried out without Scheme ([`voml_ir::NativeBody`]).
+    /// Input and condition parts carried out without Scheme ([`voml_ir::NativeBody`]).
     pub native: u64,
     /// The timestamp of the first record: where trace time starts for sound and pictures.
     pub first_ts: Option<f64>,
@@ -814,7 +814,7 @@ impl Runtime {
                 let timed = self.profile.is_some().then(Instant::now);
                 if self
                     .natives
-                    .run(native, &mut self.engine, &args, self.scheme_runs)
+                    .run(native, &mut self.engine, &args, None, self.scheme_runs)
                 {
                     let c = &self.vo.ep_components[ci];
                     self.changes.written(&c.infos, &c.controls);
@@ -870,7 +870,36 @@ impl Runtime {
                     (Some(native), Some(body)) => {
                         let decision = self.host.borrow().decide(&native.test);
                         match decision {
-                            voml_ir::Decision::Holds => body.clone(),
+                            // The part's code itself, when it is plain updates, is carried
+                            // out here as the Scheme would; else its procedure runs.
+                            voml_ir::Decision::Holds => match &native.statements {
+                                Some(statements) => {
+                                    let timed = self.profile.is_some().then(Instant::now);
+                                    let done = self.natives.run(
+                                        statements,
+                                        &mut self.engine,
+                                        &[],
+                                        self.host.borrow().event(),
+                                        self.scheme_runs,
+                                    );
+                                    if done {
+                                        self.changes.written(&c.infos, &c.controls);
+                                        self.stats.native += 1;
+                                        if let (Some(profile), Some(t)) = (&mut self.profile, timed)
+                                        {
+                                            let part = if before {
+                                                Part::Before(i)
+                                            } else {
+                                                Part::After(i)
+                                            };
+                                            profile.add(&(Target::Ep(ci), part), t.elapsed());
+                                        }
+                                        continue;
+                                    }
+                                    body.clone()
+                                }
+                                None => body.clone(),
+                            },
                             voml_ir::Decision::Fails => continue,
                             voml_ir::Decision::Unsure => state.entry.clone(),
                         }

@@ -8,6 +8,7 @@
 use steel::rvals::SteelVal;
 use steel::steel_vm::engine::Engine;
 use voml_ir::{Expr, NativeBody, Statement};
+use voml_trace::{Record, Value};
 
 /// What native parts keep between events: the structures' values as last read (a look-up
 /// hashes the name twice), good while no Scheme has run since, and room for the changes
@@ -31,14 +32,16 @@ struct Change {
 }
 
 impl Natives {
-    /// Carries out `body` with the part's arguments `args`; false (and nothing changed) when
-    /// it must be left to Scheme. `scheme_runs` counts what may have changed the structures
-    /// other than native parts: Scheme code run, values set from outside.
+    /// Carries out `body` with the part's arguments `args` and the record `(current-event)`
+    /// shows; false (and nothing changed) when it must be left to Scheme. `scheme_runs` counts
+    /// what may have changed the structures other than native parts: Scheme code run, values
+    /// set from outside.
     pub(crate) fn run(
         &mut self,
         body: &NativeBody,
         engine: &mut Engine,
         args: &[SteelVal],
+        event: Option<&Record>,
         scheme_runs: u64,
     ) -> bool {
         if self.read_after != scheme_runs {
@@ -46,7 +49,10 @@ impl Natives {
             self.read_after = scheme_runs;
         }
         self.changes.clear();
-        if self.work_out(body, engine, args).is_none() {
+        if self
+            .work_out(body, engine, &Inputs { args, event })
+            .is_none()
+        {
             return false;
         }
         for Change {
@@ -74,7 +80,7 @@ impl Natives {
     }
 
     /// Every change the statements make, from the structures as they are.
-    fn work_out(&mut self, body: &NativeBody, engine: &Engine, args: &[SteelVal]) -> Option<()> {
+    fn work_out(&mut self, body: &NativeBody, engine: &Engine, args: &Inputs) -> Option<()> {
         for (at, s) in body.statements.iter().enumerate() {
             let change = match s {
                 Statement::VectorSet {
@@ -110,10 +116,23 @@ impl Natives {
         Some(v)
     }
 
-    fn eval(&mut self, e: &Expr, engine: &Engine, args: &[SteelVal]) -> Option<SteelVal> {
+    fn eval(&mut self, e: &Expr, engine: &Engine, args: &Inputs) -> Option<SteelVal> {
         match e {
             Expr::Int { value } => fixnum(*value),
-            Expr::Argument { index } => args.get(*index as usize).cloned(),
+            Expr::Argument { index } => args.args.get(*index as usize).cloned(),
+            Expr::Element { position } => {
+                let record = args.event?;
+                match *position {
+                    0 => fixnum(record.rtype),
+                    1 => fixnum(record.etype),
+                    // Numbers only: a string element is a string of the event's list.
+                    p => match record.get(p as usize)? {
+                        Value::Int(i) => fixnum(*i),
+                        Value::Real(r) => Some(SteelVal::NumV(*r)),
+                        Value::Str(_) => None,
+                    },
+                }
+            }
             Expr::Global { name } => self.get(engine, name),
             Expr::VectorRef { global, index } => {
                 let vector = self.get(engine, global)?;
@@ -144,6 +163,12 @@ impl Natives {
             }
         }
     }
+}
+
+/// What a part reads besides the structures.
+struct Inputs<'a> {
+    args: &'a [SteelVal],
+    event: Option<&'a Record>,
 }
 
 /// The element `index` names in `vector`, a mutable vector, when it is one of its elements.

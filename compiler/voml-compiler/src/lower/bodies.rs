@@ -6,14 +6,18 @@
 //! as the part's parameters), and nothing else (docs/ir.md lists the same):
 //!
 //! ```text
-//! body      := statement ...
+//! body      := statement ... | (let ((VAR expr) ...) statement ...)
 //! statement := (vector-set! STRUCTURE expr expr) | (set! STRUCTURE expr)
-//! expr      := integer | PARAMETER | STRUCTURE | (vector-ref STRUCTURE expr)
+//! expr      := integer | PARAMETER | STRUCTURE | VAR | (vector-ref STRUCTURE expr)
 //!            | (+ expr ...) | (- expr ...)      at least one term
+//!            | element                          in condition parts
+//! element   := (car EV) | (cadr EV) | (caddr EV) | (cadddr EV) | (list-ref EV N)
+//! EV        := (current-event)
 //! ```
 //!
-//! where STRUCTURE is one of the component's info or control structures and PARAMETER one of
-//! the input's fields. A statement may not read a structure an earlier statement changes (the
+//! where STRUCTURE is one of the component's info or control structures, PARAMETER one of
+//! the input's fields, and VAR stands for the expression it is bound to (expressions change
+//! nothing, so reading one twice is reading it once). A statement may not read a structure an earlier statement changes (the
 //! runtime works every value out before it changes anything). The procedures named
 //! (`vector-set!`, `vector-ref`, `+`, `-`) must keep the engine's meaning: a program that
 //! binds one of them keeps its parts in Scheme ([`super::conditions::sound`]).
@@ -31,24 +35,82 @@ pub struct Recognised {
     pub names: BTreeSet<String>,
 }
 
-/// The native body `code` is, for a part with these parameters (the input's fields, in
-/// order) and these structures (the component's globals), if it is one.
+/// Every name the recogniser gives a meaning: a `let` variable spelled like one of them is
+/// left to Scheme.
+const KNOWN: &[&str] = &[
+    "vector-set!",
+    "vector-ref",
+    "+",
+    "-",
+    "car",
+    "cadr",
+    "caddr",
+    "cadddr",
+    "list-ref",
+    "current-event",
+];
+
+/// The native body the code of an input part is, for a part with these parameters (the
+/// input's fields, in order) and these structures (the component's globals), if it is one.
 pub fn recognise(code: &str, params: &[String], structures: &[String]) -> Option<Recognised> {
+    recognise_with(code, params, structures, false)
+}
+
+/// The native body the code of a condition part is (it may read the event's elements), for a
+/// component with these structures, if it is one.
+pub fn recognise_part(code: &str, structures: &[String]) -> Option<Recognised> {
+    recognise_with(code, &[], structures, true)
+}
+
+fn recognise_with(
+    code: &str,
+    params: &[String],
+    structures: &[String],
+    events: bool,
+) -> Option<Recognised> {
     let data = read_all(code)?;
     // The compiler ends each part with `#t`, the part's value.
-    let statements = match data.as_slice() {
+    let data = match data.as_slice() {
         [rest @ .., Datum::Bool(true)] => rest,
+        all => all,
+    };
+    let mut r = Reader {
+        params,
+        structures,
+        events,
+        vars: Vec::new(),
+        used: HashSet::new(),
+        names: BTreeSet::new(),
+        reads: HashSet::new(),
+    };
+    let statements = match data {
+        [Datum::List(items)] if matches!(items.first(), Some(Datum::Let)) => {
+            let [Datum::Let, Datum::List(bindings), body @ ..] = items.as_slice() else {
+                return None;
+            };
+            let mut vars = Vec::with_capacity(bindings.len());
+            for b in bindings {
+                let Datum::List(b) = b else { return None };
+                let [Datum::Ident(var), value] = b.as_slice() else {
+                    return None;
+                };
+                let taken = KNOWN.contains(&var.as_str())
+                    || params.contains(var)
+                    || structures.contains(var)
+                    || vars.iter().any(|(v, _)| v == var);
+                if taken {
+                    return None;
+                }
+                vars.push((var.clone(), r.expr(value)?));
+            }
+            r.vars = vars;
+            body
+        }
         all => all,
     };
     if statements.is_empty() {
         return None;
     }
-    let mut r = Reader {
-        params,
-        structures,
-        names: BTreeSet::new(),
-        reads: HashSet::new(),
-    };
     let mut written: HashSet<String> = HashSet::new();
     let mut out = Vec::with_capacity(statements.len());
     for d in statements {
@@ -62,6 +124,11 @@ pub fn recognise(code: &str, params: &[String], structures: &[String]) -> Option
         });
         out.push(s);
     }
+    // Scheme works out every binding, used or not (and fails where one fails): a statement
+    // reading each does the same here.
+    if r.vars.iter().any(|(v, _)| !r.used.contains(v)) {
+        return None;
+    }
     Some(Recognised {
         body: NativeBody { statements: out },
         names: r.names,
@@ -71,6 +138,11 @@ pub fn recognise(code: &str, params: &[String], structures: &[String]) -> Option
 struct Reader<'a> {
     params: &'a [String],
     structures: &'a [String],
+    /// Whether the event's elements may be read (condition parts).
+    events: bool,
+    /// `let` variables and what they stand for, and whether the statements use each.
+    vars: Vec<(String, Expr)>,
+    used: HashSet<String>,
     /// Global procedures the body names.
     names: BTreeSet<String>,
     /// Structures the statement being read reads.
@@ -109,6 +181,13 @@ impl Reader<'_> {
         match d {
             Datum::Int(value) => Some(Expr::Int { value: *value }),
             Datum::Ident(name) => {
+                if let Some((_, e)) = self.vars.iter().find(|(v, _)| v == name) {
+                    // What a variable stands for was read where it was bound.
+                    let e = e.clone();
+                    self.used.insert(name.clone());
+                    self.note_reads(&e);
+                    return Some(e);
+                }
                 if let Some(at) = self.params.iter().position(|p| p == name) {
                     return Some(Expr::Argument {
                         index: u32::try_from(at).ok()?,
@@ -140,9 +219,52 @@ impl Reader<'_> {
                         Expr::Sub { terms }
                     })
                 }
+                [Datum::Ident(f), ev] if self.events && self.event(ev) => {
+                    let position = voml_ir::element_reader(f)?;
+                    self.names.insert(f.clone());
+                    Some(Expr::Element { position })
+                }
+                [Datum::Ident(f), ev, Datum::Int(n)]
+                    if f == "list-ref" && self.events && self.event(ev) =>
+                {
+                    let position = u32::try_from(*n)
+                        .ok()
+                        .filter(|&n| n <= voml_ir::MAX_FIELD_POSITION)?;
+                    self.names.insert(f.clone());
+                    Some(Expr::Element { position })
+                }
                 _ => None,
             },
             _ => None,
+        }
+    }
+
+    /// Whether `d` is `(current-event)`.
+    fn event(&mut self, d: &Datum) -> bool {
+        let is = matches!(d, Datum::List(items) if matches!(items.as_slice(), [Datum::Ident(f)] if f == "current-event"));
+        if is {
+            self.names.insert("current-event".to_string());
+        }
+        is
+    }
+
+    /// Notes the structures `e` reads, for the rule that no statement reads what an earlier
+    /// one changed.
+    fn note_reads(&mut self, e: &Expr) {
+        match e {
+            Expr::Global { name } => {
+                self.reads.insert(name.clone());
+            }
+            Expr::VectorRef { global, index } => {
+                self.reads.insert(global.clone());
+                self.note_reads(index);
+            }
+            Expr::Add { terms } | Expr::Sub { terms } => {
+                for t in terms {
+                    self.note_reads(t);
+                }
+            }
+            Expr::Int { .. } | Expr::Argument { .. } | Expr::Element { .. } => {}
         }
     }
 }
@@ -204,7 +326,7 @@ mod tests {
             "(set! info/now \"x\")",
             "(set! info/now (+))",
             "(when #t (set! info/now input0/ts))",
-            "(let ((p input0/proc)) (vector-set! info/counts p 0))",
+            "(let ((p input0/proc)) (vector-set! info/counts p 0) #f)",
             // Names that are neither the component's structures nor the input's fields.
             "(set! info/other input0/ts)",
             "(set! info/now input1/ts)",
@@ -223,5 +345,52 @@ mod tests {
         assert!(
             recognise_in("(set! control/n (+ control/n 1)) (set! info/now input0/ts)").is_some()
         );
+        assert!(recognise_in("(let ((p input0/proc)) (vector-set! info/counts p 0))").is_some());
+        // The event's elements only in condition parts.
+        assert_eq!(recognise_in("(set! control/n (car (current-event)))"), None);
+    }
+
+    #[test]
+    fn condition_parts_read_the_event_and_bind_variables() {
+        let structures = strings(&["info/counts", "control/n"]);
+        let r = recognise_part(
+            "(let ((p (list-ref (current-event) 3))) (vector-set! info/counts p (+ 1 (vector-ref info/counts p))))\n#t",
+            &structures,
+        )
+        .unwrap();
+        let p = Expr::Element { position: 3 };
+        assert_eq!(
+            r.body.statements,
+            [Statement::VectorSet {
+                global: "info/counts".into(),
+                index: p.clone(),
+                value: Expr::Add {
+                    terms: vec![
+                        Expr::Int { value: 1 },
+                        Expr::VectorRef {
+                            global: "info/counts".into(),
+                            index: Box::new(p),
+                        },
+                    ],
+                },
+            }]
+        );
+        assert!(r.names.contains("list-ref") && r.names.contains("current-event"));
+        assert!(recognise_part("(set! control/n (cadr (current-event)))", &structures).is_some());
+        for code in [
+            // A variable standing for a structure an earlier statement changed.
+            "(let ((m control/n)) (set! control/n 1) (vector-set! info/counts 0 m))",
+            // A binding no statement reads (Scheme works it out all the same).
+            "(let ((p (list-ref (current-event) 9))) (set! control/n 1))",
+            "(let ((car 1)) (set! control/n car))",
+            "(let ((control/n 1)) (set! control/n 2))",
+            "(let ((p 1) (p 2)) (set! control/n p))",
+            "(let ((p (list-ref (current-event) -1))) (set! control/n p))",
+            "(let ((e (current-event))) (set! control/n (car e)))",
+            "(let loop ((i 0)) (set! control/n i))",
+            "(set! control/n (list-ref (current-event) (car (current-event))))",
+        ] {
+            assert_eq!(recognise_part(code, &structures), None, "{code}");
+        }
     }
 }

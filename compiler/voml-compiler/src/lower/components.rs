@@ -356,12 +356,20 @@ impl<'a> Lowering<'a> {
                             call.push(&format!("({body})"), part.tag_span, false);
                             wrapped = wrap(&call);
                             self.condition_names.insert(body.clone(), r.names);
+                            // The part's code itself, when it is plain updates.
+                            let statements =
+                                bodies::recognise_part(&code.text, &structures).map(|b| {
+                                    self.condition_names
+                                        .insert(format!("{body} statements"), b.names);
+                                    b.body
+                                });
                             native = Some(ir::NativeCondition {
                                 test: r.test,
                                 body: ir::EntryPoint {
                                     symbol: body,
                                     span: part.tag_span,
                                 },
+                                statements,
                             });
                         }
                     }

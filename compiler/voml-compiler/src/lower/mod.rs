@@ -366,14 +366,17 @@ impl<'a> Lowering<'a> {
             .iter_mut()
             .flat_map(|c| c.before.iter_mut().chain(c.after.iter_mut()))
         {
-            let Some(native) = &part.native else {
+            let Some(native) = &mut part.native else {
                 continue;
             };
-            let sound = match (bound, self.condition_names.get(&native.body.symbol)) {
+            let sound = |key: &str| match (bound, self.condition_names.get(key)) {
                 (Some(bound), Some(names)) => conditions::sound(names, bound),
                 _ => false,
             };
-            if !sound {
+            if !sound(&format!("{} statements", native.body.symbol)) {
+                native.statements = None;
+            }
+            if !sound(&native.body.symbol) {
                 part.native = None;
             }
         }
