@@ -271,6 +271,59 @@ fn components_lists_the_library_and_shows_an_interface() {
     );
 }
 
+/// A part the runtime carries out without Scheme says so in the profile, with its calls.
+#[test]
+fn run_profile_marks_native_parts() {
+    let out_dir = scratch("profile-native");
+    let spec = out_dir.join("count.voml");
+    std::fs::write(
+        &spec,
+        r#"<voml><body><visual-object name="count">
+  <event-declarations>
+    <data-event name="enter" rtype="entry" etype="-27"><data-field name="ts" type="real"/><data-field name="proc" type="int"/></data-event>
+  </event-declarations>
+  <info-structures><variable name="counts" type="vector" init="(0 0 0 0 0 0 0 0)"/></info-structures>
+  <event-processing>
+    <ep-component name="count" inputs="enter.ts.proc" infos="counts">
+      <input name="^0">(vector-set! $0 ^0/1 (+ 1 (vector-ref $0 ^0/1)))</input>
+    </ep-component>
+  </event-processing>
+</visual-object></body></voml>"#,
+    )
+    .unwrap();
+    let trace = "examples/mpicl/ring.trf";
+    let entries = std::fs::read_to_string(root().join(trace))
+        .unwrap()
+        .lines()
+        .filter(|l| l.split_whitespace().take(2).eq(["-3", "-27"]))
+        .count();
+    let out = run(&mut voml(&[
+        "run",
+        spec.to_str().unwrap(),
+        "--trace",
+        trace,
+        "--headless",
+        "--out",
+        out_dir.to_str().unwrap(),
+        "--profile",
+    ]));
+    let err = text(&out.stderr);
+    assert_eq!(status(&out), 0, "{err}");
+    let part = "EP component `count` input ^0 (native)";
+    let line = err
+        .lines()
+        .map(str::trim_start)
+        .find(|l| l.starts_with(part))
+        .unwrap_or_else(|| panic!("no native row:\n{err}"));
+    let calls: usize = line[part.len()..]
+        .split_whitespace()
+        .next()
+        .and_then(|w| w.parse().ok())
+        .unwrap();
+    assert_eq!(calls, entries);
+    assert!(entries > 100);
+}
+
 /// `voml run --profile` ends with where the time went: each part that ran, as often as it
 /// ran, and what was left outside the parts.
 #[test]

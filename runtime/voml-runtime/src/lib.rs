@@ -340,7 +340,8 @@ pub struct Runtime {
     started: bool,
     general_owner: OwnerId,
     /// With [`Config::profile`]: calls and time per part, and what loading took.
-    profile: Option<profile::Profile<(Target, Part)>>,
+    /// Time per part, and whether the part ran natively (without Scheme).
+    profile: Option<profile::Profile<(Target, Part, bool)>>,
     load_time: Duration,
 }
 
@@ -820,7 +821,7 @@ impl Runtime {
                     self.changes.written(&c.infos, &c.controls);
                     self.stats.native += 1;
                     if let (Some(profile), Some(t)) = (&mut self.profile, timed) {
-                        profile.add(&(Target::Ep(ci), Part::Input(k)), t.elapsed());
+                        profile.add(&(Target::Ep(ci), Part::Input(k), true), t.elapsed());
                     }
                     args.clear();
                     self.args = args;
@@ -892,7 +893,7 @@ impl Runtime {
                                             } else {
                                                 Part::After(i)
                                             };
-                                            profile.add(&(Target::Ep(ci), part), t.elapsed());
+                                            profile.add(&(Target::Ep(ci), part, true), t.elapsed());
                                         }
                                         continue;
                                     }
@@ -1230,7 +1231,7 @@ impl Runtime {
             engine.call_function_with_args_from_mut_slice(f.clone(), args)
         });
         if let (Some(profile), Some(t)) = (&mut self.profile, timed) {
-            profile.add(&(who.target, who.part.clone()), t.elapsed());
+            profile.add(&(who.target, who.part.clone(), false), t.elapsed());
         }
         // What the drawing layer adjusted while this code drew is noted; the run goes on as
         // drawn.
@@ -1308,13 +1309,16 @@ impl Runtime {
     /// level).
     pub fn profile(&self) -> Option<Vec<ProfileRow>> {
         let profile = self.profile.as_ref()?;
-        let mut rows = profile.rows(|(target, part)| {
+        let mut rows = profile.rows(|(target, part, native)| {
             let who = Who {
                 part: part.clone(),
                 span: Span::default(),
                 target: *target,
             };
-            let (component, part) = self.describe(&who);
+            let (component, mut part) = self.describe(&who);
+            if *native {
+                part.push_str(" (native)");
+            }
             (
                 component.unwrap_or_else(|| "outside components".into()),
                 part,
