@@ -228,3 +228,31 @@ fn condition_parts_counting_entries_are_native_and_fail_where_scheme_fails() {
     assert!(native.2 >= 6, "{}", native.2);
     assert_eq!(scheme.2, 0);
 }
+
+#[test]
+fn statements_on_shared_and_twice_changed_vectors_do_what_scheme_does() {
+    // `w` takes the vector `v` holds, then an element of `v` changes (seen through `w` too);
+    // two elements of one vector change in one part.
+    let text = r#"<voml><body><visual-object name="shared">
+      <event-declarations>
+        <data-event name="e" rtype="entry" etype="1"><data-field name="ts" type="real"/><data-field name="k" type="int"/></data-event>
+      </event-declarations>
+      <info-structures>
+        <variable name="v" type="vector" init="(0 0 0 0)"/>
+        <variable name="w" type="vector" init="(9 9)"/>
+      </info-structures>
+      <event-processing>
+        <ep-component name="share" inputs="e.ts.k" infos="v w">
+          <input name="^0">(set! $1 $0) (vector-set! $0 ^0/1 (+ (vector-ref $0 ^0/1) 1)) (vector-set! $0 0 ^0/1)</input>
+        </ep-component>
+      </event-processing>
+    </visual-object></body></voml>"#;
+    let vo = compile_text("shared.voml", text);
+    assert!(vo.ep_components[0].inputs[0].native.is_some());
+    let trace = "-3 1 0.1 1\n-3 1 0.2 2\n-3 1 0.3 3\n-3 1 0.4 2\n";
+    let [native, scheme] = both_ways(&vo, trace.as_bytes(), &["v", "w"]);
+    assert_eq!(native.0, scheme.0);
+    assert_eq!(native.0[0].as_deref(), Some("#(2 1 2 1)"));
+    assert_eq!(native.0[0], native.0[1], "w is v's vector");
+    assert_eq!(native.2, 4);
+}

@@ -26,8 +26,9 @@ pub(crate) struct Natives {
 struct Change {
     /// Which statement.
     statement: usize,
-    /// The vector and the element it changes; none for a `set!`.
-    element: Option<(SteelVal, usize)>,
+    /// The vector (where it is among the values read) and the element it changes; none for
+    /// a `set!`.
+    element: Option<(usize, usize)>,
     value: SteelVal,
 }
 
@@ -62,9 +63,12 @@ impl Natives {
         } in self.changes.drain(..)
         {
             match (element, &body.statements[statement]) {
-                (Some((SteelVal::MutableVector(v), i)), _) => {
-                    // In range: checked when worked out, and nothing ran since.
-                    let _ = steel::primitives::vectors::mut_vec_set(&v, i, value);
+                (Some((g, i)), _) => {
+                    // A mutable vector, and in range: checked when worked out, and nothing
+                    // ran since.
+                    if let SteelVal::MutableVector(v) = &self.values[g].1 {
+                        let _ = steel::primitives::vectors::mut_vec_set(v, i, value);
+                    }
                 }
                 (None, Statement::Set { global, .. }) => {
                     engine.update_value(global, value.clone());
@@ -88,11 +92,12 @@ impl Natives {
                     index,
                     value,
                 } => {
-                    let vector = self.get(engine, global)?;
-                    let i = place(&vector, &self.eval(index, engine, args)?)?;
+                    let g = self.find(engine, global)?;
+                    let index = self.eval(index, engine, args)?;
+                    let i = self.element(g, &index, |_, i| Some(i))?;
                     Change {
                         statement: at,
-                        element: Some((vector, i)),
+                        element: Some((g, i)),
                         value: self.eval(value, engine, args)?,
                     }
                 }
@@ -107,13 +112,29 @@ impl Natives {
         Some(())
     }
 
-    fn get(&mut self, engine: &Engine, name: &str) -> Option<SteelVal> {
-        if let Some((_, v)) = self.values.iter().find(|(n, _)| n == name) {
-            return Some(v.clone());
+    /// Where the structure `name` is among the values read, reading it first if need be.
+    fn find(&mut self, engine: &Engine, name: &str) -> Option<usize> {
+        if let Some(at) = self.values.iter().position(|(n, _)| n == name) {
+            return Some(at);
         }
         let v = engine.extract_value(name).ok()?;
-        self.values.push((name.to_string(), v.clone()));
-        Some(v)
+        self.values.push((name.to_string(), v));
+        Some(self.values.len() - 1)
+    }
+
+    /// `then` of the vector at `g` among the values read and the element `index` names, when
+    /// that is a mutable vector and `index` one of its elements.
+    fn element<T>(
+        &self,
+        g: usize,
+        index: &SteelVal,
+        then: impl FnOnce(&[SteelVal], usize) -> Option<T>,
+    ) -> Option<T> {
+        let (SteelVal::MutableVector(v), SteelVal::IntV(i)) = (&self.values[g].1, index) else {
+            return None;
+        };
+        let i = usize::try_from(*i).ok()?;
+        v.borrow(|v| if i < v.len() { then(v, i) } else { None })
     }
 
     fn eval(&mut self, e: &Expr, engine: &Engine, args: &Inputs) -> Option<SteelVal> {
@@ -133,14 +154,14 @@ impl Natives {
                     },
                 }
             }
-            Expr::Global { name } => self.get(engine, name),
+            Expr::Global { name } => {
+                let g = self.find(engine, name)?;
+                Some(self.values[g].1.clone())
+            }
             Expr::VectorRef { global, index } => {
-                let vector = self.get(engine, global)?;
-                let i = place(&vector, &self.eval(index, engine, args)?)?;
-                match &vector {
-                    SteelVal::MutableVector(v) => v.borrow(|v| v.get(i).cloned()),
-                    _ => None,
-                }
+                let g = self.find(engine, global)?;
+                let index = self.eval(index, engine, args)?;
+                self.element(g, &index, |v, i| Some(v[i].clone()))
             }
             Expr::Add { terms } => {
                 let mut sum = 0i64;
@@ -169,15 +190,6 @@ impl Natives {
 struct Inputs<'a> {
     args: &'a [SteelVal],
     event: Option<&'a Record>,
-}
-
-/// The element `index` names in `vector`, a mutable vector, when it is one of its elements.
-fn place(vector: &SteelVal, index: &SteelVal) -> Option<usize> {
-    let (SteelVal::MutableVector(v), SteelVal::IntV(i)) = (vector, index) else {
-        return None;
-    };
-    let i = usize::try_from(*i).ok()?;
-    (i < v.borrow(|v| v.len())).then_some(i)
 }
 
 fn int(v: SteelVal) -> Option<i64> {

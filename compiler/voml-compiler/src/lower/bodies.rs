@@ -82,6 +82,7 @@ fn recognise_with(
         used: HashSet::new(),
         names: BTreeSet::new(),
         reads: HashSet::new(),
+        contents: HashSet::new(),
     };
     let statements = match data {
         [Datum::List(items)] if matches!(items.first(), Some(Datum::Let)) => {
@@ -111,17 +112,22 @@ fn recognise_with(
     if statements.is_empty() {
         return None;
     }
-    let mut written: HashSet<String> = HashSet::new();
+    // Structures earlier statements assigned (`set!`), and vectors they changed.
+    let (mut assigned, mut filled): (HashSet<String>, HashSet<String>) = Default::default();
     let mut out = Vec::with_capacity(statements.len());
     for d in statements {
         r.reads.clear();
+        r.contents.clear();
         let s = r.statement(d)?;
-        if r.reads.iter().any(|g| written.contains(g)) {
+        if r.reads.iter().any(|g| assigned.contains(g))
+            || r.contents.iter().any(|g| filled.contains(g))
+        {
             return None;
         }
-        written.insert(match &s {
-            Statement::VectorSet { global, .. } | Statement::Set { global, .. } => global.clone(),
-        });
+        match &s {
+            Statement::VectorSet { global, .. } => filled.insert(global.clone()),
+            Statement::Set { global, .. } => assigned.insert(global.clone()),
+        };
         out.push(s);
     }
     // Scheme works out every binding, used or not (and fails where one fails): a statement
@@ -145,8 +151,10 @@ struct Reader<'a> {
     used: HashSet<String>,
     /// Global procedures the body names.
     names: BTreeSet<String>,
-    /// Structures the statement being read reads.
+    /// Structures the statement being read reads (what they hold: a number, or which
+    /// vector), and vectors whose elements it reads.
     reads: HashSet<String>,
+    contents: HashSet<String>,
 }
 
 impl Reader<'_> {
@@ -162,6 +170,8 @@ impl Reader<'_> {
         match items.as_slice() {
             [Datum::Ident(f), target, index, value] if f == "vector-set!" => {
                 let global = self.structure(target)?;
+                // Which vector the structure holds is read.
+                self.reads.insert(global.clone());
                 self.names.insert(f.clone());
                 Some(Statement::VectorSet {
                     global,
@@ -201,6 +211,7 @@ impl Reader<'_> {
                 [Datum::Ident(f), target, index] if f == "vector-ref" => {
                     let global = self.structure(target)?;
                     self.reads.insert(global.clone());
+                    self.contents.insert(global.clone());
                     self.names.insert(f.clone());
                     Some(Expr::VectorRef {
                         global,
@@ -257,6 +268,7 @@ impl Reader<'_> {
             }
             Expr::VectorRef { global, index } => {
                 self.reads.insert(global.clone());
+                self.contents.insert(global.clone());
                 self.note_reads(index);
             }
             Expr::Add { terms } | Expr::Sub { terms } => {
@@ -334,6 +346,8 @@ mod tests {
             // A structure read after an earlier statement changed it.
             "(set! control/n 1) (set! info/now control/n)",
             "(vector-set! info/counts 0 1) (set! control/n (vector-ref info/counts 0))",
+            // A vector changed after an earlier statement assigned its structure.
+            "(set! info/counts info/now) (vector-set! info/counts 0 1)",
             // Nothing to do, or not code the lexer reads.
             "#t",
             "",
@@ -346,6 +360,13 @@ mod tests {
             recognise_in("(set! control/n (+ control/n 1)) (set! info/now input0/ts)").is_some()
         );
         assert!(recognise_in("(let ((p input0/proc)) (vector-set! info/counts p 0))").is_some());
+        // Two elements of one vector changed; a vector shared by assignment then changed.
+        assert!(
+            recognise_in("(vector-set! info/counts 0 1) (vector-set! info/counts 1 2)").is_some()
+        );
+        assert!(
+            recognise_in("(set! info/now info/counts) (vector-set! info/counts 0 1)").is_some()
+        );
         // The event's elements only in condition parts.
         assert_eq!(recognise_in("(set! control/n (car (current-event)))"), None);
     }
