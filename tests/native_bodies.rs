@@ -256,3 +256,136 @@ fn statements_on_shared_and_twice_changed_vectors_do_what_scheme_does() {
     assert_eq!(native.0[0], native.0[1], "w is v's vector");
     assert_eq!(native.2, 4);
 }
+
+/// Writes random native parts over the structures `v` (a vector of 4), `a` and `b` (any
+/// values), reading the input's fields `^0/1` and `^0/2` (any values).
+struct Parts {
+    rng: support::Rng,
+}
+
+impl Parts {
+    /// Small integers (the fixnum limits come from the fields and from `b`; larger literals
+    /// stay in Scheme, which cuts them short: see `lower/bodies.rs`).
+    fn literal(&mut self) -> String {
+        match self.rng.below(8) {
+            0 => "8388607".into(),
+            1 => "-8388607".into(),
+            _ => format!("{}", self.rng.below(9) as i64 - 4),
+        }
+    }
+
+    fn expr(&mut self, depth: usize) -> String {
+        let leaf = depth == 0 || self.rng.below(3) == 0;
+        match if leaf {
+            self.rng.below(4)
+        } else {
+            4 + self.rng.below(3)
+        } {
+            0 => self.literal(),
+            1 => ["^0/1", "^0/2"][self.rng.below(2)].into(),
+            2 => ["$1", "$2"][self.rng.below(2)].into(),
+            3 => format!("(vector-ref $0 {})", self.index()),
+            4 => format!("(vector-ref $0 {})", self.expr(depth - 1)),
+            _ => {
+                let op = ["+", "-"][self.rng.below(2)];
+                let n = 1 + self.rng.below(3);
+                let terms: Vec<String> = (0..n).map(|_| self.expr(depth - 1)).collect();
+                format!("({op} {})", terms.join(" "))
+            }
+        }
+    }
+
+    fn index(&mut self) -> String {
+        match self.rng.below(6) {
+            0 => "^0/1".into(),
+            1 => "4".into(),
+            _ => format!("{}", self.rng.below(4)),
+        }
+    }
+
+    /// One statement; the recogniser refuses those that read what an earlier one changed.
+    fn statement(&mut self) -> String {
+        match self.rng.below(12) {
+            0..=3 => format!("(set! $1 {})", self.expr(2)),
+            4..=6 => format!("(set! $2 {})", self.expr(2)),
+            // Structures sharing the vector, or holding another value.
+            7 => ["(set! $1 $0)", "(set! $0 $1)", "(set! $0 $2)"][self.rng.below(3)].into(),
+            _ => format!("(vector-set! $0 {} {})", self.index(), self.expr(2)),
+        }
+    }
+}
+
+/// Random native parts hold to what Scheme makes of them, over random records: integers at
+/// the fixnum limits, reals, strings, missing fields.
+#[test]
+fn random_native_parts_end_as_scheme_does() {
+    support::quiet_steel();
+    let seed = std::env::var("VOML_FUZZ_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0x00b0_d1e5_u64);
+    let mut gen = Parts {
+        rng: support::Rng(seed | 1),
+    };
+    let mut native_parts = 0;
+    let mut ran_natively = 0;
+    for round in 0..40 {
+        let components: String = (0..6)
+            .map(|c| {
+                let n = 1 + gen.rng.below(3);
+                let body: Vec<String> = (0..n).map(|_| gen.statement()).collect();
+                format!(
+                    r#"<ep-component name="c{c}" inputs="e.ts.x.y" infos="v a b"><input name="^0">{}</input></ep-component>"#,
+                    body.join(" ")
+                )
+            })
+            .collect();
+        let text = format!(
+            r#"<voml><body><visual-object name="random">
+              <event-declarations>
+                <data-event name="e" rtype="entry" etype="1"><data-field name="ts" type="real"/><data-field name="x" type="any"/><data-field name="y" type="any"/></data-event>
+              </event-declarations>
+              <info-structures>
+                <variable name="v" type="vector" init="(0 1 2 3)"/>
+                <variable name="a" type="any" init="0"/>
+                <variable name="b" type="any" init="9223372036854775806"/>
+              </info-structures>
+              <event-processing>{components}</event-processing>
+            </visual-object></body></voml>"#
+        );
+        let vo = compile_text("random.voml", &text);
+        native_parts += vo
+            .ep_components
+            .iter()
+            .filter(|c| c.inputs[0].native.is_some())
+            .count();
+        let mut trace = String::new();
+        for i in 0..40 {
+            let value = |rng: &mut support::Rng| match rng.below(7) {
+                0 => "2.5".to_string(),
+                1 => "\"s\"".to_string(),
+                2 => "9223372036854775807".to_string(),
+                _ => format!("{}", rng.below(5)),
+            };
+            let (x, y) = (value(&mut gen.rng), value(&mut gen.rng));
+            let line = match gen.rng.below(10) {
+                0 => format!("-3 1 {i}.0 {x}\n"),
+                _ => format!("-3 1 {i}.0 {x} {y}\n"),
+            };
+            trace.push_str(&line);
+        }
+        let [native, scheme] = both_ways(&vo, trace.as_bytes(), &["v", "a", "b"]);
+        assert_eq!(
+            native.0, scheme.0,
+            "seed {seed}, round {round}:\n{text}\n{trace}"
+        );
+        assert_eq!(
+            native.1, scheme.1,
+            "seed {seed}, round {round}:\n{text}\n{trace}"
+        );
+        ran_natively += native.2;
+    }
+    eprintln!("{native_parts} native parts of 240; {ran_natively} ran natively");
+    assert!(native_parts > 100, "{native_parts}");
+    assert!(ran_natively > 500, "{ran_natively}");
+}

@@ -35,6 +35,9 @@ pub struct Recognised {
     pub names: BTreeSet<String>,
 }
 
+/// Integer literals the engine reads exactly in every position (see [`Reader::expr`]).
+const LITERAL_LIMIT: u64 = 1 << 23;
+
 /// Every name the recogniser gives a meaning: a `let` variable spelled like one of them is
 /// left to Scheme.
 const KNOWN: &[&str] = &[
@@ -189,7 +192,12 @@ impl Reader<'_> {
 
     fn expr(&mut self, d: &Datum) -> Option<Expr> {
         match d {
-            Datum::Int(value) => Some(Expr::Int { value: *value }),
+            // steel 0.8.3 compiles `(+ x N)`, `(- x N)`, `(< x N)`... with N an immediate of
+            // 24 bits and cuts larger literals short: the part stays in Scheme, to do there
+            // what it does.
+            Datum::Int(value) if value.unsigned_abs() < LITERAL_LIMIT => {
+                Some(Expr::Int { value: *value })
+            }
             Datum::Ident(name) => {
                 if let Some((_, e)) = self.vars.iter().find(|(v, _)| v == name) {
                     // What a variable stands for was read where it was bound.
@@ -337,6 +345,8 @@ mod tests {
             "(set! info/now 1.5)",
             "(set! info/now \"x\")",
             "(set! info/now (+))",
+            "(set! info/now (+ input0/proc 16777217))",
+            "(set! info/now (- input0/proc -9223372036854775808))",
             "(when #t (set! info/now input0/ts))",
             "(let ((p input0/proc)) (vector-set! info/counts p 0) #f)",
             // Names that are neither the component's structures nor the input's fields.
