@@ -389,3 +389,31 @@ fn random_native_parts_end_as_scheme_does() {
     assert!(native_parts > 100, "{native_parts}");
     assert!(ran_natively > 500, "{ran_natively}");
 }
+
+/// steel compiles `(+ x N)`, `(- x N)` and `(<= x N)` with `N` in 24 bits and cuts a larger
+/// literal short (`(+ x 16777217)` added 1); the runtime quotes such literals in the program
+/// it loads, and the arithmetic is right, in parts left to Scheme as in native ones.
+#[test]
+fn large_literals_are_not_cut_short() {
+    let text = r#"<voml><body><visual-object name="large">
+      <event-declarations>
+        <data-event name="e" rtype="entry" etype="1"><data-field name="ts" type="real"/><data-field name="x" type="int"/></data-event>
+      </event-declarations>
+      <info-structures>
+        <variable name="a" type="any" init="0"/>
+        <variable name="b" type="any" init="0"/>
+        <variable name="c" type="any" init="0"/>
+      </info-structures>
+      <event-processing>
+        <ep-component name="large" inputs="e.ts.x" infos="a b c">
+          <input name="^0">(set! $0 (+ ^0/1 16777217)) (set! $1 (- ^0/1 16777217)) (set! $2 (if (&lt;= ^0/1 16777216) 1 0))</input>
+        </ep-component>
+      </event-processing>
+    </visual-object></body></voml>"#;
+    let vo = compile_text("large.voml", text);
+    assert!(vo.ep_components[0].inputs[0].native.is_none());
+    let [run, _] = both_ways(&vo, b"-3 1 0.1 1\n", &["a", "b", "c"]);
+    assert!(run.1.is_empty(), "{:?}", run.1);
+    let values: Vec<&str> = run.0.iter().map(|v| v.as_deref().unwrap()).collect();
+    assert_eq!(values, ["16777218", "-16777216", "1"]);
+}

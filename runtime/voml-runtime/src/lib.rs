@@ -20,6 +20,7 @@ mod edit;
 mod event_reads;
 pub mod fault;
 pub mod host;
+mod literals;
 pub mod memory;
 pub mod names;
 mod native_body;
@@ -365,6 +366,10 @@ impl Runtime {
         // the event in place ([`event_reads`]); its text keeps every place, so the source map
         // and the places steel reports still hold.
         if let Some(text) = event_reads::rewrite(&vo.program.text, &sandbox) {
+            vo.program.text = text;
+        }
+        // Nor does it let the engine cut large literals short ([`literals`]).
+        if let Some(text) = literals::rewrite(&vo.program.text, &sandbox) {
             vo.program.text = text;
         }
         let Loaded {
