@@ -361,10 +361,12 @@ fn random_native_parts_end_as_scheme_does() {
             .count();
         let mut trace = String::new();
         for i in 0..40 {
-            let value = |rng: &mut support::Rng| match rng.below(7) {
+            let value = |rng: &mut support::Rng| match rng.below(10) {
                 0 => "2.5".to_string(),
                 1 => "\"s\"".to_string(),
                 2 => "9223372036854775807".to_string(),
+                3 => "0.1".to_string(),
+                4 => "-1e308".to_string(),
                 _ => format!("{}", rng.below(5)),
             };
             let (x, y) = (value(&mut gen.rng), value(&mut gen.rng));
@@ -416,4 +418,40 @@ fn large_literals_are_not_cut_short() {
     assert!(run.1.is_empty(), "{:?}", run.1);
     let values: Vec<&str> = run.0.iter().map(|v| v.as_deref().unwrap()).collect();
     assert_eq!(values, ["16777218", "-16777216", "1"]);
+}
+
+/// Sums of reals and integers, as steel adds them (from the left, an integer with a real as
+/// reals; `(- x y z)` as `x` plus the negated sum of `y` and `z`), run natively.
+#[test]
+fn sums_of_reals_are_native_and_as_scheme_adds() {
+    let text = r#"<voml><body><visual-object name="reals">
+      <event-declarations>
+        <data-event name="e" rtype="entry" etype="1"><data-field name="ts" type="real"/><data-field name="x" type="real"/></data-event>
+      </event-declarations>
+      <info-structures>
+        <variable name="total" type="real" init="0.0"/>
+        <variable name="spread" type="any" init="0"/>
+      </info-structures>
+      <event-processing>
+        <ep-component name="sum" inputs="e.ts.x" infos="total spread">
+          <input name="^0">(set! $0 (+ $0 ^0/1 1)) (set! $1 (- ^0/0 ^0/1 2 $1))</input>
+        </ep-component>
+      </event-processing>
+    </visual-object></body></voml>"#;
+    let vo = compile_text("reals.voml", text);
+    assert!(vo.ep_components[0].inputs[0].native.is_some());
+    let mut trace = String::new();
+    for i in 0..50 {
+        trace.push_str(&format!(
+            "-3 1 {}.{} {}.{}\n",
+            i,
+            i % 7,
+            i % 5,
+            i * 37 % 100
+        ));
+    }
+    let [native, scheme] = both_ways(&vo, trace.as_bytes(), &["total", "spread"]);
+    assert_eq!(native.0, scheme.0);
+    assert!(native.1.is_empty(), "{:?}", native.1);
+    assert_eq!((native.2, scheme.2), (50, 0));
 }

@@ -6,7 +6,7 @@
 //! A runtime carries a [`NativeBody`] out exactly as the Scheme would, or not at all: it
 //! works out every statement's place and value first, from the structures as they are, and
 //! changes nothing unless all of them can be worked out the way the engine would (integers
-//! that fit a fixnum, vector indices in range, mutable vectors); otherwise it calls the part's
+//! that fit a fixnum, reals, vector indices in range, mutable vectors); otherwise it calls the part's
 //! procedure, which does the same in Scheme and raises its errors where they belong. The
 //! compiler accepts no statement that reads a structure an earlier statement of the part
 //! changes, so working out first and changing afterwards is what the Scheme does.
@@ -49,10 +49,10 @@ pub enum Expr {
     Global { name: String },
     /// `(vector-ref global index)`.
     VectorRef { global: String, index: Box<Expr> },
-    /// `(+ term ...)`, of integers.
+    /// `(+ term ...)`, of numbers, from the left.
     Add { terms: Vec<Expr> },
-    /// `(- term ...)`, of integers: the negation of a single term, else the first less the
-    /// others.
+    /// `(- term ...)`, of numbers: the negation of a single term, else the first plus the
+    /// negated sum of the others (as steel computes it).
     Sub { terms: Vec<Expr> },
 }
 

@@ -1,9 +1,9 @@
 //! Carrying out native input parts ([`voml_ir::NativeBody`]) without calling Scheme: every
 //! statement's place and value is worked out first, from the structures as they are, the way
-//! steel would (integers that fit a fixnum, indices inside mutable vectors); only then does
-//! anything change. Whatever steel would do differently (promote a sum to a big integer, add
-//! a real, raise an error) makes [`Natives::run`] change nothing and answer false: the runtime
-//! then calls the part's procedure, which does it in Scheme.
+//! steel would (integers that fit a fixnum, reals, indices inside mutable vectors); only then
+//! does anything change. Whatever steel would do differently (promote a sum to a big integer,
+//! add a fraction, raise an error) makes [`Natives::run`] change nothing and answer false: the
+//! runtime then calls the part's procedure, which does it in Scheme.
 
 use steel::rvals::SteelVal;
 use steel::steel_vm::engine::Engine;
@@ -164,39 +164,85 @@ impl Natives {
                 self.element(g, &index, |v, i| Some(v[i].clone()))
             }
             Expr::Add { terms } => {
-                let mut sum = 0i64;
-                for t in terms {
-                    sum = sum.checked_add(int(self.eval(t, engine, args)?)?)?;
-                }
-                fixnum(sum)
+                let terms = self.numbers(terms, engine, args)?;
+                sum(&terms).and_then(Num::value)
             }
             Expr::Sub { terms } => {
-                let (first, rest) = terms.split_first()?;
-                let first = int(self.eval(first, engine, args)?)?;
-                if rest.is_empty() {
-                    return fixnum(first.checked_neg()?);
+                // steel: the negation of one term, else the first plus the negated sum of
+                // the others (not a subtraction from the left).
+                let terms = self.numbers(terms, engine, args)?;
+                match terms.as_slice() {
+                    [x] => x.negate().and_then(Num::value),
+                    [x, rest @ ..] => x.add(sum(rest)?.negate()?).and_then(Num::value),
+                    [] => None,
                 }
-                let mut difference = first;
-                for t in rest {
-                    difference = difference.checked_sub(int(self.eval(t, engine, args)?)?)?;
-                }
-                fixnum(difference)
             }
         }
     }
+}
+
+impl Natives {
+    /// The values of `terms`, when they are all numbers `+` and `-` take here.
+    fn numbers(&mut self, terms: &[Expr], engine: &Engine, args: &Inputs) -> Option<Vec<Num>> {
+        terms
+            .iter()
+            .map(|t| self.eval(t, engine, args).and_then(Num::of))
+            .collect()
+    }
+}
+
+/// A number as steel's `+` and `-` take it: a fixnum or a real (big integers, fractions and
+/// the rest are left to Scheme).
+#[derive(Clone, Copy)]
+enum Num {
+    Int(i64),
+    Real(f64),
+}
+
+impl Num {
+    fn of(v: SteelVal) -> Option<Num> {
+        match v {
+            SteelVal::IntV(i) => Some(Num::Int(i64::try_from(i).ok()?)),
+            SteelVal::NumV(r) => Some(Num::Real(r)),
+            _ => None,
+        }
+    }
+
+    fn value(self) -> Option<SteelVal> {
+        match self {
+            Num::Int(i) => fixnum(i),
+            Num::Real(r) => Some(SteelVal::NumV(r)),
+        }
+    }
+
+    /// steel's `add_two`: integers exactly (a sum past a fixnum is not modelled), an integer
+    /// and a real as reals.
+    fn add(self, other: Num) -> Option<Num> {
+        Some(match (self, other) {
+            (Num::Int(x), Num::Int(y)) => Num::Int(x.checked_add(y)?),
+            (Num::Real(x), Num::Real(y)) => Num::Real(x + y),
+            (Num::Real(x), Num::Int(y)) | (Num::Int(y), Num::Real(x)) => Num::Real(x + y as f64),
+        })
+    }
+
+    fn negate(self) -> Option<Num> {
+        Some(match self {
+            Num::Int(x) => Num::Int(x.checked_neg()?),
+            Num::Real(x) => Num::Real(-x),
+        })
+    }
+}
+
+/// steel's `+` of `terms` (at least one): from the left.
+fn sum(terms: &[Num]) -> Option<Num> {
+    let (first, rest) = terms.split_first()?;
+    rest.iter().try_fold(*first, |acc, t| acc.add(*t))
 }
 
 /// What a part reads besides the structures.
 struct Inputs<'a> {
     args: &'a [SteelVal],
     event: Option<&'a Record>,
-}
-
-fn int(v: SteelVal) -> Option<i64> {
-    match v {
-        SteelVal::IntV(i) => i64::try_from(i).ok(),
-        _ => None,
-    }
 }
 
 fn fixnum(i: i64) -> Option<SteelVal> {
