@@ -70,6 +70,12 @@ pub fn element_reader(name: &str) -> Option<u32> {
         .map(|&(_, position)| position)
 }
 
+/// Whether `name` is one of the names code reads the event's elements with: the
+/// [`ELEMENT_READERS`], `list-ref` and `current-event`.
+pub fn names_the_event(name: &str) -> bool {
+    element_reader(name).is_some() || name == "list-ref" || name == "current-event"
+}
+
 /// A value a comparison reads: an element of the event or a literal.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]

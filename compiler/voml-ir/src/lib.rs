@@ -28,7 +28,9 @@ mod steel_lock;
 pub mod tokens;
 mod validate;
 pub use body::{Expr, NativeBody, Reads as BodyReads, Statement};
-pub use condition::{element_reader, CompareOp, Decision, Element, Operand, Test, ELEMENT_READERS};
+pub use condition::{
+    element_reader, names_the_event, CompareOp, Decision, Element, Operand, Test, ELEMENT_READERS,
+};
 pub use steel_lock::steel_parse_lock;
 pub use validate::{
     IrError, MAX_FIELD_POSITION, MAX_QUALITY, MAX_WINDOW, MIN_QUALITY, MIN_TICK, MIN_TIMER,

@@ -15,15 +15,10 @@
 
 use std::collections::HashSet;
 
+use voml_ir::names_the_event;
 use voml_ir::tokens::{Token, Tokens};
 
 use crate::sandbox::Sandbox;
-
-/// Whether a rewritten expression rests on the name: the element readers
-/// ([`voml_ir::ELEMENT_READERS`]), `list-ref` and `current-event`.
-fn rests_on(name: &str) -> bool {
-    voml_ir::element_reader(name).is_some() || name == "list-ref" || name == "current-event"
-}
 
 /// `text` with the event's elements read in place, or `None` when nothing is rewritten;
 /// `sandbox` is the engine it is for (its globals are looked at only when `text` reads the
@@ -35,14 +30,18 @@ pub fn rewrite(text: &str, sandbox: &Sandbox) -> Option<String> {
     let known = sandbox.global_names();
     // Every use of one of those names that means the engine's procedure shows up as a use of
     // a name defined nowhere when the walk is told they are not globals.
-    let walk = crate::names::walk(text, &|name| known.contains(name) && !rests_on(name))?;
-    if walk.defined.iter().any(|n| rests_on(n) || n == "event-ref") {
+    let walk = crate::names::walk(text, &|name| known.contains(name) && !names_the_event(name))?;
+    if walk
+        .defined
+        .iter()
+        .any(|n| names_the_event(n) || n == "event-ref")
+    {
         return None;
     }
     let global: HashSet<usize> = walk
         .unbound
         .iter()
-        .filter(|u| rests_on(&u.name))
+        .filter(|u| names_the_event(&u.name))
         .map(|u| u.at.start)
         .collect();
     let tokens: Vec<Token> = Tokens::new(text).collect();
@@ -53,7 +52,7 @@ pub fn rewrite(text: &str, sandbox: &Sandbox) -> Option<String> {
     // `(set! car ...)` anywhere: leave everything to the engine.
     if tokens
         .windows(2)
-        .any(|w| atom(&w[0]) == Some("set!") && atom(&w[1]).is_some_and(rests_on))
+        .any(|w| atom(&w[0]) == Some("set!") && atom(&w[1]).is_some_and(names_the_event))
     {
         return None;
     }

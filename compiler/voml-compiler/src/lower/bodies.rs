@@ -38,20 +38,9 @@ pub struct Recognised {
 /// Integer literals the engine reads exactly in every position (see [`Reader::expr`]).
 const LITERAL_LIMIT: u64 = 1 << 23;
 
-/// Every name the recogniser gives a meaning: a `let` variable spelled like one of them is
-/// left to Scheme.
-const KNOWN: &[&str] = &[
-    "vector-set!",
-    "vector-ref",
-    "+",
-    "-",
-    "car",
-    "cadr",
-    "caddr",
-    "cadddr",
-    "list-ref",
-    "current-event",
-];
+/// Every name the recogniser gives a meaning besides the event's: a `let` variable spelled
+/// like one of them is left to Scheme.
+const KNOWN: &[&str] = &["vector-set!", "vector-ref", "+", "-"];
 
 /// The native body the code of an input part is, for a part with these parameters (the
 /// input's fields, in order) and these structures (the component's globals), if it is one.
@@ -99,6 +88,7 @@ fn recognise_with(
                     return None;
                 };
                 let taken = KNOWN.contains(&var.as_str())
+                    || voml_ir::names_the_event(var)
                     || params.contains(var)
                     || structures.contains(var)
                     || vars.iter().any(|(v, _)| v == var);
@@ -238,33 +228,13 @@ impl Reader<'_> {
                         Expr::Sub { terms }
                     })
                 }
-                [Datum::Ident(f), ev] if self.events && self.event(ev) => {
-                    let position = voml_ir::element_reader(f)?;
-                    self.names.insert(f.clone());
-                    Some(Expr::Element { position })
-                }
-                [Datum::Ident(f), ev, Datum::Int(n)]
-                    if f == "list-ref" && self.events && self.event(ev) =>
-                {
-                    let position = u32::try_from(*n)
-                        .ok()
-                        .filter(|&n| n <= voml_ir::MAX_FIELD_POSITION)?;
-                    self.names.insert(f.clone());
-                    Some(Expr::Element { position })
-                }
+                // The event's elements, in condition parts.
+                items if self.events => super::conditions::element(items, &[], &mut self.names)
+                    .map(|position| Expr::Element { position }),
                 _ => None,
             },
             _ => None,
         }
-    }
-
-    /// Whether `d` is `(current-event)`.
-    fn event(&mut self, d: &Datum) -> bool {
-        let is = matches!(d, Datum::List(items) if matches!(items.as_slice(), [Datum::Ident(f)] if f == "current-event"));
-        if is {
-            self.names.insert("current-event".to_string());
-        }
-        is
     }
 
     /// Notes the structures `e` reads, for the rule that no statement reads what an earlier

@@ -34,30 +34,11 @@ pub struct Recognised {
     pub names: BTreeSet<String>,
 }
 
-/// Every name the recogniser gives a meaning: a `let` variable spelled like one of them
-/// would change that meaning inside the `let`, so such a `let` is left to Scheme.
+/// Every name the recogniser gives a meaning besides the event's ([`voml_ir::names_the_event`]): a
+/// `let` variable spelled like one of them would change that meaning inside the `let`, so such
+/// a `let` is left to Scheme.
 const KNOWN: &[&str] = &[
-    "and",
-    "or",
-    "not",
-    "=",
-    "<",
-    ">",
-    "<=",
-    ">=",
-    "eqv?",
-    "eq?",
-    "equal?",
-    "gt",
-    "lt",
-    "ge",
-    "le",
-    "car",
-    "cadr",
-    "caddr",
-    "cadddr",
-    "list-ref",
-    "current-event",
+    "and", "or", "not", "=", "<", ">", "<=", ">=", "eqv?", "eq?", "equal?", "gt", "lt", "ge", "le",
 ];
 
 /// A datum as steel's lexer reads it, as far as recognition needs.
@@ -160,7 +141,10 @@ fn test(d: &Datum, vars: &[&str], names: &mut BTreeSet<String>) -> Option<Test> 
                 let [Datum::Ident(var), value] = binding.as_slice() else {
                     return None;
                 };
-                if KNOWN.contains(&var.as_str()) || !event(value, vars, names) {
+                if KNOWN.contains(&var.as_str())
+                    || voml_ir::names_the_event(var)
+                    || !event(value, vars, names)
+                {
                     return None;
                 }
                 let mut inner = vars.to_vec();
@@ -227,25 +211,29 @@ fn operand(d: &Datum, vars: &[&str], names: &mut BTreeSet<String>) -> Option<Ope
         Datum::Int(i) => Some(Operand::Int(*i)),
         Datum::Real(r) => Some(Operand::Real(*r)),
         Datum::Str(s) => Some(Operand::String(s.clone())),
-        Datum::List(items) => {
-            let (accessor, ev, position) = match items.as_slice() {
-                [Datum::Ident(a), ev] => (a, ev, voml_ir::element_reader(a)?),
-                [Datum::Ident(a), ev, Datum::Int(n)] if a == "list-ref" => {
-                    let n = u32::try_from(*n)
-                        .ok()
-                        .filter(|&n| n <= voml_ir::MAX_FIELD_POSITION)?;
-                    (a, ev, n)
-                }
-                _ => return None,
-            };
-            if !event(ev, vars, names) {
-                return None;
-            }
-            names.insert(accessor.clone());
-            Some(Operand::Field(position))
-        }
+        Datum::List(items) => element(items, vars, names).map(Operand::Field),
         _ => None,
     }
+}
+
+/// The position of the event's element that the call `items` reads — `(car EV)` to
+/// `(cadddr EV)` or `(list-ref EV N)`, `EV` the event (see [`event`]) — if it is one.
+pub(super) fn element(items: &[Datum], vars: &[&str], names: &mut BTreeSet<String>) -> Option<u32> {
+    let (accessor, ev, position) = match items {
+        [Datum::Ident(a), ev] => (a, ev, voml_ir::element_reader(a)?),
+        [Datum::Ident(a), ev, Datum::Int(n)] if a == "list-ref" => {
+            let n = u32::try_from(*n)
+                .ok()
+                .filter(|&n| n <= voml_ir::MAX_FIELD_POSITION)?;
+            (a, ev, n)
+        }
+        _ => return None,
+    };
+    if !event(ev, vars, names) {
+        return None;
+    }
+    names.insert(accessor.clone());
+    Some(position)
 }
 
 /// Whether `d` is the event: `(current-event)` or a `let` variable bound to it.
