@@ -271,6 +271,25 @@ fn components_lists_the_library_and_shows_an_interface() {
     );
 }
 
+/// The row of `--profile`'s table (in `err`) for `part`.
+fn profile_row(err: &str, part: &str) -> String {
+    err.lines()
+        .map(str::trim_start)
+        .find(|l| l.starts_with(part))
+        .unwrap_or_else(|| panic!("no row for {part}:\n{err}"))
+        .to_string()
+}
+
+/// How many times `part` ran, as `--profile`'s table says: the first column after its name.
+fn profile_calls(err: &str, part: &str) -> usize {
+    let line = profile_row(err, part);
+    line[part.len()..]
+        .split_whitespace()
+        .next()
+        .and_then(|w| w.parse().ok())
+        .unwrap_or_else(|| panic!("no count in `{line}`"))
+}
+
 /// A part the runtime carries out without Scheme says so in the profile, with its calls.
 #[test]
 fn run_profile_marks_native_parts() {
@@ -309,18 +328,10 @@ fn run_profile_marks_native_parts() {
     ]));
     let err = text(&out.stderr);
     assert_eq!(status(&out), 0, "{err}");
-    let part = "EP component `count` input ^0 (native)";
-    let line = err
-        .lines()
-        .map(str::trim_start)
-        .find(|l| l.starts_with(part))
-        .unwrap_or_else(|| panic!("no native row:\n{err}"));
-    let calls: usize = line[part.len()..]
-        .split_whitespace()
-        .next()
-        .and_then(|w| w.parse().ok())
-        .unwrap();
-    assert_eq!(calls, entries);
+    assert_eq!(
+        profile_calls(&err, "EP component `count` input ^0 (native)"),
+        entries
+    );
     assert!(entries > 100);
 }
 
@@ -351,22 +362,8 @@ fn run_profile_shows_each_part_and_its_calls() {
     let err = text(&out.stderr);
     assert_eq!(status(&out), 0, "{err}");
     assert!(err.contains("where the time went"), "{err}");
-    let row = |part: &str| {
-        err.lines()
-            .map(str::trim_start)
-            .find(|l| l.starts_with(part))
-            .unwrap_or_else(|| panic!("no row for {part}:\n{err}"))
-            .to_string()
-    };
-    // The number of calls is the first column after the part's name.
-    let calls = |part: &str| -> usize {
-        let line = row(part);
-        line[part.len()..]
-            .split_whitespace()
-            .next()
-            .and_then(|w| w.parse().ok())
-            .unwrap_or_else(|| panic!("no count in `{line}`"))
-    };
+    let row = |part: &str| profile_row(&err, part);
+    let calls = |part: &str| profile_calls(&err, part);
     // The EP component runs once per sample record; the IR component renders after each
     // record, and also at the start and the end of the input.
     assert_eq!(calls("EP component `onescalarprocess` input ^0"), records);

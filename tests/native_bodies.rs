@@ -27,19 +27,6 @@ fn without_native(vo: &CompiledVo) -> CompiledVo {
     vo
 }
 
-/// A run's faults as they are reported: kind, part, place, record and message.
-fn faults(rt: &voml_runtime::Runtime) -> Vec<String> {
-    rt.faults()
-        .iter()
-        .map(|f| {
-            format!(
-                "{:?} {:?} {:?} {:?} {:?} {:?} {}",
-                f.kind, f.component, f.part, f.location, f.event, f.action, f.message
-            )
-        })
-        .collect()
-}
-
 /// Runs `vo` with and without its native parts over `trace`: the structures named and the
 /// faults, each way, and how many parts ran natively.
 fn both_ways(
@@ -51,7 +38,7 @@ fn both_ways(
         let mut rt = start_runtime(vo, false, 1000);
         support::replay_bytes(&mut rt, trace, "t.trf", false);
         let values = names.iter().map(|n| rt.variable(n)).collect();
-        (values, faults(&rt), rt.stats().native)
+        (values, support::fault_lines(&rt), rt.stats().native)
     })
 }
 

@@ -292,19 +292,6 @@ fn without_native(vo: &CompiledVo) -> CompiledVo {
     vo
 }
 
-/// A run's faults as they are reported: kind, part, place, record and message.
-fn faults(rt: &voml_runtime::Runtime) -> Vec<String> {
-    rt.faults()
-        .iter()
-        .map(|f| {
-            format!(
-                "{:?} {:?} {:?} {:?} {:?} {:?} {}",
-                f.kind, f.component, f.part, f.location, f.event, f.action, f.message
-            )
-        })
-        .collect()
-}
-
 #[test]
 fn a_condition_part_counts_entries_as_before() {
     let vo = compile_text("count.voml", COUNT_ENTRIES);
@@ -358,7 +345,11 @@ fn faults_of_condition_parts_stay_where_they_were() {
             .map(|vo| {
                 let mut rt = start_runtime(vo, false, 1000);
                 support::replay_bytes(&mut rt, trace.as_bytes(), "t.trf", false);
-                (faults(&rt), rt.variable("n"), rt.variable("log"))
+                (
+                    support::fault_lines(&rt),
+                    rt.variable("n"),
+                    rt.variable("log"),
+                )
             })
             .collect();
     assert_eq!(runs[0], runs[1]);
@@ -553,7 +544,7 @@ fn outcome(
         .collect();
     let state = voml_runtime::state::of(&rt).to_string();
     let sounds = format!("{:?}", rt.take_sounds());
-    (pngs, state, faults(&rt), sounds, calls)
+    (pngs, state, support::fault_lines(&rt), sounds, calls)
 }
 
 /// Conditions and `enable`s that compute from their component's structures alone are kept

@@ -265,6 +265,19 @@ pub fn start_runtime(
     }
 }
 
+/// A run's faults as they are reported: kind, part, place, record and message.
+pub fn fault_lines(rt: &voml_runtime::Runtime) -> Vec<String> {
+    rt.faults()
+        .iter()
+        .map(|f| {
+            format!(
+                "{:?} {:?} {:?} {:?} {:?} {:?} {}",
+                f.kind, f.component, f.part, f.location, f.event, f.action, f.message
+            )
+        })
+        .collect()
+}
+
 /// What a replay reported besides its outcome.
 #[derive(Default)]
 pub struct Replayed {

@@ -206,13 +206,8 @@ impl<R: BufRead> TraceReader<R> {
                     self.buf.extend_from_slice(line);
                 }
                 self.inner.consume(n + 1);
-                match parsed {
-                    Parsed::Nothing => self.stats.comment_or_blank += 1,
-                    Parsed::Record(record) => {
-                        self.stats.records += 1;
-                        return Some(Ok(record));
-                    }
-                    Parsed::Bad(e) => return Some(Err(self.bad_line(e))),
+                if let Some(item) = self.counted(parsed) {
+                    return Some(item);
                 }
                 continue;
             }
@@ -247,22 +242,33 @@ impl<R: BufRead> TraceReader<R> {
                 };
                 return Some(Err(self.bad_line(e)));
             }
-            match parse_raw(
+            let parsed = parse_raw(
                 &self.buf,
                 self.line_no,
                 &mut reuse,
                 &mut self.scratch,
                 self.interest.as_deref(),
-            ) {
-                Parsed::Nothing => self.stats.comment_or_blank += 1,
-                Parsed::Record(record) => {
-                    self.stats.records += 1;
-                    return Some(Ok(record));
-                }
-                Parsed::Bad(e) => return Some(Err(self.bad_line(e))),
+            );
+            if let Some(item) = self.counted(parsed) {
+                return Some(item);
             }
         }
         None
+    }
+
+    /// What a parsed line gives the caller, counted: nothing for a comment or a blank line.
+    fn counted(&mut self, parsed: Parsed) -> Option<Result<Record, TraceError>> {
+        match parsed {
+            Parsed::Nothing => {
+                self.stats.comment_or_blank += 1;
+                None
+            }
+            Parsed::Record(record) => {
+                self.stats.records += 1;
+                Some(Ok(record))
+            }
+            Parsed::Bad(e) => Some(Err(self.bad_line(e))),
+        }
     }
 
     /// Ends the reading with a located error for a failed read.
