@@ -42,6 +42,31 @@ fn both_ways(
     })
 }
 
+/// A visual object `name` whose one EP component `name` runs `body` for each entry record of
+/// event type 1, taking its timestamp and one field of type `field` (`^0/1`), with the info
+/// structures `infos` (name, type, initial value), `$0` first.
+fn one_input(name: &str, field: &str, infos: &[(&str, &str, &str)], body: &str) -> String {
+    let variables: String = infos
+        .iter()
+        .map(|(n, t, init)| format!(r#"<variable name="{n}" type="{t}" init="{init}"/>"#))
+        .collect();
+    let names: Vec<&str> = infos.iter().map(|v| v.0).collect();
+    format!(
+        r#"<voml><body><visual-object name="{name}">
+      <event-declarations>
+        <data-event name="e" rtype="entry" etype="1"><data-field name="ts" type="real"/><data-field name="x" type="{field}"/></data-event>
+      </event-declarations>
+      <info-structures>{variables}</info-structures>
+      <event-processing>
+        <ep-component name="{name}" inputs="e.ts.x" infos="{}">
+          <input name="^0">{body}</input>
+        </ep-component>
+      </event-processing>
+    </visual-object></body></voml>"#,
+        names.join(" ")
+    )
+}
+
 const COUNT: &str = r#"<voml><body><visual-object name="count">
   <event-declarations>
     <data-event name="enter" rtype="entry" etype="-785"><data-field name="ts" type="real"/><data-field name="proc" type="int"/></data-event>
@@ -100,21 +125,16 @@ fn expected_total(vector: &str) -> u64 {
 fn where_scheme_goes_its_own_way_the_part_runs_in_scheme() {
     // A sum past the largest fixnum (Scheme makes a big integer), an index out of range and a
     // real used as an index (Scheme errors, reported in place), a negative index.
-    let text = r#"<voml><body><visual-object name="edges">
-      <event-declarations>
-        <data-event name="e" rtype="entry" etype="1"><data-field name="ts" type="real"/><data-field name="k" type="any"/></data-event>
-      </event-declarations>
-      <info-structures>
-        <variable name="v" type="vector" init="(0 0 0 0)"/>
-        <variable name="big" type="int" init="9223372036854775806"/>
-      </info-structures>
-      <event-processing>
-        <ep-component name="edges" inputs="e.ts.k" infos="v big">
-          <input name="^0">(vector-set! $0 ^0/1 (+ 1 (vector-ref $0 ^0/1))) (set! $1 (+ $1 1))</input>
-        </ep-component>
-      </event-processing>
-    </visual-object></body></voml>"#;
-    let vo = compile_text("edges.voml", text);
+    let text = one_input(
+        "edges",
+        "any",
+        &[
+            ("v", "vector", "(0 0 0 0)"),
+            ("big", "int", "9223372036854775806"),
+        ],
+        "(vector-set! $0 ^0/1 (+ 1 (vector-ref $0 ^0/1))) (set! $1 (+ $1 1))",
+    );
+    let vo = compile_text("edges.voml", &text);
     assert!(vo.ep_components[0].inputs[0].native.is_some());
     let trace = "-3 1 0.1 0\n-3 1 0.2 3\n-3 1 0.3 7\n-3 1 0.4 1.5\n-3 1 0.5 -1\n-3 1 0.6 2\n-3 1 0.7 \"x\"\n-3 1 0.8 2\n";
     let [native, scheme] = both_ways(&vo, trace.as_bytes(), &["v", "big"]);
@@ -220,21 +240,13 @@ fn condition_parts_counting_entries_are_native_and_fail_where_scheme_fails() {
 fn statements_on_shared_and_twice_changed_vectors_do_what_scheme_does() {
     // `w` takes the vector `v` holds, then an element of `v` changes (seen through `w` too);
     // two elements of one vector change in one part.
-    let text = r#"<voml><body><visual-object name="shared">
-      <event-declarations>
-        <data-event name="e" rtype="entry" etype="1"><data-field name="ts" type="real"/><data-field name="k" type="int"/></data-event>
-      </event-declarations>
-      <info-structures>
-        <variable name="v" type="vector" init="(0 0 0 0)"/>
-        <variable name="w" type="vector" init="(9 9)"/>
-      </info-structures>
-      <event-processing>
-        <ep-component name="share" inputs="e.ts.k" infos="v w">
-          <input name="^0">(set! $1 $0) (vector-set! $0 ^0/1 (+ (vector-ref $0 ^0/1) 1)) (vector-set! $0 0 ^0/1)</input>
-        </ep-component>
-      </event-processing>
-    </visual-object></body></voml>"#;
-    let vo = compile_text("shared.voml", text);
+    let text = one_input(
+        "shared",
+        "int",
+        &[("v", "vector", "(0 0 0 0)"), ("w", "vector", "(9 9)")],
+        "(set! $1 $0) (vector-set! $0 ^0/1 (+ (vector-ref $0 ^0/1) 1)) (vector-set! $0 0 ^0/1)",
+    );
+    let vo = compile_text("shared.voml", &text);
     assert!(vo.ep_components[0].inputs[0].native.is_some());
     let trace = "-3 1 0.1 1\n-3 1 0.2 2\n-3 1 0.3 3\n-3 1 0.4 2\n";
     let [native, scheme] = both_ways(&vo, trace.as_bytes(), &["v", "w"]);
@@ -384,22 +396,13 @@ fn random_native_parts_end_as_scheme_does() {
 /// it loads, and the arithmetic is right, in parts left to Scheme as in native ones.
 #[test]
 fn large_literals_are_not_cut_short() {
-    let text = r#"<voml><body><visual-object name="large">
-      <event-declarations>
-        <data-event name="e" rtype="entry" etype="1"><data-field name="ts" type="real"/><data-field name="x" type="int"/></data-event>
-      </event-declarations>
-      <info-structures>
-        <variable name="a" type="any" init="0"/>
-        <variable name="b" type="any" init="0"/>
-        <variable name="c" type="any" init="0"/>
-      </info-structures>
-      <event-processing>
-        <ep-component name="large" inputs="e.ts.x" infos="a b c">
-          <input name="^0">(set! $0 (+ ^0/1 16777217)) (set! $1 (- ^0/1 16777217)) (set! $2 (if (&lt;= ^0/1 16777216) 1 0))</input>
-        </ep-component>
-      </event-processing>
-    </visual-object></body></voml>"#;
-    let vo = compile_text("large.voml", text);
+    let text = one_input(
+        "large",
+        "int",
+        &[("a", "any", "0"), ("b", "any", "0"), ("c", "any", "0")],
+        "(set! $0 (+ ^0/1 16777217)) (set! $1 (- ^0/1 16777217)) (set! $2 (if (&lt;= ^0/1 16777216) 1 0))",
+    );
+    let vo = compile_text("large.voml", &text);
     assert!(vo.ep_components[0].inputs[0].native.is_none());
     let [run, _] = both_ways(&vo, b"-3 1 0.1 1\n", &["a", "b", "c"]);
     assert!(run.1.is_empty(), "{:?}", run.1);
@@ -411,21 +414,13 @@ fn large_literals_are_not_cut_short() {
 /// reals; `(- x y z)` as `x` plus the negated sum of `y` and `z`), run natively.
 #[test]
 fn sums_of_reals_are_native_and_as_scheme_adds() {
-    let text = r#"<voml><body><visual-object name="reals">
-      <event-declarations>
-        <data-event name="e" rtype="entry" etype="1"><data-field name="ts" type="real"/><data-field name="x" type="real"/></data-event>
-      </event-declarations>
-      <info-structures>
-        <variable name="total" type="real" init="0.0"/>
-        <variable name="spread" type="any" init="0"/>
-      </info-structures>
-      <event-processing>
-        <ep-component name="sum" inputs="e.ts.x" infos="total spread">
-          <input name="^0">(set! $0 (+ $0 ^0/1 1)) (set! $1 (- ^0/0 ^0/1 2 $1))</input>
-        </ep-component>
-      </event-processing>
-    </visual-object></body></voml>"#;
-    let vo = compile_text("reals.voml", text);
+    let text = one_input(
+        "reals",
+        "real",
+        &[("total", "real", "0.0"), ("spread", "any", "0")],
+        "(set! $0 (+ $0 ^0/1 1)) (set! $1 (- ^0/0 ^0/1 2 $1))",
+    );
+    let vo = compile_text("reals.voml", &text);
     assert!(vo.ep_components[0].inputs[0].native.is_some());
     let mut trace = String::new();
     for i in 0..50 {
