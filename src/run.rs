@@ -167,6 +167,10 @@ pub(crate) fn headless(
             return ExitCode::from(1);
         }
     };
+    // Loaded, the runtime knows how far into each record its code reads.
+    if !args.watch {
+        source.narrow(runtime.interest());
+    }
     if let (Some(recording), Some(path)) = (recording, &args.record) {
         sinks.push(Box::new(crate::record::RecordSink::new(
             recording,

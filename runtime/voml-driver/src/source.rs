@@ -393,6 +393,8 @@ pub(crate) fn read_records<S: RecordSource>(
     };
     let mut batch = fresh(back);
     let mut filled = 0;
+    // What the reader was told before it began counts from the first record.
+    tune(&mut reader);
     loop {
         let reuse = batch
             .items

@@ -91,6 +91,22 @@ pub fn rewrite(text: &str, sandbox: &Sandbox) -> Option<String> {
     Some(out)
 }
 
+/// The highest element of the event that `program` (as [`rewrite`] left `original`) reads,
+/// when every read is an `(event-ref K)` of the rewrite: `original` calls no `event-ref` of
+/// its own, and no `current-event` is left (nor the name in a comment or a string). At least
+/// 2, the timestamp (which every record has read). `None`: any element may be read.
+pub fn reach(original: &str, program: &str) -> Option<u32> {
+    if original.contains("event-ref") || program.contains("current-event") {
+        return None;
+    }
+    let mut highest = 2;
+    for (at, call) in program.match_indices("(event-ref ") {
+        let k = program[at + call.len()..].split(')').next()?.trim();
+        highest = highest.max(k.parse::<u32>().ok()?);
+    }
+    Some(highest)
+}
+
 /// The expression of one element of the event that `tokens` begin with, if they do:
 /// `(READER (current-event))` or `(list-ref (current-event) K)`, the names meaning the engine's
 /// own (`global_at`), on one line without comments. Its start and end in `text`, `K`, and how
@@ -152,6 +168,33 @@ mod tests {
                 "(+ (event-ref 0)         (event-ref 12)                (event-ref 2)          )"
             )
         );
+    }
+
+    #[test]
+    fn what_the_program_reads_of_the_event_is_known_after_the_rewrite() {
+        let sandbox = crate::test_sandbox();
+        let reach = |code: &str| {
+            let text = program(code);
+            let program = rewrite(&text, &sandbox).unwrap_or_else(|| text.clone());
+            super::reach(&text, &program)
+        };
+        assert_eq!(reach("(+ 1 2)"), Some(2));
+        assert_eq!(reach("(car (current-event))"), Some(2));
+        assert_eq!(
+            reach("(+ (list-ref (current-event) 12) (cadddr (current-event)))"),
+            Some(12)
+        );
+        // The whole list, a computed index, a read the rewrite leaves, `event-ref` called
+        // by the program itself: any element.
+        for code in [
+            "(length (current-event))",
+            "(list-ref (current-event) (+ 1 2))",
+            "(let ((car cdr)) (car (current-event))) (cadr (current-event))",
+            "(event-ref 3)",
+            "(let ((i 9)) (event-ref i))",
+        ] {
+            assert_eq!(reach(code), None, "{code}");
+        }
     }
 
     #[test]

@@ -322,6 +322,9 @@ pub struct Runtime {
     /// not), or code that names `current-event` (nothing else can reach it: VO code has no
     /// `eval`). When none can, the record is not copied for it.
     event_visible: bool,
+    /// The highest element of a record the program's code reads (`None`: any, or the whole
+    /// list), see [`event_reads::reach`].
+    event_reach: Option<u32>,
     watchdog: watchdog::Watchdog,
     meter: memory::Meter,
     config: Config,
@@ -364,10 +367,15 @@ impl Runtime {
         let sandbox = confined(&vo)?;
         // The program the runtime keeps and the engine compiles reads single elements of
         // the event in place ([`event_reads`]); its text keeps every place, so the source map
-        // and the places steel reports still hold.
-        if let Some(text) = event_reads::rewrite(&vo.program.text, &sandbox) {
+        // and the places steel reports still hold. How far into the event it reads is then
+        // known, when all its reads are of single elements.
+        let event_reach = if let Some(text) = event_reads::rewrite(&vo.program.text, &sandbox) {
+            let reach = event_reads::reach(&vo.program.text, &text);
             vo.program.text = text;
-        }
+            reach
+        } else {
+            event_reads::reach(&vo.program.text, &vo.program.text)
+        };
         // Nor does it let the engine cut large literals short ([`literals`]).
         if let Some(text) = literals::rewrite(&vo.program.text, &sandbox) {
             vo.program.text = text;
@@ -495,6 +503,7 @@ impl Runtime {
             scheme_runs: 0,
             has_conditions,
             event_visible,
+            event_reach,
             watchdog,
             meter,
             config,
@@ -515,6 +524,19 @@ impl Runtime {
 
     pub fn vo(&self) -> &CompiledVo {
         &self.vo
+    }
+
+    /// The records this visual object reads, and how far, as [`interest`] tells from the
+    /// compiled visual object; and when its code reads only single elements of the event
+    /// (each `(event-ref K)`, see [`event_reads::reach`]), every record only up to the last
+    /// element read, condition parts or not: a count over the type and processor of every
+    /// record parses four elements of each.
+    pub fn interest(&self) -> Option<voml_trace::Interest> {
+        let Some(reach) = self.event_reach else {
+            return interest(&self.vo);
+        };
+        let highest = reach.max(natively_read(&self.vo));
+        Some(declared(&self.vo, false).reading_every_record(highest as usize - 1))
     }
 
     pub fn faults(&self) -> &[Fault] {
@@ -1898,7 +1920,7 @@ fn reads_current_event(vo: &CompiledVo) -> bool {
 /// The records `vo` reads, and how far, for a reader that may parse the others only up to
 /// their timestamp ([`voml_trace::Interest`]): those its inputs declare, up to the last field
 /// an input names (whole when some code reads `(current-event)`). `None` when a condition part
-/// can look at any record.
+/// can look at any record. A loaded runtime knows more ([`Runtime::interest`]).
 pub fn interest(vo: &CompiledVo) -> Option<voml_trace::Interest> {
     if vo
         .ep_components
@@ -1908,29 +1930,57 @@ pub fn interest(vo: &CompiledVo) -> Option<voml_trace::Interest> {
         return None;
     }
     // Code that reads `(current-event)` sees whole records.
-    let whole = reads_current_event(vo);
-    Some(voml_trace::Interest::with_fields(
-        vo.ep_components.iter().flat_map(|c| {
-            c.inputs.iter().filter_map(|input| {
-                let event = vo.events.get(input.event)?;
-                // The fields from the timestamp (position 2) up to the last one the input
-                // names.
-                let last = input
-                    .fields
-                    .iter()
-                    .filter_map(|&f| event.fields.get(f))
-                    .map(|f| f.position as usize)
-                    .max()
-                    .unwrap_or(2);
-                let read = if whole {
-                    usize::MAX
-                } else {
-                    last.saturating_sub(1).max(1)
-                };
-                Some(((event.rtype, event.etype), read))
-            })
-        }),
-    ))
+    Some(declared(vo, reads_current_event(vo)))
+}
+
+/// The highest element of the event a native part or test of `vo` reads (2 when none).
+fn natively_read(vo: &CompiledVo) -> u32 {
+    let mut highest = 2;
+    for c in &vo.ep_components {
+        for native in c.inputs.iter().filter_map(|i| i.native.as_ref()) {
+            highest = native.reads().elements.into_iter().fold(highest, u32::max);
+        }
+        for native in c
+            .before
+            .iter()
+            .chain(&c.after)
+            .filter_map(|p| p.native.as_ref())
+        {
+            highest = native.test.fields().into_iter().fold(highest, u32::max);
+            if let Some(statements) = &native.statements {
+                highest = statements
+                    .reads()
+                    .elements
+                    .into_iter()
+                    .fold(highest, u32::max);
+            }
+        }
+    }
+    highest
+}
+
+/// The records `vo`'s inputs declare, up to the last field each names (whole: all fields).
+fn declared(vo: &CompiledVo, whole: bool) -> voml_trace::Interest {
+    voml_trace::Interest::with_fields(vo.ep_components.iter().flat_map(|c| {
+        c.inputs.iter().filter_map(|input| {
+            let event = vo.events.get(input.event)?;
+            // The fields from the timestamp (position 2) up to the last one the input
+            // names.
+            let last = input
+                .fields
+                .iter()
+                .filter_map(|&f| event.fields.get(f))
+                .map(|f| f.position as usize)
+                .max()
+                .unwrap_or(2);
+            let read = if whole {
+                usize::MAX
+            } else {
+                last.saturating_sub(1).max(1)
+            };
+            Some(((event.rtype, event.etype), read))
+        })
+    }))
 }
 
 /// The engine VO code runs in: confined to the allowlist (see [`sandbox`]), with the VOML

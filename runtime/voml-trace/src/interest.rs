@@ -11,6 +11,8 @@
 pub struct Interest {
     /// Sorted by pair: the fields read, `usize::MAX` for all of them.
     pairs: Vec<((i64, i64), usize)>,
+    /// The fields read of every record (of the pairs too), the timestamp at least.
+    every: usize,
 }
 
 impl Interest {
@@ -26,7 +28,14 @@ impl Interest {
         // The most fields first among equal pairs, so that dedup keeps them.
         pairs.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
         pairs.dedup_by_key(|p| p.0);
-        Interest { pairs }
+        Interest { pairs, every: 1 }
+    }
+
+    /// Every record is parsed up to this many fields from the timestamp on at least (for a
+    /// visual object that looks at every record, but only at its first elements).
+    pub fn reading_every_record(mut self, fields: usize) -> Interest {
+        self.every = self.every.max(fields);
+        self
     }
 
     /// Whether records of this type are wanted at all (more than their timestamp).
@@ -38,8 +47,8 @@ impl Interest {
     /// (`usize::MAX`: all of them).
     pub fn fields(&self, rtype: i64, etype: i64) -> usize {
         match self.pairs.binary_search_by(|p| p.0.cmp(&(rtype, etype))) {
-            Ok(at) => self.pairs[at].1.max(1),
-            Err(_) => 1,
+            Ok(at) => self.pairs[at].1.max(self.every),
+            Err(_) => self.every,
         }
     }
 }
@@ -49,4 +58,35 @@ impl Interest {
 /// too large for a float, which needs an exponent or more than 300 digits).
 pub(crate) fn can_skip(rest: &[u8]) -> bool {
     rest.len() <= 300 && !rest.iter().any(|b| matches!(b, b'"' | b'e' | b'E'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_record_may_be_read_up_to_some_fields() {
+        let pairs = [((-3, -901), usize::MAX), ((-4, 7), 2)];
+        let some = Interest::with_fields(pairs);
+        assert_eq!(
+            (
+                some.fields(-3, -901),
+                some.fields(-4, 7),
+                some.fields(-3, 1)
+            ),
+            (usize::MAX, 2, 1)
+        );
+        assert!(!some.wants(-3, 1));
+        let every = Interest::with_fields(pairs).reading_every_record(3);
+        assert_eq!(
+            (
+                every.fields(-3, -901),
+                every.fields(-4, 7),
+                every.fields(-3, 1)
+            ),
+            (usize::MAX, 3, 3)
+        );
+        assert!(every.wants(-3, 1));
+        assert_eq!(every.clone().reading_every_record(1), every);
+    }
 }

@@ -44,12 +44,14 @@ pub(crate) fn is_comment_or_blank_bytes(line: &[u8]) -> bool {
 /// was expected. Comment and blank lines are failures here (there is no record in them); test
 /// them first with [`is_comment_or_blank`].
 pub fn parse_line(line: &str, line_no: u64) -> Result<Record, (usize, String)> {
-    parse_record(line, line_no, &mut Vec::new(), None).map_err(|e| (e.column, e.message))
+    parse_record(line.as_bytes(), line_no, &mut Vec::new(), None).map_err(|e| (e.column, e.message))
 }
 
-/// The reader's entry point: a new record with exactly sized fields.
+/// The reader's entry point: a new record with exactly sized fields. The line is valid UTF-8
+/// (the reader checks a buffer of lines at once, and a line only where the buffer is not
+/// ASCII), so that the parser itself works on bytes.
 pub(crate) fn parse_record(
-    line: &str,
+    line: &[u8],
     line_no: u64,
     scratch: &mut Vec<Value>,
     interest: Option<&Interest>,
@@ -70,7 +72,7 @@ pub(crate) fn parse_record(
 /// Parses `line` into `record`, reusing its field storage: a reader that is handed its
 /// records back allocates nothing per record.
 pub(crate) fn parse_record_into(
-    line: &str,
+    line: &[u8],
     line_no: u64,
     record: &mut Record,
     interest: Option<&Interest>,
@@ -85,17 +87,16 @@ pub(crate) fn parse_record_into(
 /// The two type codes of `line`, and its fields (from the timestamp on) in `fields`; only as
 /// many as `interest` wants of its type (the timestamp at least) where the rest cannot be bad.
 fn parse_fields(
-    line: &str,
+    b: &[u8],
     fields: &mut Vec<Value>,
     interest: Option<&Interest>,
 ) -> Result<(i64, i64), LineError> {
     fields.clear();
     let mut pos = 0;
-    let rtype = type_code(line, &mut pos, 0)?;
-    let etype = type_code(line, &mut pos, 1)?;
+    let rtype = type_code(b, &mut pos, 0)?;
+    let etype = type_code(b, &mut pos, 1)?;
     // Fields beyond these are left unread where nothing in the rest can be bad.
     let read = interest.map_or(usize::MAX, |i| i.fields(rtype, etype));
-    let b = line.as_bytes();
     loop {
         while pos < b.len() && is_space(b[pos]) {
             pos += 1;
@@ -106,10 +107,10 @@ fn parse_fields(
         let start = pos;
         let value = if b[pos] == b'"' {
             // A string: what lies between its quotes (`next_token` finds the closing one).
-            let Some(tok) = next_token(line, &mut pos)? else {
+            let Some(tok) = next_token(b, &mut pos)? else {
                 break;
             };
-            Value::Str(tok.text[1..tok.text.len() - 1].to_owned())
+            Value::Str(text(&tok.text[1..tok.text.len() - 1]).into_owned())
         } else {
             // Integers (most fields) are read in the same pass that finds the token's end.
             let (end, scanned) = scan_word(b, pos);
@@ -118,14 +119,14 @@ fn parse_fields(
                 Scanned::Int(i) => Value::Int(i),
                 Scanned::Real(r) => Value::Real(r),
                 // Only the general reader can overflow to an infinity.
-                Scanned::Other => match number_or_word(&line[start..end]) {
+                Scanned::Other => match number_or_word(&b[start..end]) {
                     Value::Real(r) if !r.is_finite() => {
                         return Err(LineError {
                             column: start + 1,
                             kind: TraceErrorKind::NonFinite,
                             message: format!(
                                 "`{}` is too large for a number (it would be infinite)",
-                                shorten(&line[start..end])
+                                shorten(&b[start..end])
                             ),
                         })
                     }
@@ -139,7 +140,7 @@ fn parse_fields(
                 kind: TraceErrorKind::Timestamp,
                 message: format!(
                     "expected a number timestamp, found `{}`",
-                    shorten(&line[start..pos])
+                    shorten(&b[start..pos])
                 ),
             });
         }
@@ -149,7 +150,7 @@ fn parse_fields(
         }
     }
     if fields.is_empty() {
-        return Err(missing_fields(line, 2));
+        return Err(missing_fields(b, 2));
     }
     Ok((rtype, etype))
 }
@@ -158,14 +159,13 @@ struct Token<'a> {
     /// Byte offset of the first character (the opening quote for strings).
     start: usize,
     /// The token as written, quotes included.
-    text: &'a str,
+    text: &'a [u8],
 }
 
 /// A quoted string runs from `"` to the next `"`, whatever lies between, because PICL writers
 /// print strings with a bare `"%s"`: there are no escapes to undo. A closing quote ends the
 /// token even if no space follows.
-fn next_token<'a>(line: &'a str, pos: &mut usize) -> Result<Option<Token<'a>>, LineError> {
-    let b = line.as_bytes();
+fn next_token<'a>(b: &'a [u8], pos: &mut usize) -> Result<Option<Token<'a>>, LineError> {
     let mut i = *pos;
     while i < b.len() && is_space(b[i]) {
         i += 1;
@@ -193,15 +193,15 @@ fn next_token<'a>(line: &'a str, pos: &mut usize) -> Result<Option<Token<'a>>, L
     }
     *pos = i;
     // Token bounds are ASCII bytes (space, quote) or the ends of the line, hence char
-    // boundaries.
+    // boundaries: the token is valid UTF-8 when the line is.
     Ok(Some(Token {
         start,
-        text: &line[start..i],
+        text: &b[start..i],
     }))
 }
 
-fn type_code(line: &str, pos: &mut usize, index: usize) -> Result<i64, LineError> {
-    let b = line.as_bytes();
+#[inline(always)]
+fn type_code(b: &[u8], pos: &mut usize, index: usize) -> Result<i64, LineError> {
     let mut i = *pos;
     while i < b.len() && is_space(b[i]) {
         i += 1;
@@ -212,8 +212,8 @@ fn type_code(line: &str, pos: &mut usize, index: usize) -> Result<i64, LineError
             return Ok(code);
         }
     }
-    let tok = next_token(line, pos)?.ok_or_else(|| missing_fields(line, index))?;
-    parse_int(tok.text.as_bytes()).ok_or_else(|| {
+    let tok = next_token(b, pos)?.ok_or_else(|| missing_fields(b, index))?;
+    parse_int(tok.text).ok_or_else(|| {
         let (kind, what) = if index == 0 {
             (TraceErrorKind::RecordType, "record type")
         } else {
@@ -227,11 +227,12 @@ fn type_code(line: &str, pos: &mut usize, index: usize) -> Result<i64, LineError
     })
 }
 
-fn missing_fields(line: &str, found: usize) -> LineError {
+fn missing_fields(line: &[u8], found: usize) -> LineError {
     LineError {
         column: line
-            .trim_end_matches(|c: char| c.is_ascii() && is_space(c as u8))
-            .len()
+            .iter()
+            .rposition(|&b| !is_space(b))
+            .map_or(0, |i| i + 1)
             + 1,
         kind: TraceErrorKind::MissingFields,
         message: format!(
@@ -240,10 +241,17 @@ fn missing_fields(line: &str, found: usize) -> LineError {
     }
 }
 
+/// The text of part of a line (valid UTF-8, see [`parse_record`]), for words, strings and
+/// messages: the paths that are not numbers.
+fn text(b: &[u8]) -> std::borrow::Cow<'_, str> {
+    String::from_utf8_lossy(b)
+}
+
 /// Keeps messages readable when a line holds one enormous token.
-fn shorten(token: &str) -> String {
+fn shorten(token: &[u8]) -> String {
     const LIMIT: usize = 40;
-    let mut s = excerpt(token, LIMIT);
+    let token = text(token);
+    let mut s = excerpt(&token, LIMIT);
     if s.len() < token.len() {
         s.push('…');
     }
@@ -251,10 +259,11 @@ fn shorten(token: &str) -> String {
 }
 
 /// An unquoted token that is not an integer: a real number, or a word.
-fn number_or_word(text: &str) -> Value {
-    match parse_real(text) {
+fn number_or_word(token: &[u8]) -> Value {
+    let token = text(token);
+    match parse_real(&token) {
         Some(r) => Value::Real(r),
-        None => Value::Str(text.to_owned()),
+        None => Value::Str(token.into_owned()),
     }
 }
 
@@ -482,7 +491,7 @@ mod tests {
             ("-3 1 0.5 0 -1e400", 12),
             ("-3 1 0.5 1234567890e300 0", 10),
         ] {
-            let e = parse_record(line, 1, &mut Vec::new(), None).unwrap_err();
+            let e = parse_record(line.as_bytes(), 1, &mut Vec::new(), None).unwrap_err();
             assert_eq!(e.kind, TraceErrorKind::NonFinite, "{line}");
             assert_eq!(e.column, column, "{line}: {}", e.message);
             assert!(e.message.contains("infinite"), "{}", e.message);
@@ -499,7 +508,7 @@ mod tests {
             ("-3 1 \"0.5\" 0", 6),
             ("-3 1 abc", 6),
         ] {
-            let e = parse_record(line, 1, &mut Vec::new(), None).unwrap_err();
+            let e = parse_record(line.as_bytes(), 1, &mut Vec::new(), None).unwrap_err();
             assert_eq!(e.kind, TraceErrorKind::Timestamp, "{line}");
             assert_eq!(e.column, column, "{line}");
         }

@@ -62,6 +62,8 @@ pub struct TraceReader<R> {
     /// Bytes at the head of the read buffer known to end with a whole line (through the
     /// buffer's last `\n`); 0 when not known.
     whole: usize,
+    /// Those bytes are all ASCII, so that their lines need no UTF-8 check of their own.
+    ascii: bool,
 }
 
 impl TraceReader<BufReader<File>> {
@@ -93,6 +95,7 @@ impl<R: BufRead> TraceReader<R> {
             missing_final_newline: false,
             interest: None,
             whole: 0,
+            ascii: false,
         }
     }
 
@@ -188,14 +191,17 @@ impl<R: BufRead> TraceReader<R> {
             };
             if let Some(n) = find_newline(avail).filter(|&n| n <= self.max_line_len) {
                 if self.whole == 0 {
-                    // Once a buffer: where its whole lines end.
+                    // Once a buffer: where its whole lines end, and whether they are ASCII
+                    // (checked at once, faster than line by line).
                     self.whole = avail.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+                    self.ascii = avail[..self.whole].is_ascii();
                 }
                 self.whole -= n + 1;
                 self.line_no += 1;
                 let line = &avail[..n];
                 let parsed = parse_raw(
                     line,
+                    self.ascii,
                     self.line_no,
                     &mut reuse,
                     &mut self.scratch,
@@ -244,6 +250,7 @@ impl<R: BufRead> TraceReader<R> {
             }
             let parsed = parse_raw(
                 &self.buf,
+                false,
                 self.line_no,
                 &mut reuse,
                 &mut self.scratch,
@@ -257,6 +264,7 @@ impl<R: BufRead> TraceReader<R> {
     }
 
     /// What a parsed line gives the caller, counted: nothing for a comment or a blank line.
+    #[inline(always)]
     fn counted(&mut self, parsed: Parsed) -> Option<Result<Record, TraceError>> {
         match parsed {
             Parsed::Nothing => {
@@ -293,9 +301,12 @@ enum Parsed {
     Bad(LineError),
 }
 
-/// Parses one line (terminator excluded), into `reuse` when given.
+/// Parses one line (terminator excluded), into `reuse` when given; `ascii` when the line is
+/// known to be ASCII.
+#[inline(always)]
 fn parse_raw(
     line: &[u8],
+    ascii: bool,
     line_no: u64,
     reuse: &mut Option<Record>,
     scratch: &mut Vec<Value>,
@@ -306,9 +317,8 @@ fn parse_raw(
     if is_comment_or_blank_bytes(line) {
         return Parsed::Nothing;
     }
-    let text = match std::str::from_utf8(line) {
-        Ok(text) => text,
-        Err(err) => {
+    if !ascii {
+        if let Err(err) = std::str::from_utf8(line) {
             let at = err.valid_up_to();
             return Parsed::Bad(LineError {
                 column: at + 1,
@@ -316,12 +326,12 @@ fn parse_raw(
                 message: format!("invalid UTF-8: unexpected byte 0x{:02X}", line[at]),
             });
         }
-    };
+    }
     let parsed = match reuse.take() {
         Some(mut record) => {
-            parse_record_into(text, line_no, &mut record, interest).map(|()| record)
+            parse_record_into(line, line_no, &mut record, interest).map(|()| record)
         }
-        None => parse_record(text, line_no, scratch, interest),
+        None => parse_record(line, line_no, scratch, interest),
     };
     match parsed {
         Ok(record) => Parsed::Record(record),
@@ -502,6 +512,40 @@ mod tests {
 
     /// Lines that lie whole in the reader's buffer are parsed in place, the others gathered
     /// first: both ways give the same records, errors (place, message, text) and counts.
+    #[test]
+    fn lines_are_checked_for_utf8_buffer_by_buffer() {
+        // ASCII lines, then lines with valid and invalid UTF-8, read through buffers of
+        // several sizes: whether a buffer is all ASCII is known once for all its lines, and
+        // a buffer that is not has each line checked.
+        let mut input = Vec::new();
+        for i in 0..60 {
+            input.extend_from_slice(match i % 6 {
+                0..=2 => b"-3 -901 0.5 1 2 3\n".as_slice(),
+                3 => "-5 1 0.25 0 0 1 \"caf\u{e9} cr\u{e8}me\" 7\n".as_bytes(),
+                4 => "-4 1 0.1 na\u{ef}ve\n".as_bytes(),
+                _ => b"-4 1 0.1 caf\xe9\n".as_slice(),
+            });
+        }
+        for capacity in [1 << 16, 64, 30, 7] {
+            let reader = io::BufReader::with_capacity(capacity, Cursor::new(input.clone()));
+            let items: Vec<_> = TraceReader::new(reader, "t".into(), ReadOptions::default())
+                .map(|item| item.map_err(|e| (e.line, e.column, e.kind)))
+                .collect();
+            assert_eq!(items.len(), 60, "capacity {capacity}");
+            for (i, item) in items.iter().enumerate() {
+                match (i % 6, item) {
+                    (0..=2, Ok(r)) => assert_eq!(r.fields.len(), 4),
+                    (3, Ok(r)) => {
+                        assert_eq!(r.fields[4], Value::Str("caf\u{e9} cr\u{e8}me".into()))
+                    }
+                    (4, Ok(r)) => assert_eq!(r.fields[1], Value::Str("na\u{ef}ve".into())),
+                    (5, Err(e)) => assert_eq!(*e, (i as u64 + 1, 13, TraceErrorKind::InvalidUtf8)),
+                    _ => panic!("line {} read as {item:?} (capacity {capacity})", i + 1),
+                }
+            }
+        }
+    }
+
     #[test]
     fn lines_in_place_and_gathered_read_alike() {
         let mut input = Vec::new();
