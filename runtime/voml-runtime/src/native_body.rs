@@ -163,31 +163,31 @@ impl Natives {
                 let index = self.eval(index, engine, args)?;
                 self.element(g, &index, |v, i| Some(v[i].clone()))
             }
-            Expr::Add { terms } => {
-                let terms = self.numbers(terms, engine, args)?;
-                sum(&terms).and_then(Num::value)
-            }
+            Expr::Add { terms } => self.sum(terms, engine, args)?.value(),
             Expr::Sub { terms } => {
                 // steel: the negation of one term, else the first plus the negated sum of
                 // the others (not a subtraction from the left).
-                let terms = self.numbers(terms, engine, args)?;
-                match terms.as_slice() {
-                    [x] => x.negate().and_then(Num::value),
-                    [x, rest @ ..] => x.add(sum(rest)?.negate()?).and_then(Num::value),
-                    [] => None,
+                let (first, rest) = terms.split_first()?;
+                let x = self.number(first, engine, args)?;
+                match rest {
+                    [] => x.negate()?.value(),
+                    _ => x.add(self.sum(rest, engine, args)?.negate()?)?.value(),
                 }
             }
         }
     }
-}
 
-impl Natives {
-    /// The values of `terms`, when they are all numbers `+` and `-` take here.
-    fn numbers(&mut self, terms: &[Expr], engine: &Engine, args: &Inputs) -> Option<Vec<Num>> {
-        terms
-            .iter()
-            .map(|t| self.eval(t, engine, args).and_then(Num::of))
-            .collect()
+    /// The value of `e`, when it is a number `+` and `-` take here.
+    fn number(&mut self, e: &Expr, engine: &Engine, args: &Inputs) -> Option<Num> {
+        self.eval(e, engine, args).and_then(Num::of)
+    }
+
+    /// steel's `+` of `terms` (at least one), when they are all numbers: from the left.
+    fn sum(&mut self, terms: &[Expr], engine: &Engine, args: &Inputs) -> Option<Num> {
+        let (first, rest) = terms.split_first()?;
+        let first = self.number(first, engine, args)?;
+        rest.iter()
+            .try_fold(first, |acc, t| acc.add(self.number(t, engine, args)?))
     }
 }
 
@@ -231,12 +231,6 @@ impl Num {
             Num::Real(x) => Num::Real(-x),
         })
     }
-}
-
-/// steel's `+` of `terms` (at least one): from the left.
-fn sum(terms: &[Num]) -> Option<Num> {
-    let (first, rest) = terms.split_first()?;
-    rest.iter().try_fold(*first, |acc, t| acc.add(*t))
 }
 
 /// What a part reads besides the structures.
