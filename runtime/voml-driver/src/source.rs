@@ -382,8 +382,8 @@ pub(crate) fn read_records<S: RecordSource>(
     back: &Receiver<Batch>,
     mut tune: impl FnMut(&mut S),
 ) {
-    // A batch that came back is filled again in place: its records are parsed into where
-    // they are, without moving them anywhere first.
+    // A batch that came back is filled again in place: its records are parsed where they
+    // are, without moving them anywhere.
     let fresh = |back: &Receiver<Batch>| match back.try_recv() {
         Ok(mut done) => {
             done.names.clear();
@@ -396,17 +396,22 @@ pub(crate) fn read_records<S: RecordSource>(
     // What the reader was told before it began counts from the first record.
     tune(&mut reader);
     loop {
-        let reuse = batch
-            .items
-            .get_mut(filled)
-            .and_then(|(_, slot)| slot.as_mut().ok())
-            .map(std::mem::take);
-        let Some(item) = reader.next_reusing(reuse) else {
-            break;
-        };
         match batch.items.get_mut(filled) {
-            Some(slot) => *slot = (from, item),
-            None => batch.items.push((from, item)),
+            // A record of a batch that came back: the next one is parsed where it is.
+            Some((source, Ok(record))) => match reader.next_into(record) {
+                None => break,
+                Some(Ok(())) => *source = from,
+                Some(Err(e)) => batch.items[filled] = (from, Err(e)),
+            },
+            slot => {
+                let Some(item) = reader.next_reusing(None) else {
+                    break;
+                };
+                match slot {
+                    Some(slot) => *slot = (from, item),
+                    None => batch.items.push((from, item)),
+                }
+            }
         }
         filled += 1;
         if filled >= BATCH || !reader.next_is_buffered() {

@@ -161,6 +161,13 @@ pub trait RecordSource {
     /// The next record or bad record, built in `reuse`'s storage when given.
     fn next_reusing(&mut self, reuse: Option<Record>) -> Option<Result<Record, TraceError>>;
 
+    /// The next record built in `record` itself, or the next bad record (`record` then
+    /// holds no record); readers that build records elsewhere move theirs in.
+    fn next_into(&mut self, record: &mut Record) -> Option<Result<(), TraceError>> {
+        let item = self.next_reusing(Some(std::mem::take(record)))?;
+        Some(item.map(|r| *record = r))
+    }
+
     /// Whether the next record can come without waiting for more input: a reader of a live
     /// producer hands over what it has when this is false.
     fn next_is_buffered(&self) -> bool;
@@ -175,6 +182,10 @@ pub trait RecordSource {
 impl<R: Read> RecordSource for TraceReader<BufReader<R>> {
     fn next_reusing(&mut self, reuse: Option<Record>) -> Option<Result<Record, TraceError>> {
         TraceReader::next_reusing(self, reuse)
+    }
+
+    fn next_into(&mut self, record: &mut Record) -> Option<Result<(), TraceError>> {
+        TraceReader::next_into(self, record)
     }
 
     fn next_is_buffered(&self) -> bool {
@@ -333,6 +344,16 @@ impl<R: BufRead> FormatReader<R> {
 impl<R: Read> RecordSource for FormatReader<BufReader<R>> {
     fn next_reusing(&mut self, reuse: Option<Record>) -> Option<Result<Record, TraceError>> {
         FormatReader::next_reusing(self, reuse)
+    }
+
+    fn next_into(&mut self, record: &mut Record) -> Option<Result<(), TraceError>> {
+        match &mut self.inner {
+            Inner::Picl(r) => r.next_into(record),
+            _ => {
+                let item = self.next_reusing(Some(std::mem::take(record)))?;
+                Some(item.map(|r| *record = r))
+            }
+        }
     }
 
     fn set_interest(&mut self, interest: Option<Arc<Interest>>) {

@@ -179,7 +179,17 @@ impl<R: BufRead> TraceReader<R> {
     /// The next record, like [`Iterator::next`], but parsed into `reuse` (a record the
     /// caller is done with) when given, so that its storage serves again.
     pub fn next_reusing(&mut self, reuse: Option<Record>) -> Option<Result<Record, TraceError>> {
-        let mut reuse = reuse;
+        self.next_as(&mut Reuse(reuse))
+    }
+
+    /// The next record parsed into `record` itself (whose storage serves again): nothing
+    /// moves. At a bad line, the error (and `record` holds no record).
+    pub fn next_into(&mut self, record: &mut Record) -> Option<Result<(), TraceError>> {
+        self.next_as(&mut InPlace(record))
+    }
+
+    /// The next record, as `target` takes it.
+    fn next_as<T: Target>(&mut self, target: &mut T) -> Option<Result<T::Out, TraceError>> {
         while !self.done {
             // Most lines lie whole in the reader's buffer: they are parsed where they are,
             // without a copy; the others (cut by the buffer's end, too long, the last one)
@@ -203,7 +213,7 @@ impl<R: BufRead> TraceReader<R> {
                     line,
                     self.ascii,
                     self.line_no,
-                    &mut reuse,
+                    target,
                     &mut self.scratch,
                     self.interest.as_deref(),
                 );
@@ -252,7 +262,7 @@ impl<R: BufRead> TraceReader<R> {
                 &self.buf,
                 false,
                 self.line_no,
-                &mut reuse,
+                target,
                 &mut self.scratch,
                 self.interest.as_deref(),
             );
@@ -265,7 +275,7 @@ impl<R: BufRead> TraceReader<R> {
 
     /// What a parsed line gives the caller, counted: nothing for a comment or a blank line.
     #[inline(always)]
-    fn counted(&mut self, parsed: Parsed) -> Option<Result<Record, TraceError>> {
+    fn counted<O>(&mut self, parsed: Parsed<O>) -> Option<Result<O, TraceError>> {
         match parsed {
             Parsed::Nothing => {
                 self.stats.comment_or_blank += 1;
@@ -294,24 +304,76 @@ impl<R: BufRead> TraceReader<R> {
 }
 
 /// What one line holds.
-enum Parsed {
+enum Parsed<O> {
     /// A comment or a blank line.
     Nothing,
-    Record(Record),
+    /// A record, as the [`Target`] gives it.
+    Record(O),
     Bad(LineError),
+}
+
+/// Where the reader parses a record: what [`TraceReader::next_reusing`] and
+/// [`TraceReader::next_into`] share.
+trait Target {
+    /// What a parsed record gives the caller.
+    type Out;
+    fn parse(
+        &mut self,
+        line: &[u8],
+        line_no: u64,
+        scratch: &mut Vec<Value>,
+        interest: Option<&Interest>,
+    ) -> Result<Self::Out, LineError>;
+}
+
+/// A new record, in this one's storage when there is one.
+struct Reuse(Option<Record>);
+
+impl Target for Reuse {
+    type Out = Record;
+    fn parse(
+        &mut self,
+        line: &[u8],
+        line_no: u64,
+        scratch: &mut Vec<Value>,
+        interest: Option<&Interest>,
+    ) -> Result<Record, LineError> {
+        match self.0.take() {
+            Some(mut record) => {
+                parse_record_into(line, line_no, &mut record, interest).map(|()| record)
+            }
+            None => parse_record(line, line_no, scratch, interest),
+        }
+    }
+}
+
+/// This record, parsed where it is.
+struct InPlace<'a>(&'a mut Record);
+
+impl Target for InPlace<'_> {
+    type Out = ();
+    fn parse(
+        &mut self,
+        line: &[u8],
+        line_no: u64,
+        _scratch: &mut Vec<Value>,
+        interest: Option<&Interest>,
+    ) -> Result<(), LineError> {
+        parse_record_into(line, line_no, self.0, interest)
+    }
 }
 
 /// Parses one line (terminator excluded), into `reuse` when given; `ascii` when the line is
 /// known to be ASCII.
 #[inline(always)]
-fn parse_raw(
+fn parse_raw<T: Target>(
     line: &[u8],
     ascii: bool,
     line_no: u64,
-    reuse: &mut Option<Record>,
+    target: &mut T,
     scratch: &mut Vec<Value>,
     interest: Option<&Interest>,
-) -> Parsed {
+) -> Parsed<T::Out> {
     // Comments are recognised on bytes first so that a comment in another encoding is still
     // only a comment.
     if is_comment_or_blank_bytes(line) {
@@ -327,13 +389,7 @@ fn parse_raw(
             });
         }
     }
-    let parsed = match reuse.take() {
-        Some(mut record) => {
-            parse_record_into(line, line_no, &mut record, interest).map(|()| record)
-        }
-        None => parse_record(line, line_no, scratch, interest),
-    };
-    match parsed {
+    match target.parse(line, line_no, scratch, interest) {
         Ok(record) => Parsed::Record(record),
         Err(e) => Parsed::Bad(e),
     }
@@ -583,9 +639,23 @@ mod tests {
             }
             (items, r.stats(), r.missing_final_newline())
         };
+        // The same, each record parsed into the one before it.
+        let read_into = |capacity: usize| {
+            let reader = io::BufReader::with_capacity(capacity, Cursor::new(input.clone()));
+            let mut r =
+                TraceReader::new(reader, "t".into(), ReadOptions::default()).with_max_line_len(64);
+            let mut record = Record::default();
+            let mut items = Vec::new();
+            while let Some(item) = r.next_into(&mut record) {
+                items.push(item.map(|()| record.clone()));
+            }
+            (items, r.stats(), r.missing_final_newline())
+        };
         // Every line fits a 64 KiB buffer; a 7-byte one holds none whole.
         let (in_place, gathered) = (read(1 << 16), read(7));
         assert_eq!(in_place, gathered);
+        assert_eq!(read_into(1 << 16), in_place);
+        assert_eq!(read_into(7), in_place);
         let (items, stats, cut) = in_place;
         assert_eq!(stats.records + stats.bad_lines, items.len() as u64);
         assert_eq!(
