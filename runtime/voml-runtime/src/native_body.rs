@@ -93,8 +93,8 @@ impl Natives {
                     value,
                 } => {
                     let g = self.find(engine, global)?;
-                    let index = self.eval(index, engine, args)?;
-                    let i = self.element(g, &index, |_, i| Some(i))?;
+                    let index = self.num(index, engine, args)?;
+                    let i = self.element(g, index, |_, i| Some(i))?;
                     Change {
                         statement: at,
                         element: Some((g, i)),
@@ -123,71 +123,86 @@ impl Natives {
     }
 
     /// `then` of the vector at `g` among the values read and the element `index` names, when
-    /// that is a mutable vector and `index` one of its elements.
+    /// that is a mutable vector and `index` (a fixnum) one of its elements.
     fn element<T>(
         &self,
         g: usize,
-        index: &SteelVal,
+        index: Num,
         then: impl FnOnce(&[SteelVal], usize) -> Option<T>,
     ) -> Option<T> {
-        let (SteelVal::MutableVector(v), SteelVal::IntV(i)) = (&self.values[g].1, index) else {
+        let (SteelVal::MutableVector(v), Num::Int(i)) = (&self.values[g].1, index) else {
             return None;
         };
-        let i = usize::try_from(*i).ok()?;
+        let i = usize::try_from(i).ok()?;
         v.borrow(|v| if i < v.len() { then(v, i) } else { None })
     }
 
+    /// The value of `e`.
     fn eval(&mut self, e: &Expr, engine: &Engine, args: &Inputs) -> Option<SteelVal> {
         match e {
-            Expr::Int { value } => fixnum(*value),
             Expr::Argument { index } => args.args.get(*index as usize).cloned(),
-            Expr::Element { position } => {
-                let record = args.event?;
-                match *position {
-                    0 => fixnum(record.rtype),
-                    1 => fixnum(record.etype),
-                    // Numbers only: a string element is a string of the event's list.
-                    p => match record.get(p as usize)? {
-                        Value::Int(i) => fixnum(*i),
-                        Value::Real(r) => Some(SteelVal::NumV(*r)),
-                        Value::Str(_) => None,
-                    },
-                }
-            }
             Expr::Global { name } => {
                 let g = self.find(engine, name)?;
                 Some(self.values[g].1.clone())
             }
             Expr::VectorRef { global, index } => {
                 let g = self.find(engine, global)?;
-                let index = self.eval(index, engine, args)?;
-                self.element(g, &index, |v, i| Some(v[i].clone()))
+                let index = self.num(index, engine, args)?;
+                self.element(g, index, |v, i| Some(v[i].clone()))
             }
-            Expr::Add { terms } => self.sum(terms, engine, args)?.value(),
+            // The others are numbers.
+            _ => self.num(e, engine, args)?.value(),
+        }
+    }
+
+    /// The value of `e`, when it is a number `+` and `-` take here (a fixnum or a real), found
+    /// without making a Scheme value on the way.
+    fn num(&mut self, e: &Expr, engine: &Engine, args: &Inputs) -> Option<Num> {
+        match e {
+            Expr::Int { value } => Num::of(&fixnum(*value)?),
+            Expr::Argument { index } => Num::of(args.args.get(*index as usize)?),
+            Expr::Element { position } => {
+                let record = args.event?;
+                match *position {
+                    0 => Num::of(&fixnum(record.rtype)?),
+                    1 => Num::of(&fixnum(record.etype)?),
+                    // Numbers only: a string element is a string of the event's list.
+                    p => match record.get(p as usize)? {
+                        Value::Int(i) => Num::of(&fixnum(*i)?),
+                        Value::Real(r) => Some(Num::Real(*r)),
+                        Value::Str(_) => None,
+                    },
+                }
+            }
+            Expr::Global { name } => {
+                let g = self.find(engine, name)?;
+                Num::of(&self.values[g].1)
+            }
+            Expr::VectorRef { global, index } => {
+                let g = self.find(engine, global)?;
+                let index = self.num(index, engine, args)?;
+                self.element(g, index, |v, i| Num::of(&v[i]))
+            }
+            Expr::Add { terms } => self.sum(terms, engine, args),
             Expr::Sub { terms } => {
                 // steel: the negation of one term, else the first plus the negated sum of
                 // the others (not a subtraction from the left).
                 let (first, rest) = terms.split_first()?;
-                let x = self.number(first, engine, args)?;
+                let x = self.num(first, engine, args)?;
                 match rest {
-                    [] => x.negate()?.value(),
-                    _ => x.add(self.sum(rest, engine, args)?.negate()?)?.value(),
+                    [] => x.negate(),
+                    _ => x.add(self.sum(rest, engine, args)?.negate()?),
                 }
             }
         }
     }
 
-    /// The value of `e`, when it is a number `+` and `-` take here.
-    fn number(&mut self, e: &Expr, engine: &Engine, args: &Inputs) -> Option<Num> {
-        self.eval(e, engine, args).and_then(Num::of)
-    }
-
     /// steel's `+` of `terms` (at least one), when they are all numbers: from the left.
     fn sum(&mut self, terms: &[Expr], engine: &Engine, args: &Inputs) -> Option<Num> {
         let (first, rest) = terms.split_first()?;
-        let first = self.number(first, engine, args)?;
+        let first = self.num(first, engine, args)?;
         rest.iter()
-            .try_fold(first, |acc, t| acc.add(self.number(t, engine, args)?))
+            .try_fold(first, |acc, t| acc.add(self.num(t, engine, args)?))
     }
 }
 
@@ -200,10 +215,10 @@ enum Num {
 }
 
 impl Num {
-    fn of(v: SteelVal) -> Option<Num> {
+    fn of(v: &SteelVal) -> Option<Num> {
         match v {
-            SteelVal::IntV(i) => Some(Num::Int(i64::try_from(i).ok()?)),
-            SteelVal::NumV(r) => Some(Num::Real(r)),
+            SteelVal::IntV(i) => Some(Num::Int(i64::try_from(*i).ok()?)),
+            SteelVal::NumV(r) => Some(Num::Real(*r)),
             _ => None,
         }
     }
