@@ -166,16 +166,42 @@ impl Sandbox {
 /// (contracts, ports, printing, readers, pattern matching) and without the kernel that
 /// expands `defmacro`-style macros, which VO code may not define or use. Building it takes
 /// a fifth of what a sandboxed steel engine takes (compiling the prelude is most of
-/// starting a run). `sort` and `dynamic-wind`, which steel keeps in modules of their own,
-/// are [`BASE`]'s.
+/// starting a run), and the modules are bound from Rust ([`require_builtins`]) rather than by
+/// compiling steel's `require-builtin` forms, which took a third of the start. `sort` and
+/// `dynamic-wind`, which steel keeps in modules of their own, are [`BASE`]'s.
 fn base_engine() -> Result<Engine, SteelErr> {
     let mut engine = Engine::new_raw_no_kernel();
     steel::steel_vm::primitives::register_builtin_modules(&mut engine, true);
-    engine.compile_and_run_raw_program(steel::steel_vm::primitives::ALL_MODULES)?;
+    require_builtins(&mut engine, steel::steel_vm::primitives::ALL_MODULES);
     engine.compile_and_run_raw_program(steel::stdlib::PRELUDE)?;
     engine.compile_and_run_raw_program(BASE)?;
     engine.disallow_dylib_loading();
     Ok(engine)
+}
+
+/// What `(require-builtin MODULE)` and `(require-builtin MODULE as PREFIX)` forms of `forms` do
+/// (a global bound to each value of the module, its name prefixed), without compiling them.
+fn require_builtins(engine: &mut Engine, forms: &str) {
+    for form in forms.lines() {
+        let words: Vec<&str> = form
+            .trim()
+            .trim_start_matches('(')
+            .trim_end_matches(')')
+            .split_whitespace()
+            .collect();
+        let (module, prefix) = match words.as_slice() {
+            ["require-builtin", module] => (*module, ""),
+            ["require-builtin", module, "as", prefix] => (*module, *prefix),
+            _ => continue,
+        };
+        let Some(module) = engine.builtin_modules().get(module) else {
+            continue;
+        };
+        for name in module.names() {
+            let value = module.get(name.clone());
+            engine.register_value(&format!("{prefix}{name}"), value);
+        }
+    }
 }
 
 /// What the base engine adds to steel's standard library, from steel modules it leaves out:
@@ -282,4 +308,38 @@ fn confine(engine: &mut Engine) -> HashMap<String, SteelVal> {
     }
     engine.register_source_module_resolver(DenyRequire);
     denied
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The base engine binds what compiling steel's `(require-builtin ...)` forms binds: every
+    /// value of every module, under its name and under `#%prim.` and its name.
+    #[test]
+    fn builtin_modules_are_bound_as_their_requires_bind_them() {
+        let engine = base_engine().expect("the base engine starts");
+        let mut bound = 0;
+        for form in steel::steel_vm::primitives::ALL_MODULES.lines() {
+            let Some(module) = form.trim().strip_prefix("(require-builtin ") else {
+                continue;
+            };
+            let (module, prefix) = match module.trim_end_matches(')').split_once(" as ") {
+                Some((module, prefix)) => (module, prefix),
+                None => (module.trim_end_matches(')'), ""),
+            };
+            let module = engine.builtin_modules().get(module).expect("a module");
+            for name in module.names() {
+                assert!(
+                    engine.extract_value(&format!("{prefix}{name}")).is_ok(),
+                    "{prefix}{name} is not bound"
+                );
+                bound += 1;
+            }
+        }
+        assert!(bound > 1000, "only {bound} names");
+        for name in ["car", "#%prim.car", "hash-insert", "#%prim.string-append"] {
+            assert!(engine.extract_value(name).is_ok(), "{name}");
+        }
+    }
 }
