@@ -62,3 +62,19 @@ pub fn measure(args: &[&str], times: usize) -> Result<Cost, String> {
     }
     best.ok_or_else(|| "not run".into())
 }
+
+/// Runs `a` and `b` in turn (`a`, `b`, `a`, `b`, ...) `times` times each and keeps each one's
+/// cheapest run by CPU time: a change in the machine's load during the runs weighs on both
+/// alike, so their ratio moves less than when one runs all its times before the other.
+pub fn measure_pair(a: &[&str], b: &[&str], times: usize) -> Result<(Cost, Cost), String> {
+    let cheaper = |best: Option<Cost>, cost: Cost| match best {
+        Some(best) if best.cpu <= cost.cpu => best,
+        _ => cost,
+    };
+    let (mut best_a, mut best_b) = (None, None);
+    for _ in 0..times.max(1) {
+        best_a = Some(cheaper(best_a, measure(a, 1)?));
+        best_b = Some(cheaper(best_b, measure(b, 1)?));
+    }
+    Ok((best_a.expect("run once"), best_b.expect("run once")))
+}
