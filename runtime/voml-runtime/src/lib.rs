@@ -312,6 +312,10 @@ pub struct Runtime {
     dispatch: Dispatch,
     /// Storage for the arguments of an input's handler, kept from call to call.
     args: Vec<SteelVal>,
+    /// [`trampolines`], by their number of arguments.
+    trampolines: Vec<SteelVal>,
+    /// The arguments of a call through a trampoline, kept from call to call.
+    call_args: Vec<SteelVal>,
     /// What native input parts keep between events.
     natives: native_body::Natives,
     /// Counts what may change the structures besides native parts (Scheme code run, values
@@ -388,6 +392,8 @@ impl Runtime {
             general_owner,
             irs_owners,
         } = load(sandbox, &vo, backend, &config)?;
+        let mut engine = engine;
+        let trampolines = trampolines(&mut engine);
 
         let extract =
             |engine: &Engine, entry: &voml_ir::EntryPoint| -> Result<SteelVal, LoadError> {
@@ -499,6 +505,8 @@ impl Runtime {
             changes,
             dispatch: Dispatch::new(dispatch),
             args: Vec::new(),
+            trampolines,
+            call_args: Vec::new(),
             natives: Default::default(),
             scheme_runs: 0,
             has_conditions,
@@ -1254,9 +1262,26 @@ impl Runtime {
         self.scheme_runs += 1;
         let engine = &mut self.engine;
         let timed = self.profile.is_some().then(Instant::now);
-        let result = boundary::call(&self.meter, || {
-            engine.call_function_with_args_from_mut_slice(f.clone(), args)
-        });
+        let trampoline = match f {
+            SteelVal::Closure(_) => self.trampolines.get(args.len()),
+            _ => None,
+        };
+        let result = match trampoline {
+            Some(t) => {
+                let call_args = &mut self.call_args;
+                call_args.clear();
+                call_args.push(f.clone());
+                call_args.extend(args.iter().cloned());
+                let result = boundary::call(&self.meter, || {
+                    engine.call_function_with_args_from_mut_slice(t.clone(), call_args)
+                });
+                call_args.clear();
+                result
+            }
+            None => boundary::call(&self.meter, || {
+                engine.call_function_with_args_from_mut_slice(f.clone(), args)
+            }),
+        };
         if let (Some(profile), Some(t)) = (&mut self.profile, timed) {
             profile.add(&(who.target, who.part.clone(), false), t.elapsed());
         }
@@ -1833,6 +1858,27 @@ fn error_message(e: &SteelErr) -> String {
     text.to_string()
 }
 
+/// Procedures that call their first argument with the others, by number of arguments (0 to
+/// 8): steel makes a span for every instruction of the procedure it is asked to call from
+/// Rust (a part's procedure can have hundreds), and none for a procedure called from Scheme.
+fn trampolines(engine: &mut Engine) -> Vec<SteelVal> {
+    let mut out = Vec::new();
+    for n in 0..=8 {
+        let params: Vec<String> = (0..n).map(|i| format!("a{i}")).collect();
+        let name = format!("voml/call/{n}");
+        let text = format!("(define ({name} f {p}) (f {p}))", p = params.join(" "));
+        match engine
+            .compile_and_run_raw_program(text)
+            .ok()
+            .and(engine.extract_value(&name).ok())
+        {
+            Some(v) => out.push(v),
+            None => break,
+        }
+    }
+    out
+}
+
 /// The identifier a free-identifier error is about: the program's text at the error's span
 /// (steel reports unbound names at their use, at compile time).
 fn unbound_name(engine: &Engine, vo: &CompiledVo, e: &SteelErr) -> Option<String> {
@@ -2277,4 +2323,42 @@ fn not_defined(name: &str) -> String {
     format!(
         "`{name}` is not defined: visual objects have the spec's own definitions, the VOML primitives and prelude, and the Scheme built-ins listed in docs/language.md §7.5 (no files, ports, processes, network, environment, time or evaluation)"
     )
+}
+
+#[cfg(test)]
+mod trampoline_tests {
+    use super::*;
+
+    /// Each trampoline calls its first argument with the others, in order, and gives its
+    /// value; errors are the called procedure's.
+    #[test]
+    fn trampolines_call_their_first_argument_with_the_others() {
+        let mut sandbox = test_sandbox();
+        let engine = &mut sandbox.engine;
+        let all = trampolines(engine);
+        assert_eq!(all.len(), 9);
+        engine
+            .compile_and_run_raw_program("(define (spell . xs) xs) (define (fail x) (car x))")
+            .unwrap();
+        let spell = engine.extract_value("spell").unwrap();
+        for (n, t) in all.iter().enumerate() {
+            let mut args = vec![spell.clone()];
+            args.extend((0..n).map(|i| SteelVal::IntV(i as isize * 10)));
+            let got = engine
+                .call_function_with_args_from_mut_slice(t.clone(), &mut args)
+                .unwrap();
+            let want: Vec<String> = (0..n).map(|i| (i * 10).to_string()).collect();
+            assert_eq!(
+                got.to_string(),
+                format!("({})", want.join(" ")),
+                "{n} arguments"
+            );
+        }
+        let fail = engine.extract_value("fail").unwrap();
+        let mut args = vec![fail, SteelVal::IntV(3)];
+        let e = engine
+            .call_function_with_args_from_mut_slice(all[1].clone(), &mut args)
+            .unwrap_err();
+        assert!(e.to_string().contains("car"), "{e}");
+    }
 }
