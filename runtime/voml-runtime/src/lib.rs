@@ -846,22 +846,10 @@ impl Runtime {
             };
             // A part the compiler found to be plain updates of structures is carried out here,
             // as the Scheme would; when it cannot be, its procedure runs.
-            if let Some(native) = &self.vo.ep_components[ci].inputs[k].native {
-                let timed = self.profile.is_some().then(Instant::now);
-                if self
-                    .natives
-                    .run(native, &mut self.engine, &args, None, self.scheme_runs)
-                {
-                    let c = &self.vo.ep_components[ci];
-                    self.changes.written(&c.infos, &c.controls);
-                    self.stats.native += 1;
-                    if let (Some(profile), Some(t)) = (&mut self.profile, timed) {
-                        profile.add(&(Target::Ep(ci), Part::Input(k), true), t.elapsed());
-                    }
-                    args.clear();
-                    self.args = args;
-                    continue;
-                }
+            if self.run_native(ci, Part::Input(k), &args) {
+                args.clear();
+                self.args = args;
+                continue;
             }
             let entry = self.vo.ep_components[ci].inputs[k]
                 .handler
@@ -880,6 +868,51 @@ impl Runtime {
         self.condition_parts(false, event)
     }
 
+    /// Carries out the native statements of `part` of EP component `ci`, if it has any (see
+    /// [`native_body`]), with the part's arguments `args` (a condition part reads the record
+    /// `(current-event)` shows): true when done, its writes noted, counted and timed; false
+    /// when the part's procedure must run.
+    fn run_native(&mut self, ci: usize, part: Part, args: &[SteelVal]) -> bool {
+        let c = &self.vo.ep_components[ci];
+        let (body, reads_event) = match part {
+            Part::Input(k) => (c.inputs[k].native.as_ref(), false),
+            Part::Before(i) => (
+                c.before[i]
+                    .native
+                    .as_ref()
+                    .and_then(|n| n.statements.as_ref()),
+                true,
+            ),
+            Part::After(i) => (
+                c.after[i]
+                    .native
+                    .as_ref()
+                    .and_then(|n| n.statements.as_ref()),
+                true,
+            ),
+            _ => (None, false),
+        };
+        let Some(body) = body else {
+            return false;
+        };
+        let timed = self.profile.is_some().then(Instant::now);
+        let host = self.host.borrow();
+        let event = if reads_event { host.event() } else { None };
+        let done = self
+            .natives
+            .run(body, &mut self.engine, args, event, self.scheme_runs);
+        drop(host);
+        if !done {
+            return false;
+        }
+        self.changes.written(&c.infos, &c.controls);
+        self.stats.native += 1;
+        if let (Some(profile), Some(t)) = (&mut self.profile, timed) {
+            profile.add(&(Target::Ep(ci), part, true), t.elapsed());
+        }
+        true
+    }
+
     fn condition_parts(&mut self, before: bool, event: Option<At<'_>>) -> Result<(), Stop> {
         if !self.has_conditions {
             return Ok(());
@@ -894,6 +927,11 @@ impl Runtime {
                 if self.eps[ci].disabled {
                     break;
                 }
+                let which = if before {
+                    Part::Before(i)
+                } else {
+                    Part::After(i)
+                };
                 let c = &self.vo.ep_components[ci];
                 let (part, state) = if before {
                     (&c.before[i], &self.eps[ci].before[i])
@@ -908,34 +946,13 @@ impl Runtime {
                         match decision {
                             // The part's code itself, when it is plain updates, is carried
                             // out here as the Scheme would; else its procedure runs.
-                            voml_ir::Decision::Holds => match &native.statements {
-                                Some(statements) => {
-                                    let timed = self.profile.is_some().then(Instant::now);
-                                    let done = self.natives.run(
-                                        statements,
-                                        &mut self.engine,
-                                        &[],
-                                        self.host.borrow().event(),
-                                        self.scheme_runs,
-                                    );
-                                    if done {
-                                        self.changes.written(&c.infos, &c.controls);
-                                        self.stats.native += 1;
-                                        if let (Some(profile), Some(t)) = (&mut self.profile, timed)
-                                        {
-                                            let part = if before {
-                                                Part::Before(i)
-                                            } else {
-                                                Part::After(i)
-                                            };
-                                            profile.add(&(Target::Ep(ci), part, true), t.elapsed());
-                                        }
-                                        continue;
-                                    }
-                                    body.clone()
+                            voml_ir::Decision::Holds => {
+                                let body = body.clone();
+                                if self.run_native(ci, which.clone(), &[]) {
+                                    continue;
                                 }
-                                None => body.clone(),
-                            },
+                                body
+                            }
                             voml_ir::Decision::Fails => continue,
                             voml_ir::Decision::Unsure => state.entry.clone(),
                         }
@@ -954,13 +971,11 @@ impl Runtime {
                     }
                     _ => state.entry.clone(),
                 };
+                let c = &self.vo.ep_components[ci];
+                let part = if before { &c.before[i] } else { &c.after[i] };
                 let pure = part.kept_by().is_some();
                 let who = Who {
-                    part: if before {
-                        Part::Before(i)
-                    } else {
-                        Part::After(i)
-                    },
+                    part: which,
                     span: part.entry.span,
                     target: Target::Ep(ci),
                 };
