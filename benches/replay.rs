@@ -124,6 +124,20 @@ const COUNT_CONDITION: &str = r#"<voml><body><visual-object name="count-conditio
 </visual-object></body></voml>"#;
 const COUNT_CONDITION_AWK: &str = "$1 == -3 { c[$4]++ } END { for (p in c) print p, c[p] }";
 
+/// `voml run SPEC --trace TRACE --headless --out OUT`, as arguments.
+fn voml_run<'a>(voml: &'a str, spec: &'a Path, trace: &'a Path, out: &'a Path) -> Vec<&'a str> {
+    vec![
+        voml,
+        "run",
+        spec.to_str().unwrap(),
+        "--trace",
+        trace.to_str().unwrap(),
+        "--headless",
+        "--out",
+        out.to_str().unwrap(),
+    ]
+}
+
 /// Nothing but events: what reading and parsing cost.
 const EMPTY: &str = r#"<voml><body><visual-object name="empty">
   <event-declarations>
@@ -231,16 +245,7 @@ fn main() {
         return;
     }
     let run = |spec: &Path, trace: &Path, extra: &[&str]| -> Result<Cost, String> {
-        let mut args = vec![
-            voml,
-            "run",
-            spec.to_str().unwrap(),
-            "--trace",
-            trace.to_str().unwrap(),
-            "--headless",
-            "--out",
-            out.to_str().unwrap(),
-        ];
+        let mut args = voml_run(voml, spec, trace, &out);
         args.extend_from_slice(extra);
         measure(&args, repeat)
     };
@@ -285,16 +290,7 @@ fn main() {
         ] {
             // The count and `mawk` in turn, seven times each (one when quick): their ratio
             // is the figure, and the machine's load moves it least this way.
-            let voml_args = [
-                voml,
-                "run",
-                spec.to_str().unwrap(),
-                "--trace",
-                big.to_str().unwrap(),
-                "--headless",
-                "--out",
-                out.to_str().unwrap(),
-            ];
+            let voml_args = voml_run(voml, spec, &big, &out);
             let awk_args = ["mawk", awk, big.to_str().unwrap()];
             let times = if quick { 1 } else { 7 };
             match measure_pair(&voml_args, &awk_args, times) {
