@@ -314,6 +314,42 @@ fn a_condition_part_counts_entries_as_before() {
     }
 }
 
+/// Records whose types make every condition fail skip the runtime, as records nothing
+/// declares do, when the types alone decide the conditions and no IR component renders after
+/// each record: the count is the same, and only the entry records reached the runtime (one
+/// render round each, as the runtime's start and end events). A condition reading the timestamp too, or an IR component, keeps
+/// every record going through.
+#[test]
+fn records_every_condition_refuses_by_their_types_skip_the_runtime() {
+    let trace = std::fs::read("examples/mpicl/ring.trf").unwrap();
+    let lines = String::from_utf8_lossy(&trace);
+    let records = lines.lines().filter(|l| !l.trim().is_empty()).count() as u64;
+    let entries = lines.lines().filter(|l| l.starts_with("-3 ")).count() as u64;
+    assert!(0 < entries && entries < records);
+    let run = |text: &str| {
+        let mut rt = start_runtime(compile_text("count.voml", text), false, 1000);
+        support::replay_bytes(&mut rt, &trace, "ring.trf", false);
+        assert!(rt.faults().is_empty(), "{:?}", rt.faults());
+        (rt.variable("counts").unwrap(), rt.stats().renders)
+    };
+    // Every record, and the runtime's own start and end events, bring a round when they
+    // reach the runtime.
+    let by_time = COUNT_ENTRIES.replace(
+        "(= (car (current-event)) -3)",
+        "(and (= (car (current-event)) -3) (>= (caddr (current-event)) 0))",
+    );
+    let (counts, every) = run(&by_time);
+    assert_eq!(every, records + 2);
+    assert_eq!(run(COUNT_ENTRIES), (counts.clone(), entries + 2));
+    let drawing = COUNT_ENTRIES.replace(
+        "</event-processing>",
+        r#"</event-processing>
+  <view-initializations><view name="v" world="0 1 0 1"/></view-initializations>
+  <info-rendition><ir-component name="r" views="v"><line view="^0" from="0 0" to="1 1"/></ir-component></info-rendition>"#,
+    );
+    assert_eq!(run(&drawing), (counts, records + 2));
+}
+
 #[test]
 fn faults_of_condition_parts_stay_where_they_were() {
     // A condition that fails on short records (in Scheme: the native test is unsure), one

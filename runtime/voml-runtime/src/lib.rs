@@ -322,6 +322,9 @@ pub struct Runtime {
     /// set from outside), so that native parts know when to read them again.
     scheme_runs: u64,
     has_conditions: bool,
+    /// When the record's types alone decide every condition part ([`decided_by_type`]): per
+    /// (record type, event type) seen, sorted, whether every condition fails for them.
+    conditions_by_type: Option<Vec<((i64, i64), bool)>>,
     /// Some code can see the record being processed: a condition part (natively tested or
     /// not), or code that names `current-event` (nothing else can reach it: VO code has no
     /// `eval`). When none can, the record is not copied for it.
@@ -496,6 +499,7 @@ impl Runtime {
         let changes = changes::Changes::new(vo.infos.len(), vo.controls.len());
         let config_profile = config.profile;
         let event_visible = has_conditions || reads_current_event(&vo);
+        let conditions_by_type = (has_conditions && decided_by_type(&vo)).then(Vec::new);
         Ok(Runtime {
             vo,
             engine,
@@ -510,6 +514,7 @@ impl Runtime {
             natives: Default::default(),
             scheme_runs: 0,
             has_conditions,
+            conditions_by_type,
             event_visible,
             event_reach,
             watchdog,
@@ -646,9 +651,12 @@ impl Runtime {
         if self.stats.first_ts.is_none() {
             self.stats.first_ts = record.timestamp();
         }
-        // A record that no input declares and no condition part can see never reaches the
-        // VO's code: it only moves trace time on (and so may bring a synchronous VO's tick).
-        if !self.has_conditions && self.dispatch.get(record.rtype, record.etype).is_none() {
+        // A record that no input declares and no condition part can see, or every condition
+        // part refuses by its types alone, never reaches the VO's code: it only moves trace
+        // time on (and so may bring a synchronous VO's tick).
+        if !self.seen_by_conditions(record.rtype, record.etype)
+            && self.dispatch.get(record.rtype, record.etype).is_none()
+        {
             let ts = record.timestamp().unwrap_or(0.0);
             let tick_due = matches!(self.next_tick, Some(next) if ts >= next);
             if !tick_due {
@@ -662,6 +670,39 @@ impl Runtime {
             line: record.line,
         };
         self.process_inner(record, Some(event))
+    }
+
+    /// Whether a condition part may run for records of these types: false when there are
+    /// none, or when the types alone make every condition fail ([`decided_by_type`]).
+    fn seen_by_conditions(&mut self, rtype: i64, etype: i64) -> bool {
+        /// Most pairs of types remembered: beyond, the tests are decided again each time.
+        const MOST: usize = 4096;
+        if !self.has_conditions {
+            return false;
+        }
+        let (Some(known), vo) = (&mut self.conditions_by_type, &self.vo) else {
+            return true;
+        };
+        let at = match known.binary_search_by_key(&(rtype, etype), |k| k.0) {
+            Ok(at) => return !known[at].1,
+            Err(at) => at,
+        };
+        let element = |p: u32| match p {
+            0 => Some(voml_ir::Element::Int(rtype)),
+            1 => Some(voml_ir::Element::Int(etype)),
+            _ => None,
+        };
+        let all_fail = vo.ep_components.iter().all(|c| {
+            c.before.iter().chain(&c.after).all(|part| {
+                part.native
+                    .as_ref()
+                    .is_some_and(|n| n.test.decide(&element) == voml_ir::Decision::Fails)
+            })
+        });
+        if known.len() < MOST {
+            known.insert(at, ((rtype, etype), all_fail));
+        }
+        !all_fail
     }
 
     /// Ends the run: the end-of-input callback and a final render.
@@ -1969,6 +2010,22 @@ fn program_span(engine: &Engine, vo: &CompiledVo, s: steel::parser::span::Span) 
     vo.program
         .source_of_range(s.start as usize, (s.end as usize).max(s.start as usize + 1))
         .filter(|span| *span != Span::default())
+}
+
+/// Whether the record's types alone decide every condition part of `vo`, so that a record
+/// whose types make them all fail can skip the runtime as a record nothing declares does:
+/// every condition has a native test reading no element past the event type, and `vo` has
+/// no IR component (a record that reaches the runtime is followed by a render round, which
+/// the records nothing sees do not bring).
+fn decided_by_type(vo: &CompiledVo) -> bool {
+    vo.ir_components.is_empty()
+        && vo.ep_components.iter().all(|c| {
+            c.before.iter().chain(&c.after).all(|part| {
+                part.native
+                    .as_ref()
+                    .is_some_and(|n| n.test.fields().iter().all(|&p| p <= 1))
+            })
+        })
 }
 
 /// Whether some code of `vo` may ask for `(current-event)` (the record as a list): its
