@@ -271,6 +271,24 @@ fn components_lists_the_library_and_shows_an_interface() {
     );
 }
 
+/// `voml run SPEC --trace TRACE --headless --out OUT --profile`, which must succeed: its
+/// standard error, where the profile is.
+fn run_profiled(spec: &str, trace: &str, out_dir: &Path) -> String {
+    let out = run(&mut voml(&[
+        "run",
+        spec,
+        "--trace",
+        trace,
+        "--headless",
+        "--out",
+        out_dir.to_str().unwrap(),
+        "--profile",
+    ]));
+    let err = text(&out.stderr);
+    assert_eq!(status(&out), 0, "{err}");
+    err
+}
+
 /// The row of `--profile`'s table (in `err`) for `part`.
 fn profile_row(err: &str, part: &str) -> String {
     err.lines()
@@ -316,18 +334,7 @@ fn run_profile_marks_native_parts() {
         .lines()
         .filter(|l| l.split_whitespace().take(2).eq(["-3", "-27"]))
         .count();
-    let out = run(&mut voml(&[
-        "run",
-        spec.to_str().unwrap(),
-        "--trace",
-        trace,
-        "--headless",
-        "--out",
-        out_dir.to_str().unwrap(),
-        "--profile",
-    ]));
-    let err = text(&out.stderr);
-    assert_eq!(status(&out), 0, "{err}");
+    let err = run_profiled(spec.to_str().unwrap(), trace, &out_dir);
     assert_eq!(
         profile_calls(&err, "EP component `count` input ^0 (native)"),
         entries
@@ -349,18 +356,7 @@ fn run_profile_shows_each_part_and_its_calls() {
             !l.is_empty() && !l.starts_with('#') && !l.starts_with('%')
         })
         .count();
-    let out = run(&mut voml(&[
-        "run",
-        "examples/paper/lineplot.voml",
-        "--trace",
-        trace,
-        "--headless",
-        "--out",
-        out_dir.to_str().unwrap(),
-        "--profile",
-    ]));
-    let err = text(&out.stderr);
-    assert_eq!(status(&out), 0, "{err}");
+    let err = run_profiled("examples/paper/lineplot.voml", trace, &out_dir);
     assert!(err.contains("where the time went"), "{err}");
     let row = |part: &str| profile_row(&err, part);
     let calls = |part: &str| profile_calls(&err, part);
