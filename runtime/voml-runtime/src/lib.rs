@@ -654,8 +654,8 @@ impl Runtime {
         // A record that no input declares and no condition part can see, or every condition
         // part refuses by its types alone, never reaches the VO's code: it only moves trace
         // time on (and so may bring a synchronous VO's tick).
-        if !self.seen_by_conditions(record.rtype, record.etype)
-            && self.dispatch.get(record.rtype, record.etype).is_none()
+        if self.dispatch.get(record.rtype, record.etype).is_none()
+            && !self.seen_by_conditions(record.rtype, record.etype)
         {
             let ts = record.timestamp().unwrap_or(0.0);
             let tick_due = matches!(self.next_tick, Some(next) if ts >= next);
@@ -915,22 +915,14 @@ impl Runtime {
     /// when the part's procedure must run.
     fn run_native(&mut self, ci: usize, part: Part, args: &[SteelVal]) -> bool {
         let c = &self.vo.ep_components[ci];
-        let (body, reads_event) = match part {
-            Part::Input(k) => (c.inputs[k].native.as_ref(), false),
-            Part::Before(i) => (
-                c.before[i]
-                    .native
-                    .as_ref()
-                    .and_then(|n| n.statements.as_ref()),
-                true,
-            ),
-            Part::After(i) => (
-                c.after[i]
-                    .native
-                    .as_ref()
-                    .and_then(|n| n.statements.as_ref()),
-                true,
-            ),
+        let condition = match part {
+            Part::Before(i) => c.before.get(i),
+            Part::After(i) => c.after.get(i),
+            _ => None,
+        };
+        let (body, reads_event) = match (&part, condition) {
+            (Part::Input(k), _) => (c.inputs[*k].native.as_ref(), false),
+            (_, Some(p)) => (p.native.as_ref().and_then(|n| n.statements.as_ref()), true),
             _ => (None, false),
         };
         let Some(body) = body else {
@@ -1918,21 +1910,21 @@ fn error_message(e: &SteelErr) -> String {
 /// 8): steel makes a span for every instruction of the procedure it is asked to call from
 /// Rust (a part's procedure can have hundreds), and none for a procedure called from Scheme.
 fn trampolines(engine: &mut Engine) -> Vec<SteelVal> {
-    let mut out = Vec::new();
-    for n in 0..=8 {
-        let params: Vec<String> = (0..n).map(|i| format!("a{i}")).collect();
-        let name = format!("voml/call/{n}");
-        let text = format!("(define ({name} f {p}) (f {p}))", p = params.join(" "));
-        match engine
-            .compile_and_run_raw_program(text)
-            .ok()
-            .and(engine.extract_value(&name).ok())
-        {
-            Some(v) => out.push(v),
-            None => break,
-        }
+    const MOST: usize = 8;
+    let text: String = (0..=MOST)
+        .map(|n| {
+            let p: Vec<String> = (0..n).map(|i| format!("a{i}")).collect();
+            format!("(define (voml/call/{n} f {p}) (f {p}))\n", p = p.join(" "))
+        })
+        .collect();
+    // Defined in one program, compiled once; none when the engine refuses them (calls then
+    // go to the procedures directly).
+    if engine.compile_and_run_raw_program(text).is_err() {
+        return Vec::new();
     }
-    out
+    (0..=MOST)
+        .map_while(|n| engine.extract_value(&format!("voml/call/{n}")).ok())
+        .collect()
 }
 
 /// The identifier a free-identifier error is about: the program's text at the error's span
