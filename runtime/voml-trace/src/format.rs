@@ -164,8 +164,7 @@ pub trait RecordSource {
     /// The next record built in `record` itself, or the next bad record (`record` then
     /// holds no record); readers that build records elsewhere move theirs in.
     fn next_into(&mut self, record: &mut Record) -> Option<Result<(), TraceError>> {
-        let item = self.next_reusing(Some(std::mem::take(record)))?;
-        Some(item.map(|r| *record = r))
+        moved_into(self, record)
     }
 
     /// Whether the next record can come without waiting for more input: a reader of a live
@@ -177,6 +176,16 @@ pub trait RecordSource {
     fn set_interest(&mut self, interest: Option<Arc<Interest>>) {
         let _ = interest;
     }
+}
+
+/// [`RecordSource::next_into`] for a reader that builds its records elsewhere: the next
+/// record, built in `record`'s storage, moved into it.
+fn moved_into<S: RecordSource + ?Sized>(
+    source: &mut S,
+    record: &mut Record,
+) -> Option<Result<(), TraceError>> {
+    let item = source.next_reusing(Some(std::mem::take(record)))?;
+    Some(item.map(|r| *record = r))
 }
 
 impl<R: Read> RecordSource for TraceReader<BufReader<R>> {
@@ -349,10 +358,7 @@ impl<R: Read> RecordSource for FormatReader<BufReader<R>> {
     fn next_into(&mut self, record: &mut Record) -> Option<Result<(), TraceError>> {
         match &mut self.inner {
             Inner::Picl(r) => r.next_into(record),
-            _ => {
-                let item = self.next_reusing(Some(std::mem::take(record)))?;
-                Some(item.map(|r| *record = r))
-            }
+            _ => moved_into(self, record),
         }
     }
 
