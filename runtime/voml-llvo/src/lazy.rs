@@ -38,7 +38,7 @@ const COVER_WINDOW: usize = 64;
 #[derive(Default)]
 pub struct LazyRaster {
     raster: RasterBackend,
-    waiting: HashMap<ViewId, Vec<Waiting>>,
+    waiting: HashMap<ViewId, Queue>,
     /// How many waiting commands each frame has, so that undrawing a frame with none waiting
     /// looks at nothing.
     marks: HashMap<Mark, usize>,
@@ -50,10 +50,39 @@ pub struct LazyRaster {
     pristine: HashMap<ViewId, Color>,
 }
 
+/// What waits in one view: commands and the scrolls between them, in order.
+///
+/// A streaming plot scrolls its view by a few pixels for nearly every sample. Scrolls wait
+/// like the rest: what was drawn before them is painted, at the latest, when a picture is
+/// taken, and a command that the scrolls since have moved wholly out of the scrolled area is
+/// never painted (its pixels would be lost anyway). Scrolls that nothing left between them
+/// merge into one. A plot of a million samples then paints the lines the picture shows,
+/// not a million.
+#[derive(Default)]
+struct Queue {
+    list: Vec<Waiting>,
+    /// Scrolls pushed so far: a command's `epoch` tells which came after it.
+    epoch: u32,
+    /// The sum of the scrolls pushed so far, in pixels: a command has moved by this minus its
+    /// `at`.
+    moved: (i64, i64),
+    /// The area every waiting scroll moves (they all move the same one).
+    area: Option<PxRect>,
+    /// The list's length at which scrolled-out commands are looked for again (doubling, so
+    /// the looking costs a few steps a command).
+    compact_at: usize,
+}
+
+/// The list's length at which scrolled-out commands are first looked for.
+const FIRST_COMPACTION: usize = 64;
+
 /// A command that waits, with whose frame it is and the pixels it can change (all of them,
 /// `also` included).
 struct Waiting {
     mark: Option<Mark>,
+    /// The scrolls pushed before it, and their sum then (see [`Queue`]).
+    epoch: u32,
+    at: (i64, i64),
     bounds: PxRect,
     cmd: DrawCmd,
     /// Erasures merged into this one (see [`merge_erasure`]), painted after it.
@@ -88,7 +117,7 @@ impl LazyRaster {
 
     /// Commands waiting in `view` (for tests and measurements).
     pub fn waiting(&self, view: ViewId) -> usize {
-        self.waiting.get(&view).map_or(0, Vec::len)
+        self.waiting.get(&view).map_or(0, |q| q.list.len())
     }
 
     /// Commands waiting in `view`, merged erasures counted one by one (for tests and
@@ -96,19 +125,21 @@ impl LazyRaster {
     pub fn waiting_commands(&self, view: ViewId) -> usize {
         self.waiting
             .get(&view)
-            .map_or(0, |list| list.iter().map(|w| 1 + w.also.len()).sum())
+            .map_or(0, |q| q.list.iter().map(|w| 1 + w.also.len()).sum())
     }
 
     /// Rasterises what waits in `view`.
     fn settle(&mut self, view: ViewId) -> Result<(), LlvoError> {
-        let Some(list) = self.waiting.get_mut(&view) else {
+        let Some(queue) = self.waiting.get_mut(&view) else {
             return Ok(());
         };
         self.merged.remove(&view);
-        if !list.is_empty() {
+        if !queue.list.is_empty() {
             self.pristine.remove(&view);
         }
-        for w in list.drain(..) {
+        queue.area = None;
+        queue.compact_at = 0;
+        for w in queue.list.drain(..) {
             if let Some(m) = w.mark {
                 forget_one(&mut self.marks, m);
             }
@@ -125,18 +156,30 @@ impl LazyRaster {
             // An unknown surface: the raster back end says so.
             return self.raster.draw(view, cmd);
         }
-        if let DrawCmd::Shift { .. } = cmd {
-            self.settle(view)?;
+        if let DrawCmd::Shift { area, .. } = cmd {
+            if self.waiting[&view].area.is_some_and(|a| a != *area) {
+                // Scrolls of another area: what waits is painted first.
+                self.settle(view)?;
+            }
             self.pristine.remove(&view);
-            return self.raster.draw(view, cmd);
+            let queue = self.waiting.get_mut(&view).expect("checked above");
+            queue.push_shift(cmd, &mut self.marks);
+            return self.bound(view);
         }
-        let list = self.waiting.get_mut(&view).expect("checked above");
+        let queue = self.waiting.get_mut(&view).expect("checked above");
+        let (epoch, at, scrolled) = (queue.epoch, queue.moved, queue.area);
+        let list = &mut queue.list;
         if let Some(cover) = covered(cmd) {
+            // What was drawn before the latest scroll lies where its bounds say only when it
+            // is outside the scrolled area.
             let from = list.len().saturating_sub(COVER_WINDOW);
             let mut kept = from;
             for i in from..list.len() {
                 let b = list[i].bounds;
-                if !b.is_empty() && b.intersect(&cover) == b {
+                let moved = matches!(list[i].cmd, DrawCmd::Shift { .. })
+                    || (list[i].epoch != epoch
+                        && scrolled.is_some_and(|a| !a.intersect(&b).is_empty()));
+                if !moved && !b.is_empty() && b.intersect(&cover) == b {
                     if let Some(m) = list[i].mark {
                         forget_one(&mut self.marks, m);
                     }
@@ -153,6 +196,8 @@ impl LazyRaster {
         let erases = erasure_colour(cmd).filter(|_| mark.is_none());
         let mut item = Waiting {
             mark,
+            epoch,
+            at,
             bounds: cmd.bounds(),
             cmd: cmd.clone(),
             also: Vec::new(),
@@ -164,14 +209,125 @@ impl LazyRaster {
             merged = item.also.len().min(1);
         }
         list.push(item);
-        let len = list.len();
-        let merges = self.merged.entry(view).or_default();
-        *merges += merged;
-        if len > MAX_WAITING || len + *merges > MAX_COMMANDS {
+        *self.merged.entry(view).or_default() += merged;
+        self.bound(view)
+    }
+
+    /// Rasterises what waits in `view` when it is more than may wait.
+    fn bound(&mut self, view: ViewId) -> Result<(), LlvoError> {
+        let len = self.waiting.get(&view).map_or(0, |q| q.list.len());
+        let merges = self.merged.get(&view).copied().unwrap_or(0);
+        if len > MAX_WAITING || len + merges > MAX_COMMANDS {
             self.settle(view)?;
         }
         Ok(())
     }
+}
+
+impl Queue {
+    /// Queues a scroll (of the queue's area, or of any when none waits), merging it into the
+    /// latest when nothing waits between them, and drops, now and then, what the scrolls
+    /// moved out of the area.
+    fn push_shift(&mut self, cmd: &DrawCmd, marks: &mut HashMap<Mark, usize>) {
+        let DrawCmd::Shift { area, dx, dy, .. } = *cmd else {
+            return;
+        };
+        self.area = Some(area);
+        self.epoch = self.epoch.wrapping_add(1);
+        self.moved = (
+            self.moved.0.saturating_add(i64::from(dx)),
+            self.moved.1.saturating_add(i64::from(dy)),
+        );
+        let merged = self.list.last_mut().is_some_and(|last| {
+            let merged = add_shift(&mut last.cmd, cmd);
+            if merged {
+                (last.epoch, last.at) = (self.epoch, self.moved);
+            }
+            merged
+        });
+        if !merged {
+            self.list.push(Waiting {
+                mark: None,
+                epoch: self.epoch,
+                at: self.moved,
+                bounds: cmd.bounds(),
+                cmd: cmd.clone(),
+                also: Vec::new(),
+                erases: None,
+            });
+        }
+        if self.list.len() >= self.compact_at.max(FIRST_COMPACTION) {
+            self.compact(area, marks);
+            self.compact_at = 2 * self.list.len();
+        }
+    }
+
+    /// Drops the commands that the scrolls since them moved wholly out of `area` (a pixel
+    /// inside the area that a scroll moves out is lost, and later scrolls do not bring it
+    /// back) and those that change no pixel, then merges the scrolls that end up next to
+    /// each other.
+    fn compact(&mut self, area: PxRect, marks: &mut HashMap<Mark, usize>) {
+        let moved = self.moved;
+        let gone = |w: &Waiting| {
+            if matches!(w.cmd, DrawCmd::Shift { .. }) {
+                return false;
+            }
+            let b = w.bounds;
+            if b.is_empty() {
+                // It changes no pixel.
+                return true;
+            }
+            b.intersect(&area) == b
+                && b.translate(moved.0 - w.at.0, moved.1 - w.at.1)
+                    .intersect(&area)
+                    .is_empty()
+        };
+        let mut kept: Vec<Waiting> = Vec::with_capacity(self.list.len());
+        for w in self.list.drain(..) {
+            if gone(&w) {
+                if let Some(m) = w.mark {
+                    forget_one(marks, m);
+                }
+                continue;
+            }
+            if let Some(last) = kept.last_mut() {
+                if add_shift(&mut last.cmd, &w.cmd) {
+                    (last.epoch, last.at) = (w.epoch, w.at);
+                    continue;
+                }
+            }
+            kept.push(w);
+        }
+        self.list = kept;
+    }
+}
+
+/// Merges the scroll `next` into the scroll `last` when they move the same area, expose the
+/// same colour and point the same way on each axis: moving by a then by b is then moving by
+/// a + b (a pixel that ends inside the area was inside it between the two, the area being a
+/// rectangle, and the pixels either exposes are the ones the sum exposes).
+fn add_shift(last: &mut DrawCmd, next: &DrawCmd) -> bool {
+    let (
+        DrawCmd::Shift {
+            area: la,
+            dx: ldx,
+            dy: ldy,
+            fill: lf,
+        },
+        DrawCmd::Shift { area, dx, dy, fill },
+    ) = (last, next)
+    else {
+        return false;
+    };
+    let same_way = |p: i32, q: i32| (p >= 0 && q >= 0) || (p <= 0 && q <= 0);
+    if la != area || lf != fill || !same_way(*ldx, *dx) || !same_way(*ldy, *dy) {
+        return false;
+    }
+    // Beyond the area's size everything is exposed anyway.
+    let lim = |d: i64, size: u32| d.clamp(-i64::from(size), i64::from(size)) as i32;
+    *ldx = lim(i64::from(*ldx) + i64::from(*dx), area.w);
+    *ldy = lim(i64::from(*ldy) + i64::from(*dy), area.h);
+    true
 }
 
 /// The colour an erasure paints: a clear, or a hard-edged fill or stroke (what undrawing
@@ -311,7 +467,7 @@ impl Backend for LazyRaster {
     ) -> Result<(), LlvoError> {
         self.raster
             .create_surface(view, title, width, height, background)?;
-        self.waiting.insert(view, Vec::new());
+        self.waiting.insert(view, Queue::default());
         self.pristine.insert(view, background);
         Ok(())
     }
@@ -324,8 +480,9 @@ impl Backend for LazyRaster {
         background: Color,
     ) -> Result<(), LlvoError> {
         // The content is lost anyway.
-        if let Some(list) = self.waiting.get_mut(&view) {
-            for w in list.drain(..) {
+        if let Some(queue) = self.waiting.get_mut(&view) {
+            queue.area = None;
+            for w in queue.list.drain(..) {
                 if let Some(m) = w.mark {
                     forget_one(&mut self.marks, m);
                 }
@@ -338,7 +495,7 @@ impl Backend for LazyRaster {
     }
 
     fn destroy_surface(&mut self, view: ViewId) {
-        for w in self.waiting.remove(&view).unwrap_or_default() {
+        for w in self.waiting.remove(&view).unwrap_or_default().list {
             if let Some(m) = w.mark {
                 forget_one(&mut self.marks, m);
             }
@@ -363,8 +520,8 @@ impl Backend for LazyRaster {
         // What of the frame still waits is never painted; what was painted already is
         // covered by the erase commands, which also clear what was painted over it since.
         if self.marks.remove(&mark).is_some() {
-            for list in self.waiting.values_mut() {
-                list.retain(|w| w.mark != Some(mark));
+            for queue in self.waiting.values_mut() {
+                queue.list.retain(|w| w.mark != Some(mark));
             }
         }
         // An erasure over pixels that are its colour already, which nothing waiting can
@@ -377,8 +534,9 @@ impl Backend for LazyRaster {
                 let at = match occupied.iter().position(|(v, _)| v == view) {
                     Some(at) => at,
                     None => {
-                        let union = self.waiting.get(view).map_or(PxRect::default(), |list| {
-                            list.iter()
+                        let union = self.waiting.get(view).map_or(PxRect::default(), |q| {
+                            q.list
+                                .iter()
                                 .fold(PxRect::default(), |all, w| all.union(&w.bounds))
                         });
                         occupied.push((*view, union));

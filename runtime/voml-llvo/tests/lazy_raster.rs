@@ -169,6 +169,173 @@ impl Pair {
     }
 }
 
+/// A dot scrolled out of the area by one pixel is dropped from what waits; one whose last
+/// column is still the area's first waits and is painted.
+#[test]
+fn a_dot_scrolled_out_of_the_area_is_dropped_and_one_at_its_edge_is_painted() {
+    let (view, w, h) = (ViewId(0), 90u32, 70u32);
+    let area = PxRect::new(10, 5, 75, 55);
+    let bg = Color::rgb(255, 255, 255);
+    let mut pair = Pair::new();
+    pair.both(|b| b.create_surface(view, "t", w, h, bg).unwrap());
+    let shift = |dx| DrawCmd::Shift {
+        area,
+        dx,
+        dy: 0,
+        fill: bg,
+    };
+    let dot = |x, y, color| DrawCmd::Clear {
+        rect: PxRect::new(x, y, 2, 2),
+        color,
+    };
+    let (out, edge) = (
+        dot(20, 10, Color::rgb(200, 30, 30)),
+        dot(21, 20, Color::rgb(20, 120, 200)),
+    );
+    pair.both(|b| {
+        b.draw(view, &out).unwrap();
+        b.draw(view, &edge).unwrap();
+        b.draw(view, &shift(-11)).unwrap();
+    });
+    // Enough else waiting (one-pixel dots along the top margin, each its own colour so
+    // that none merges into another) that the next scroll looks for what scrolled out.
+    for i in 0..80 {
+        let tick = DrawCmd::Clear {
+            rect: PxRect::new(i, 1 + i % 3, 1, 1),
+            color: Color::rgb(i as u8, 0, 0),
+        };
+        pair.both(|b| b.draw(view, &tick).unwrap());
+    }
+    pair.both(|b| b.draw(view, &shift(-1)).unwrap());
+    // The first dot's columns are now 8 and 9, outside the area; the second's 9 and 10.
+    assert_eq!(
+        pair.lazy.waiting(view),
+        83,
+        "84 commands less the dot scrolled out"
+    );
+    pair.same(view, "after the scrolls");
+    let picture = pair.lazy.snapshot(view).unwrap();
+    let at = |x: u32, y: u32| &picture.data[((y * w + x) * 4) as usize..][..3];
+    assert_eq!(at(10, 20), &[20, 120, 200], "the edge's dot is painted");
+    assert_eq!(at(9, 20), &[255, 255, 255], "the margin is not scrolled");
+}
+
+/// A streaming plot's stream: short strokes drawn at the right of a scrolled area, the area
+/// scrolled left by a few pixels (and now and then up or down, right, or past its size),
+/// a label redrawn in the margin. The three back ends paint the same pixels, pictures being
+/// taken often in some streams and seldom in others; and in those, what waits in the lazy
+/// one stays bounded by what the area shows: the commands scrolled out of it are dropped,
+/// the scrolls between them merged, and the margin's redrawn label replaces the one before.
+#[test]
+fn a_scrolling_stream_paints_what_the_raster_paints_and_keeps_only_what_it_shows() {
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let (view, w, h) = (ViewId(0), 90u32, 70u32);
+    let area = PxRect::new(10, 5, 75, 55);
+    let bg = Color::rgb(255, 255, 255);
+    for stream in 0..8 {
+        let mut pair = Pair::new();
+        pair.both(|b| b.create_surface(view, "t", w, h, bg).unwrap());
+        let seldom = stream % 2 == 1;
+        let mut most_waiting = 0;
+        let mut label = 0u64;
+        let (mut x, mut y) = (70.0f32, 30.0f32);
+        for step in 0..4000 {
+            let case = format!("stream {stream} step {step}");
+            if rng.below(if seldom { 5000 } else { 150 }) == 0 {
+                pair.same(view, &case);
+            }
+            match rng.below(100) {
+                0..=9 => {
+                    // A dot, whose bounds are exactly the pixels it paints.
+                    let dot = DrawCmd::Clear {
+                        rect: PxRect::new(x as i32, y as i32, 1 + rng.below(3) as u32, 2),
+                        color: colour(&mut rng),
+                    };
+                    pair.both(|b| b.draw(view, &dot).unwrap());
+                }
+                10..=54 => {
+                    let (nx, ny) = (
+                        x + rng.below(24) as f32 / 8.0,
+                        (y + rng.below(81) as f32 / 8.0 - 5.0).clamp(6.0, 58.0),
+                    );
+                    let cmd = DrawCmd::Stroke {
+                        path: PxPath {
+                            segs: vec![PathSeg::MoveTo(x, y), PathSeg::LineTo(nx, ny)],
+                        },
+                        style: StrokeStyle {
+                            width: 1.0 + rng.below(3) as f32,
+                            cap: LineCap::Butt,
+                            join: LineJoin::Miter,
+                            dash: Vec::new(),
+                            dash_offset: 0.0,
+                        },
+                        color: colour(&mut rng),
+                        clip: area,
+                        mode: PaintMode::Blend,
+                    };
+                    pair.both(|b| b.draw(view, &cmd).unwrap());
+                    (x, y) = (nx, ny);
+                }
+                55..=89 => {
+                    let (dx, dy) = match rng.below(40) {
+                        0 => (rng.below(12) as i32, 0),
+                        1 => (0, rng.below(7) as i32 - 3),
+                        2 => (-(w as i32) - 5, 0),
+                        _ => (-(1 + rng.below(4) as i32), 0),
+                    };
+                    let shift = DrawCmd::Shift {
+                        area,
+                        dx,
+                        dy,
+                        fill: bg,
+                    };
+                    pair.both(|b| b.draw(view, &shift).unwrap());
+                    // New samples come in at the right.
+                    x = if x + (dx as f32) < 55.0 {
+                        70.0
+                    } else {
+                        (x + dx as f32).min(82.0)
+                    };
+                    y = (y + dy as f32).clamp(6.0, 58.0);
+                }
+                _ => {
+                    // A label in the bottom margin, erased and redrawn.
+                    let rect = PxRect::new(0, 62, w, 8);
+                    label += 1;
+                    let text = DrawCmd::Text {
+                        x: 12.0,
+                        baseline: 69.0,
+                        text: format!("{label}"),
+                        font: FontSpec {
+                            family: FontFamily::Sans,
+                            bold: false,
+                            size_px: 8.0,
+                        },
+                        color: Color::rgb(0, 0, 0),
+                        clip: rect,
+                    };
+                    let clear = DrawCmd::Clear { rect, color: bg };
+                    pair.both(|b| {
+                        b.draw(view, &clear).unwrap();
+                        b.draw(view, &text).unwrap();
+                    });
+                }
+            }
+            most_waiting = most_waiting.max(pair.lazy.waiting(view));
+        }
+        pair.same(view, &format!("stream {stream} at its end"));
+        if seldom {
+            // The area shows some 75 columns of a stream that moves about 1.3 pixels a
+            // stroke: far fewer commands than the 4000 steps, or the 4096 that may wait (about
+            // 2200 when nothing is dropped).
+            assert!(
+                most_waiting < 400,
+                "stream {stream}: {most_waiting} commands waited at once"
+            );
+        }
+    }
+}
+
 #[test]
 fn the_lazy_raster_paints_what_the_raster_paints() {
     let mut rng = Rng(0x2545_f491_4f6c_dd1d);

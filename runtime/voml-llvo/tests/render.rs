@@ -981,7 +981,8 @@ fn decimated_lines_are_drawn_again_over_what_covered_them() {
     // A frame undrawn takes its series with it; the next frame's segments are drawn.
     let (mut llvo, v) = setup("undrawn", 100, 100);
     let owner = llvo.new_owner(true);
-    let frame = |llvo: &mut Llvo, lines: &[((f64, f64), (f64, f64))]| {
+    type Segment = ((f64, f64), (f64, f64));
+    let frame = |llvo: &mut Llvo, lines: &[Segment]| {
         llvo.begin_update(owner).unwrap();
         for &(a, b) in lines {
             llvo.draw(v, owner, &line(a, b), &red).unwrap();
