@@ -7,9 +7,11 @@
 //! removes the frame's waiting commands *and* queues the erase commands (which cover every
 //! pixel the frame painted, so whatever was painted there after it is cleared too, as on a
 //! raster), and a command is dropped only when a later opaque one replaces every pixel it can
-//! touch. Everything that reads or moves pixels (snapshots, scrolling, rescaling, buffers,
-//! presenting) rasterises what waits first. `tests/lazy_raster.rs` holds the two back ends to
-//! the same pixels over random command streams.
+//! touch, or when the scrolls queued after it have moved every pixel it can touch out of the
+//! scrolled area (see [`Queue`]). Scrolls wait like the rest; everything else that reads or
+//! moves pixels (snapshots, rescaling, buffers, presenting) rasterises what waits first.
+//! `tests/lazy_raster.rs` holds the two back ends to the same pixels over random command
+//! streams.
 
 use rustc_hash::FxHashMap as HashMap;
 
