@@ -127,6 +127,11 @@ fn command(rng: &mut Rng, w: u32, h: u32) -> DrawCmd {
     }
 }
 
+/// A scroll of `area` by (dx, dy), exposing `fill`.
+fn shift(area: PxRect, dx: i32, dy: i32, fill: Color) -> DrawCmd {
+    DrawCmd::Shift { area, dx, dy, fill }
+}
+
 /// Applies every operation to the three back ends.
 struct Pair {
     raster: RasterBackend,
@@ -178,12 +183,6 @@ fn a_dot_scrolled_out_of_the_area_is_dropped_and_one_at_its_edge_is_painted() {
     let bg = Color::rgb(255, 255, 255);
     let mut pair = Pair::new();
     pair.both(|b| b.create_surface(view, "t", w, h, bg).unwrap());
-    let shift = |dx| DrawCmd::Shift {
-        area,
-        dx,
-        dy: 0,
-        fill: bg,
-    };
     let dot = |x, y, color| DrawCmd::Clear {
         rect: PxRect::new(x, y, 2, 2),
         color,
@@ -195,7 +194,7 @@ fn a_dot_scrolled_out_of_the_area_is_dropped_and_one_at_its_edge_is_painted() {
     pair.both(|b| {
         b.draw(view, &out).unwrap();
         b.draw(view, &edge).unwrap();
-        b.draw(view, &shift(-11)).unwrap();
+        b.draw(view, &shift(area, -11, 0, bg)).unwrap();
     });
     // Enough else waiting (one-pixel dots along the top margin, each its own colour so
     // that none merges into another) that the next scroll looks for what scrolled out.
@@ -206,7 +205,7 @@ fn a_dot_scrolled_out_of_the_area_is_dropped_and_one_at_its_edge_is_painted() {
         };
         pair.both(|b| b.draw(view, &tick).unwrap());
     }
-    pair.both(|b| b.draw(view, &shift(-1)).unwrap());
+    pair.both(|b| b.draw(view, &shift(area, -1, 0, bg)).unwrap());
     // The first dot's columns are now 8 and 9, outside the area; the second's 9 and 10.
     assert_eq!(
         pair.lazy.waiting(view),
@@ -283,12 +282,7 @@ fn a_scrolling_stream_paints_what_the_raster_paints_and_keeps_only_what_it_shows
                         2 => (-(w as i32) - 5, 0),
                         _ => (-(1 + rng.below(4) as i32), 0),
                     };
-                    let shift = DrawCmd::Shift {
-                        area,
-                        dx,
-                        dy,
-                        fill: bg,
-                    };
+                    let shift = shift(area, dx, dy, bg);
                     pair.both(|b| b.draw(view, &shift).unwrap());
                     // New samples come in at the right.
                     x = if x + (dx as f32) < 55.0 {
@@ -464,12 +458,7 @@ fn the_lazy_raster_paints_what_the_raster_paints() {
                         2..=4 => (rng.below(9) as i32 - 4, rng.below(5) as i32 - 2),
                         _ => (-(rng.below(9) as i32), 0),
                     };
-                    let shift = DrawCmd::Shift {
-                        area,
-                        dx,
-                        dy,
-                        fill: bg,
-                    };
+                    let shift = shift(area, dx, dy, bg);
                     pair.both(|b| b.draw(view, &shift).unwrap());
                     // Frames that moved are erased where they were recorded: keep the test's
                     // erase honest by forgetting what could have moved.
