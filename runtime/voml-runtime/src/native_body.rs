@@ -159,16 +159,16 @@ impl Natives {
     /// without making a Scheme value on the way.
     fn num(&mut self, e: &Expr, engine: &Engine, args: &Inputs) -> Option<Num> {
         match e {
-            Expr::Int { value } => Num::of(&fixnum(*value)?),
+            Expr::Int { value } => Num::int(*value),
             Expr::Argument { index } => Num::of(args.args.get(*index as usize)?),
             Expr::Element { position } => {
                 let record = args.event?;
                 match *position {
-                    0 => Num::of(&fixnum(record.rtype)?),
-                    1 => Num::of(&fixnum(record.etype)?),
+                    0 => Num::int(record.rtype),
+                    1 => Num::int(record.etype),
                     // Numbers only: a string element is a string of the event's list.
                     p => match record.get(p as usize)? {
-                        Value::Int(i) => Num::of(&fixnum(*i)?),
+                        Value::Int(i) => Num::int(*i),
                         Value::Real(r) => Some(Num::Real(*r)),
                         Value::Str(_) => None,
                     },
@@ -221,6 +221,12 @@ impl Num {
             SteelVal::NumV(r) => Some(Num::Real(*r)),
             _ => None,
         }
+    }
+
+    /// An integer as a fixnum would give it (`None` beyond a fixnum's range), without making
+    /// the fixnum.
+    fn int(i: i64) -> Option<Num> {
+        isize::try_from(i).ok().map(|_| Num::Int(i))
     }
 
     fn value(self) -> Option<SteelVal> {
