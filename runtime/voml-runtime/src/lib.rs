@@ -371,7 +371,7 @@ impl Runtime {
     ) -> Result<Runtime, LoadError> {
         let loading = Instant::now();
         let mut vo = vo;
-        let sandbox = confined(&vo)?;
+        let sandbox = confined(&vo, false)?;
         // The program the runtime keeps and the engine compiles reads single elements of
         // the event in place ([`event_reads`]); its text keeps every place, so the source map
         // and the places steel reports still hold. How far into the event it reads is then
@@ -2094,10 +2094,20 @@ fn declared(vo: &CompiledVo, whole: bool) -> voml_trace::Interest {
 }
 
 /// The engine VO code runs in: confined to the allowlist (see [`sandbox`]), with the VOML
-/// primitives and prelude.
+/// primitives and prelude, and the whole of steel's prelude.
 pub fn vo_sandbox() -> Result<sandbox::Sandbox, SteelErr> {
+    vo_sandbox_with(sandbox::Prelude::Whole)
+}
+
+/// [`vo_sandbox`] with only the part of steel's prelude `program` and the VOML prelude reach
+/// (what a run compiles).
+pub fn vo_sandbox_for(program: &str) -> Result<sandbox::Sandbox, SteelErr> {
+    vo_sandbox_with(sandbox::Prelude::For(&[program, prelude::SCHEME]))
+}
+
+fn vo_sandbox_with(steel_prelude: sandbox::Prelude<'_>) -> Result<sandbox::Sandbox, SteelErr> {
     let _reading = voml_ir::steel_parse_lock();
-    sandbox::Sandbox::new(|engine| {
+    sandbox::Sandbox::with_prelude(steel_prelude, |engine| {
         prelude::register(engine);
         host::register(engine);
         engine.run(prelude::SCHEME).map(|_| ())
@@ -2125,8 +2135,9 @@ struct Loaded {
     irs_owners: Vec<OwnerId>,
 }
 
-/// A fresh sandboxed engine for `vo`, once `vo` is checked sound and its program screened.
-fn confined(vo: &CompiledVo) -> Result<sandbox::Sandbox, LoadError> {
+/// A fresh sandboxed engine for `vo`, once `vo` is checked sound and its program screened:
+/// with the part of steel's prelude the program reaches when `whole` is false.
+fn confined(vo: &CompiledVo, whole: bool) -> Result<sandbox::Sandbox, LoadError> {
     // Nothing in a `.vo` file is trusted before it is checked.
     if let Err(errors) = vo.validate() {
         let first = &errors[0];
@@ -2155,7 +2166,12 @@ fn confined(vo: &CompiledVo) -> Result<sandbox::Sandbox, LoadError> {
             location: None,
         });
     }
-    let sandbox = vo_sandbox().map_err(|e| LoadError {
+    let sandbox = if whole {
+        vo_sandbox()
+    } else {
+        vo_sandbox_for(&vo.program.text)
+    };
+    let sandbox = sandbox.map_err(|e| LoadError {
         unbound: None,
         message: format!("the runtime's prelude failed to load: {e}"),
         span: None,
@@ -2337,7 +2353,8 @@ fn load(
 /// for anyone to see, so the views get no pixels (a spec with hundreds of views would
 /// otherwise allocate a picture for each).
 pub fn check_program(vo: &mut CompiledVo) -> Result<(), Vec<LoadError>> {
-    let sandbox = confined(vo).map_err(|e| vec![e])?;
+    // The whole prelude: the names it shows are those a check compares with.
+    let sandbox = confined(vo, true).map_err(|e| vec![e])?;
     let known = sandbox.global_names();
     let walked = names::walk(&vo.program.text, &|name| known.contains(name));
     let load_top_level = |vo: &CompiledVo| {

@@ -21,6 +21,7 @@
 
 pub mod allow;
 pub mod guards;
+mod reach;
 pub mod screen;
 
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -75,12 +76,33 @@ pub struct Sandbox {
     denied: HashMap<String, SteelVal>,
 }
 
+/// How much of steel's prelude an engine compiles.
+#[derive(Clone, Copy)]
+pub enum Prelude<'a> {
+    /// All of it: for engines whose names are shown or compared (checks, the allowlist's
+    /// tests).
+    Whole,
+    /// Its macros, and the definitions these texts (the code the engine will compile) reach,
+    /// with what the sandbox's own Scheme reaches ([`reach`]): a run's engine.
+    For(&'a [&'a str]),
+}
+
 impl Sandbox {
-    /// A confined engine; `voml` then registers the VOML primitives and prelude in it.
+    /// A confined engine with the whole prelude; `voml` then registers the VOML primitives
+    /// and prelude in it.
     pub fn new(
         voml: impl FnOnce(&mut Engine) -> Result<(), SteelErr>,
     ) -> Result<Sandbox, SteelErr> {
-        let mut engine = base_engine()?;
+        Sandbox::with_prelude(Prelude::Whole, voml)
+    }
+
+    /// A confined engine with `prelude` of steel's prelude; `voml` then registers the VOML
+    /// primitives and prelude in it.
+    pub fn with_prelude(
+        prelude: Prelude<'_>,
+        voml: impl FnOnce(&mut Engine) -> Result<(), SteelErr>,
+    ) -> Result<Sandbox, SteelErr> {
+        let mut engine = base_engine(prelude)?;
         guards::install(&mut engine);
         engine.run(guards::ORIGINALS)?;
         engine.run(guards::SCHEME)?;
@@ -169,11 +191,18 @@ impl Sandbox {
 /// starting a run), and the modules are bound from Rust ([`require_builtins`]) rather than by
 /// compiling steel's `require-builtin` forms, which took a third of the start. `sort` and
 /// `dynamic-wind`, which steel keeps in modules of their own, are [`BASE`]'s.
-fn base_engine() -> Result<Engine, SteelErr> {
+fn base_engine(prelude: Prelude<'_>) -> Result<Engine, SteelErr> {
     let mut engine = Engine::new_raw_no_kernel();
     steel::steel_vm::primitives::register_builtin_modules(&mut engine, true);
     require_builtins(&mut engine, steel::steel_vm::primitives::ALL_MODULES);
-    engine.compile_and_run_raw_program(steel::stdlib::PRELUDE)?;
+    match prelude {
+        Prelude::Whole => engine.compile_and_run_raw_program(steel::stdlib::PRELUDE)?,
+        Prelude::For(texts) => {
+            let ours = [BASE, guards::ORIGINALS, guards::SCHEME];
+            let texts: Vec<&str> = texts.iter().copied().chain(ours).collect();
+            engine.compile_and_run_raw_program(reach::prelude_for(&texts, allow::MACROS))?
+        }
+    };
     engine.compile_and_run_raw_program(BASE)?;
     engine.disallow_dylib_loading();
     Ok(engine)
@@ -318,7 +347,7 @@ mod tests {
     /// value of every module, under its name and under `#%prim.` and its name.
     #[test]
     fn builtin_modules_are_bound_as_their_requires_bind_them() {
-        let engine = base_engine().expect("the base engine starts");
+        let engine = base_engine(Prelude::Whole).expect("the base engine starts");
         let mut bound = 0;
         for form in steel::steel_vm::primitives::ALL_MODULES.lines() {
             let Some(module) = form.trim().strip_prefix("(require-builtin ") else {
@@ -341,5 +370,25 @@ mod tests {
         for name in ["car", "#%prim.car", "hash-insert", "#%prim.string-append"] {
             assert!(engine.extract_value(name).is_ok(), "{name}");
         }
+    }
+
+    /// A name of the standard library the program uses is defined, and allowed or refused,
+    /// as with the whole library; one it does not use is not compiled.
+    #[test]
+    fn an_engine_for_a_program_has_the_library_names_it_uses_as_the_whole_has_them() {
+        let _reading = voml_ir::steel_parse_lock();
+        let program = "(list map curry flatten)";
+        let part = Sandbox::with_prelude(Prelude::For(&[program]), |_| Ok(())).expect("builds");
+        let whole = Sandbox::new(|_| Ok(())).expect("builds");
+        for name in ["map", "curry", "flatten"] {
+            assert!(part.engine.extract_value(name).is_ok(), "{name} is defined");
+            assert_eq!(part.is_denied(name), whole.is_denied(name), "{name}");
+        }
+        assert!(whole.is_denied("curry") && !whole.is_denied("map"));
+        assert!(whole.engine.extract_value("foldr").is_ok());
+        assert!(
+            part.engine.extract_value("foldr").is_err(),
+            "foldr is not compiled"
+        );
     }
 }
