@@ -139,9 +139,7 @@ impl LazyRaster {
         if !queue.list.is_empty() {
             self.pristine.remove(&view);
         }
-        queue.area = None;
-        queue.compact_at = 0;
-        for w in queue.list.drain(..) {
+        for w in queue.take() {
             if let Some(m) = w.mark {
                 forget_one(&mut self.marks, m);
             }
@@ -227,6 +225,13 @@ impl LazyRaster {
 }
 
 impl Queue {
+    /// Everything that waits, leaving nothing (and no scrolled area) behind.
+    fn take(&mut self) -> Vec<Waiting> {
+        self.area = None;
+        self.compact_at = 0;
+        std::mem::take(&mut self.list)
+    }
+
     /// Queues a scroll (of the queue's area, or of any when none waits), merging it into the
     /// latest when nothing waits between them, and drops, now and then, what the scrolls
     /// moved out of the area.
@@ -483,8 +488,7 @@ impl Backend for LazyRaster {
     ) -> Result<(), LlvoError> {
         // The content is lost anyway.
         if let Some(queue) = self.waiting.get_mut(&view) {
-            queue.area = None;
-            for w in queue.list.drain(..) {
+            for w in queue.take() {
                 if let Some(m) = w.mark {
                     forget_one(&mut self.marks, m);
                 }

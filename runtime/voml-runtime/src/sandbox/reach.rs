@@ -62,11 +62,9 @@ fn read(text: &'static str) -> Vec<Form> {
             Token::Close(r) => {
                 depth = depth.saturating_sub(1);
                 if depth == 0 {
-                    let range = start..r.end;
-                    let kind = kind(&text[range.clone()], &atoms);
                     forms.push(Form {
-                        range,
-                        kind,
+                        range: start..r.end,
+                        kind: kind(&atoms),
                         atoms: std::mem::take(&mut atoms),
                     });
                 }
@@ -78,12 +76,12 @@ fn read(text: &'static str) -> Vec<Form> {
     forms
 }
 
-/// What a form is, from its text and atoms (`(define (f x) ...)`: atoms `define`, `f`, ...).
-fn kind(text: &str, atoms: &[&'static str]) -> Kind {
+/// What a form is, from its atoms (`(define (f x) ...)`: `define`, `f`, ...).
+fn kind(atoms: &[&'static str]) -> Kind {
     match atoms {
         ["define", name, ..] => Kind::Define(name),
         ["define-syntax", name, ..] => Kind::Syntax(name),
-        ["provide", ..] if text.starts_with("(provide") => Kind::Provide,
+        ["provide", ..] => Kind::Provide,
         _ => Kind::Other,
     }
 }
@@ -110,9 +108,7 @@ pub(crate) fn prelude_for(texts: &[&str], macros: &[&str]) -> String {
         }
     };
     for text in texts {
-        for name in names(text) {
-            reach(name, &mut reached, &mut pending);
-        }
+        names(text, &mut |name| reach(name, &mut reached, &mut pending));
     }
     for name in macros {
         reach(name, &mut reached, &mut pending);
@@ -144,27 +140,27 @@ pub(crate) fn prelude_for(texts: &[&str], macros: &[&str]) -> String {
     out
 }
 
-/// The names `text` holds, and those its quote-like prefixes stand for.
-fn names(text: &str) -> impl Iterator<Item = &str> {
-    Tokens::new(text).flat_map(move |tok| -> Vec<&str> {
+/// Each name `text` holds, and those its quote-like prefixes stand for.
+fn names<'t>(text: &'t str, each: &mut impl FnMut(&'t str)) {
+    for tok in Tokens::new(text) {
         match tok {
-            // `#'x` and `` #`x `` (one atom to the tokens) read as syntax objects.
-            Token::Atom(r)
-                if text[r.clone()].starts_with(['#'])
-                    && text[r.start + 1..].starts_with(['\'', '`']) =>
-            {
-                vec![&text[r], "syntax", "quasisyntax"]
+            Token::Atom(r) => {
+                each(&text[r.clone()]);
+                // `#'x` and `` #`x `` read as syntax objects.
+                if text[r.start..].starts_with("#'") || text[r.start..].starts_with("#`") {
+                    each("syntax");
+                    each("quasisyntax");
+                }
             }
-            Token::Atom(r) => vec![&text[r]],
             Token::Prefix(r) => match &text[r] {
-                "`" => vec!["quasiquote"],
-                "," => vec!["unquote"],
-                ",@" => vec!["unquote-splicing"],
-                _ => Vec::new(),
+                "`" => each("quasiquote"),
+                "," => each("unquote"),
+                ",@" => each("unquote-splicing"),
+                _ => {}
             },
-            _ => Vec::new(),
+            _ => {}
         }
-    })
+    }
 }
 
 #[cfg(test)]
