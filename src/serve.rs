@@ -219,12 +219,20 @@ struct SoundToPages {
 
 impl Sink for SoundToPages {
     fn sounds(&mut self, _runtime: &mut Runtime, sounds: &[TimedSound]) -> Result<(), String> {
-        let mut hub = self.hub.lock().unwrap_or_else(PoisonError::into_inner);
+        // One message for what a step made, a line each.
+        let mut lines = String::new();
         for sound in sounds {
             if let Ok(command) = serde_json::to_string(&sound.command) {
                 let at = Value::from(sound.at);
-                hub.broadcast_now(format!(r#"{{"op":"sound","at":{at},"sound":{command}}}"#));
+                if !lines.is_empty() {
+                    lines.push('\n');
+                }
+                lines.push_str(&format!(r#"{{"op":"sound","at":{at},"sound":{command}}}"#));
             }
+        }
+        if !lines.is_empty() {
+            let mut hub = self.hub.lock().unwrap_or_else(PoisonError::into_inner);
+            hub.broadcast_now(lines);
         }
         Ok(())
     }

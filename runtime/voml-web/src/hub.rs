@@ -2,20 +2,68 @@
 //! pages connected, what they asked of the run and the answers on their way back.
 
 use std::collections::HashMap;
-use std::sync::mpsc::{self, Receiver, SyncSender, TrySendError};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, TryRecvError};
 use std::sync::Arc;
+use std::time::Duration;
 
 use voml_llvo::BackendEvent;
 
-/// Batches on their way to one page before it counts as too slow and is disconnected (it
-/// may join again, and then gets the current picture).
-const PAGE_QUEUE: usize = 256;
+/// Bytes on their way to one page before it counts as too slow and is disconnected (it may
+/// join again, and then gets the current picture). Counted in bytes, not lines: a burst of
+/// small lines (a record's sound commands) is not a page falling behind.
+const PAGE_BYTES: usize = 16 << 20;
+/// What a line on its way counts for beyond its bytes (the queue's own memory).
+const LINE_COST: usize = 64;
 /// Keys waiting for the engine; more are dropped.
 const MAX_EVENTS: usize = 256;
 
 /// What a page joining gets: the batches that draw the current picture, and the channel on
 /// which what follows arrives.
-pub type Joined = (Vec<Arc<str>>, Receiver<Arc<str>>);
+pub type Joined = (Vec<Arc<str>>, Inbox);
+
+/// The hub's end of a page's queue.
+struct Outbox {
+    tx: Sender<Arc<str>>,
+    queued: Arc<AtomicUsize>,
+}
+
+impl Outbox {
+    /// Queues `line`; `false` when the page has gone or has more than [`PAGE_BYTES`] on
+    /// their way (then it is dropped).
+    fn offer(&self, line: &Arc<str>) -> bool {
+        let cost = line.len() + LINE_COST;
+        if self.queued.load(Ordering::Relaxed) + cost > PAGE_BYTES {
+            return false;
+        }
+        self.queued.fetch_add(cost, Ordering::Relaxed);
+        self.tx.send(line.clone()).is_ok()
+    }
+}
+
+/// A page's end of its queue: what the run publishes after the page joined.
+pub struct Inbox {
+    rx: Receiver<Arc<str>>,
+    queued: Arc<AtomicUsize>,
+}
+
+impl Inbox {
+    fn took(&self, line: Arc<str>) -> Arc<str> {
+        self.queued
+            .fetch_sub(line.len() + LINE_COST, Ordering::Relaxed);
+        line
+    }
+
+    /// The next line, if one is there.
+    pub fn try_recv(&self) -> Result<Arc<str>, TryRecvError> {
+        self.rx.try_recv().map(|l| self.took(l))
+    }
+
+    /// The next line, waiting at most `timeout` for it.
+    pub fn recv_timeout(&self, timeout: Duration) -> Result<Arc<str>, RecvTimeoutError> {
+        self.rx.recv_timeout(timeout).map(|l| self.took(l))
+    }
+}
 
 /// The shared state of a served run.
 pub struct Hub {
@@ -35,7 +83,7 @@ pub struct Hub {
     /// The latest inspector line (the structures and their values), likewise.
     inspector: Option<Arc<str>>,
     /// Pages by their number.
-    pages: Vec<(u64, SyncSender<Arc<str>>)>,
+    pages: Vec<(u64, Outbox)>,
     next_page: u64,
     events: Vec<BackendEvent>,
     /// Commands given to the driver, by ticket: the page that asked and its request's id.
@@ -80,11 +128,7 @@ impl Hub {
 
     fn broadcast(&mut self, batch: &Arc<str>) {
         // A page that cannot keep up, or has gone, is dropped.
-        self.pages
-            .retain(|(_, page)| match page.try_send(batch.clone()) {
-                Ok(()) => true,
-                Err(TrySendError::Full(_) | TrySendError::Disconnected(_)) => false,
-            });
+        self.pages.retain(|(_, page)| page.offer(batch));
     }
 
     pub(crate) fn over_limit(&self) -> bool {
@@ -107,7 +151,7 @@ impl Hub {
         self.broadcast(&line);
     }
 
-    /// A line only the pages connected now get (a sound command: what was played is not
+    /// Lines only the pages connected now get (sound commands: what was played is not
     /// played again for a page that joins later).
     pub fn broadcast_now(&mut self, line: String) {
         self.broadcast(&Arc::from(line));
@@ -129,14 +173,21 @@ impl Hub {
 
     /// [`Hub::join`], with the page's number (for its commands).
     pub(crate) fn join_page(&mut self) -> (u64, Joined) {
-        let (tx, rx) = mpsc::sync_channel(PAGE_QUEUE);
+        let (tx, rx) = mpsc::channel();
+        let queued = Arc::new(AtomicUsize::new(0));
         let page = self.next_page;
         self.next_page += 1;
-        self.pages.push((page, tx));
+        self.pages.push((
+            page,
+            Outbox {
+                tx,
+                queued: queued.clone(),
+            },
+        ));
         let mut first: Vec<Arc<str>> = self.history.iter().map(|(_, b)| b.clone()).collect();
         first.extend(self.status.clone());
         first.extend(self.inspector.clone());
-        (page, (first, rx))
+        (page, (first, Inbox { rx, queued }))
     }
 
     /// Something a page asked of the run (a key).
@@ -168,7 +219,7 @@ impl Hub {
         let line = answer_line(id, outcome);
         if let Some((_, tx)) = self.pages.iter().find(|(p, _)| *p == page) {
             // A page too slow for its answer is dropped by the next broadcast anyway.
-            let _ = tx.try_send(Arc::from(line));
+            let _ = tx.offer(&Arc::from(line));
         }
     }
 
@@ -244,6 +295,41 @@ mod tests {
         hub.set_inspector(r#"{"op":"inspector"}"#.into());
         let (joined, _) = hub.join();
         assert_eq!(joined.last().map(|l| &**l), Some(r#"{"op":"inspector"}"#));
+    }
+
+    /// A page is dropped when what waits for it passes its budget in bytes, not for a burst
+    /// of small lines; what it reads frees its budget.
+    #[test]
+    fn a_page_is_dropped_for_the_bytes_waiting_for_it() {
+        let mut hub = Hub::new(usize::MAX);
+        let (_, inbox) = hub.join();
+        // Ten thousand small lines (a burst of sound commands) wait: still connected.
+        for k in 0..10_000 {
+            hub.broadcast_now(format!("{{\"op\":\"sound\",\"n\":{k}}}"));
+        }
+        assert_eq!(hub.pages(), 1);
+        for k in 0..10_000 {
+            let line = inbox.try_recv().unwrap();
+            assert_eq!(&*line, format!("{{\"op\":\"sound\",\"n\":{k}}}"));
+        }
+        // Big batches that nobody reads: dropped once they pass the budget ...
+        let batch = "x".repeat(1 << 20);
+        let fit = PAGE_BYTES / (batch.len() + LINE_COST);
+        for _ in 0..fit {
+            hub.publish(batch.clone());
+        }
+        assert_eq!(hub.pages(), 1, "dropped within the budget");
+        // ... but reading one makes room for one more.
+        assert_eq!(inbox.try_recv().unwrap().len(), batch.len());
+        hub.publish(batch.clone());
+        assert_eq!(hub.pages(), 1, "dropped though it read");
+        hub.publish(batch.clone());
+        assert_eq!(hub.pages(), 0, "kept beyond the budget");
+        // The page hears it was dropped once it has read what was sent.
+        for _ in 0..fit {
+            inbox.try_recv().unwrap();
+        }
+        assert_eq!(inbox.try_recv(), Err(TryRecvError::Disconnected));
     }
 
     /// A compaction made on the raster thread replaces the batches it drew, and the batches
