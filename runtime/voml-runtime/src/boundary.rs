@@ -60,3 +60,42 @@ pub(crate) fn call<T>(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use steel::rvals::SteelVal;
+
+    fn boom(_: &[SteelVal]) -> Result<SteelVal, SteelErr> {
+        panic!("boom inside");
+    }
+
+    /// A panic inside a built-in the engine calls comes back as a failure with its message,
+    /// and the engine still runs code afterwards.
+    #[test]
+    fn a_panic_inside_the_engine_is_a_failure_and_the_engine_goes_on() {
+        let mut sandbox = crate::test_sandbox();
+        let engine = &mut sandbox.engine;
+        engine.register_value("boom", SteelVal::FuncV(boom));
+        engine
+            .compile_and_run_raw_program("(define (go x) (+ 1 (boom x))) (define (ok x) (* 2 x))")
+            .unwrap();
+        let meter = Meter::new();
+        let go = engine.extract_value("go").unwrap();
+        let failure = call(&meter, || {
+            engine.call_function_with_args_from_mut_slice(go.clone(), &mut [SteelVal::IntV(1)])
+        });
+        match failure {
+            Err(Failure::Panic(text)) => assert_eq!(text, "boom inside"),
+            Err(Failure::Scheme(e)) => panic!("a Scheme error: {e}"),
+            Ok(v) => panic!("a value: {v}"),
+        }
+        let ok = engine.extract_value("ok").unwrap();
+        let value = call(&meter, || {
+            engine.call_function_with_args_from_mut_slice(ok.clone(), &mut [SteelVal::IntV(21)])
+        });
+        assert!(matches!(value, Ok(SteelVal::IntV(42))));
+        // Outside a call, a panic is not caught here (the flag is down again).
+        assert!(!INSIDE.with(Cell::get));
+    }
+}

@@ -392,6 +392,49 @@ pub fn install(engine: &mut Engine) {
         engine.register_value(name, guarded);
     }
     engine.register_value("#%voml-check-count", SteelVal::FuncV(check_count));
+    // The guarded `abs` ([`install_abs`]) for the visual object's code.
+    match engine.extract_value(ABS) {
+        Ok(abs) => engine.register_value("abs", abs),
+        Err(_) => engine.register_value("abs", super::denial("abs")),
+    };
+}
+
+/// The guarded `abs`, under an internal name the standard library's `gcd` and `lcm` call.
+const ABS: &str = "#%voml-abs";
+
+/// steel's `abs` overflows on the most negative fixnum and on a rational whose numerator
+/// is the most negative 32-bit integer: a release build answers the argument itself (a
+/// negative absolute value, and `gcd` and `lcm`, written with `abs`, wrong too), a debug
+/// build panics. Those two are negated by `-`, which promotes to a big number; the rest go
+/// to the original. Bound to [`ABS`] before the standard library is compiled (see
+/// [`mend_library`]), and to `abs` by [`install`].
+pub fn install_abs(engine: &mut Engine) {
+    let native = |engine: &Engine, name: &str| {
+        engine
+            .extract_value(name)
+            .ok()
+            .as_ref()
+            .and_then(Native::of)
+    };
+    let (Some(abs), Some(minus)) = (native(engine, "abs"), native(engine, "-")) else {
+        engine.register_value(ABS, super::denial("abs"));
+        return;
+    };
+    let guarded =
+        SteelVal::anonymous_boxed_function(Arc::new(move |args: &[SteelVal]| match args {
+            [SteelVal::IntV(isize::MIN)] => minus.call(args),
+            [SteelVal::Rational(r)] if *r.numer() == i32::MIN => minus.call(args),
+            _ => abs.call(args),
+        }));
+    engine.register_value(ABS, guarded);
+}
+
+/// steel's standard library (or the part of it a run compiles) with `gcd` and `lcm`
+/// calling the guarded `abs`: compiled after the library's `(require-builtin steel/base)`,
+/// a call to `abs` is a call to steel's own function, whatever `abs` is bound to later.
+pub fn mend_library(text: &str) -> String {
+    text.replace("[(= b 0) (abs a)]", &format!("[(= b 0) ({ABS} a)]"))
+        .replace("(abs (* b (floor", &format!("({ABS} (* b (floor"))
 }
 
 /// `(#%voml-check-count name n)`: refuses counts above [`MAX_ELEMENTS`].
@@ -421,3 +464,43 @@ pub const SCHEME: &str = r#"
                       (foldl (lambda (v total) (+ total (vector-length v))) 0 vectors))
   (apply #%voml-vector-append vectors))
 "#;
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Prelude, Sandbox};
+
+    /// What `code` gives in the whole library's engine and in one a run builds for it.
+    fn values(code: &str) -> [String; 2] {
+        let _reading = voml_ir::steel_parse_lock();
+        let whole = Sandbox::new(|_| Ok(())).expect("builds");
+        let part = Sandbox::with_prelude(Prelude::For(&[code]), |_| Ok(())).expect("builds");
+        [whole, part].map(|mut sandbox| {
+            let values = sandbox
+                .engine
+                .compile_and_run_raw_program(code.to_owned())
+                .unwrap_or_else(|e| panic!("{code}: {e}"));
+            values.last().expect("a value").to_string()
+        })
+    }
+
+    /// The absolute value of the most negative fixnum (and of a rational with the most
+    /// negative numerator) is positive, and `gcd` and `lcm` written with it are right.
+    #[test]
+    fn abs_gcd_and_lcm_of_the_most_negative_numbers_are_right() {
+        let min = "(- 0 9223372036854775807 1)";
+        for (code, expected) in [
+            (format!("(abs {min})"), "9223372036854775808"),
+            (format!("(gcd {min} 0)"), "9223372036854775808"),
+            (format!("(gcd 0 {min})"), "9223372036854775808"),
+            (format!("(lcm {min} 3)"), "27670116110564327424"),
+            ("(abs (/ -2147483648 3))".into(), "2147483648/3"),
+            ("(abs -5)".into(), "5"),
+            ("(abs 7)".into(), "7"),
+            ("(abs (/ -1 3))".into(), "1/3"),
+            ("(abs -2.5)".into(), "2.5"),
+            ("(abs (- 0 (expt 2 70)))".into(), "1180591620717411303424"),
+        ] {
+            assert_eq!(values(&code), [expected; 2], "{code}");
+        }
+    }
+}

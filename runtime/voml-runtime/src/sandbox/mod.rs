@@ -195,14 +195,16 @@ fn base_engine(prelude: Prelude<'_>) -> Result<Engine, SteelErr> {
     let mut engine = Engine::new_raw_no_kernel();
     steel::steel_vm::primitives::register_builtin_modules(&mut engine, true);
     require_builtins(&mut engine, steel::steel_vm::primitives::ALL_MODULES);
-    match prelude {
-        Prelude::Whole => engine.compile_and_run_raw_program(steel::stdlib::PRELUDE)?,
+    guards::install_abs(&mut engine);
+    let library = match prelude {
+        Prelude::Whole => steel::stdlib::PRELUDE.to_owned(),
         Prelude::For(texts) => {
             let ours = [BASE, guards::ORIGINALS, guards::SCHEME];
             let texts: Vec<&str> = texts.iter().copied().chain(ours).collect();
-            engine.compile_and_run_raw_program(reach::prelude_for(&texts, allow::MACROS))?
+            reach::prelude_for(&texts, allow::MACROS)
         }
     };
+    engine.compile_and_run_raw_program(guards::mend_library(&library))?;
     engine.compile_and_run_raw_program(BASE)?;
     engine.disallow_dylib_loading();
     Ok(engine)
