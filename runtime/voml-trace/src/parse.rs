@@ -2,7 +2,7 @@
 //! allocate.
 
 use crate::error::{excerpt, LineError, TraceErrorKind};
-use crate::interest::{can_skip, Interest};
+use crate::interest::{can_skip, Reading};
 use crate::record::{Record, Value};
 
 /// Separators between tokens. `\r` is one so that CRLF files need no special case; `\n` is one
@@ -54,9 +54,9 @@ pub(crate) fn parse_record(
     line: &[u8],
     line_no: u64,
     scratch: &mut Vec<Value>,
-    interest: Option<&Interest>,
+    reading: Option<Reading<'_>>,
 ) -> Result<Record, LineError> {
-    let (rtype, etype) = parse_fields(line, scratch, interest)?;
+    let (rtype, etype) = parse_fields(line, scratch, reading)?;
     // Moving out (rather than `mem::take`) sizes the record exactly and keeps the scratch
     // capacity for the next line.
     let mut fields = Vec::with_capacity(scratch.len());
@@ -75,9 +75,9 @@ pub(crate) fn parse_record_into(
     line: &[u8],
     line_no: u64,
     record: &mut Record,
-    interest: Option<&Interest>,
+    reading: Option<Reading<'_>>,
 ) -> Result<(), LineError> {
-    let (rtype, etype) = parse_fields(line, &mut record.fields, interest)?;
+    let (rtype, etype) = parse_fields(line, &mut record.fields, reading)?;
     record.line = line_no;
     record.rtype = rtype;
     record.etype = etype;
@@ -89,14 +89,14 @@ pub(crate) fn parse_record_into(
 fn parse_fields(
     b: &[u8],
     fields: &mut Vec<Value>,
-    interest: Option<&Interest>,
+    reading: Option<Reading<'_>>,
 ) -> Result<(i64, i64), LineError> {
     fields.clear();
     let mut pos = 0;
     let rtype = type_code(b, &mut pos, 0)?;
     let etype = type_code(b, &mut pos, 1)?;
     // Fields beyond these are left unread where nothing in the rest can be bad.
-    let read = interest.map_or(usize::MAX, |i| i.fields(rtype, etype));
+    let read = reading.map_or(usize::MAX, |r| r.interest.fields(rtype, etype));
     loop {
         while pos < b.len() && is_space(b[pos]) {
             pos += 1;
@@ -145,7 +145,7 @@ fn parse_fields(
             });
         }
         fields.push(value);
-        if fields.len() >= read && can_skip(&b[pos..]) {
+        if fields.len() >= read && can_skip(&b[pos..], reading.is_some_and(|r| r.plain)) {
             break;
         }
     }

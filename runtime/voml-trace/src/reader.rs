@@ -6,7 +6,7 @@ use std::io::{self, BufRead, BufReader};
 use std::path::Path;
 
 use crate::error::{excerpt, LineError, TraceError, TraceErrorKind};
-use crate::interest::Interest;
+use crate::interest::{is_plain, Interest, Reading};
 use crate::lines::{find_newline, read_line, RawLine};
 use crate::parse::{is_comment_or_blank_bytes, parse_record, parse_record_into};
 use crate::record::{Record, Value};
@@ -64,6 +64,9 @@ pub struct TraceReader<R> {
     whole: usize,
     /// Those bytes are all ASCII, so that their lines need no UTF-8 check of their own.
     ascii: bool,
+    /// Those bytes hold no quote and no exponent (see [`is_plain`]); checked only when
+    /// there is an interest.
+    plain: bool,
 }
 
 impl TraceReader<BufReader<File>> {
@@ -96,6 +99,7 @@ impl<R: BufRead> TraceReader<R> {
             interest: None,
             whole: 0,
             ascii: false,
+            plain: false,
         }
     }
 
@@ -205,6 +209,7 @@ impl<R: BufRead> TraceReader<R> {
                     // (checked at once, faster than line by line).
                     self.whole = avail.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
                     self.ascii = avail[..self.whole].is_ascii();
+                    self.plain = self.interest.is_some() && is_plain(&avail[..self.whole]);
                 }
                 self.whole -= n + 1;
                 self.line_no += 1;
@@ -215,7 +220,10 @@ impl<R: BufRead> TraceReader<R> {
                     self.line_no,
                     target,
                     &mut self.scratch,
-                    self.interest.as_deref(),
+                    self.interest.as_deref().map(|interest| Reading {
+                        interest,
+                        plain: self.plain,
+                    }),
                 );
                 if let Parsed::Bad(_) = parsed {
                     self.buf.clear();
@@ -264,7 +272,10 @@ impl<R: BufRead> TraceReader<R> {
                 self.line_no,
                 target,
                 &mut self.scratch,
-                self.interest.as_deref(),
+                self.interest.as_deref().map(|interest| Reading {
+                    interest,
+                    plain: false,
+                }),
             );
             if let Some(item) = self.counted(parsed) {
                 return Some(item);
@@ -322,7 +333,7 @@ trait Target {
         line: &[u8],
         line_no: u64,
         scratch: &mut Vec<Value>,
-        interest: Option<&Interest>,
+        reading: Option<Reading<'_>>,
     ) -> Result<Self::Out, LineError>;
 }
 
@@ -336,13 +347,13 @@ impl Target for Reuse {
         line: &[u8],
         line_no: u64,
         scratch: &mut Vec<Value>,
-        interest: Option<&Interest>,
+        reading: Option<Reading<'_>>,
     ) -> Result<Record, LineError> {
         match self.0.take() {
             Some(mut record) => {
-                parse_record_into(line, line_no, &mut record, interest).map(|()| record)
+                parse_record_into(line, line_no, &mut record, reading).map(|()| record)
             }
-            None => parse_record(line, line_no, scratch, interest),
+            None => parse_record(line, line_no, scratch, reading),
         }
     }
 }
@@ -357,9 +368,9 @@ impl Target for InPlace<'_> {
         line: &[u8],
         line_no: u64,
         _scratch: &mut Vec<Value>,
-        interest: Option<&Interest>,
+        reading: Option<Reading<'_>>,
     ) -> Result<(), LineError> {
-        parse_record_into(line, line_no, self.0, interest)
+        parse_record_into(line, line_no, self.0, reading)
     }
 }
 
@@ -372,7 +383,7 @@ fn parse_raw<T: Target>(
     line_no: u64,
     target: &mut T,
     scratch: &mut Vec<Value>,
-    interest: Option<&Interest>,
+    reading: Option<Reading<'_>>,
 ) -> Parsed<T::Out> {
     // Comments are recognised on bytes first so that a comment in another encoding is still
     // only a comment.
@@ -389,7 +400,7 @@ fn parse_raw<T: Target>(
             });
         }
     }
-    match target.parse(line, line_no, scratch, interest) {
+    match target.parse(line, line_no, scratch, reading) {
         Ok(record) => Parsed::Record(record),
         Err(e) => Parsed::Bad(e),
     }
