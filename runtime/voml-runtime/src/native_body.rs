@@ -17,9 +17,20 @@ use voml_trace::{Record, Value};
 pub(crate) struct Natives {
     /// The count of Scheme runs (see [`Natives::run`]) the values were read after.
     read_after: u64,
-    values: Vec<(String, SteelVal)>,
+    values: Vec<Read>,
     /// Changes worked out, not yet made.
     changes: Vec<Change>,
+}
+
+/// A structure's value as last read, for one place that names it in the visual object's
+/// IR: found again by where that name's text lies (the runtime holds its IR unchanged for
+/// its whole life, so the place names one structure), without comparing names per event.
+/// Places naming the same structure share its value (a vector is one vector; a `set!`
+/// updates them all).
+struct Read {
+    place: *const u8,
+    name: String,
+    value: SteelVal,
 }
 
 /// A change a statement makes.
@@ -56,31 +67,37 @@ impl Natives {
         {
             return false;
         }
-        for Change {
+        let mut changes = std::mem::take(&mut self.changes);
+        for change in changes.drain(..) {
+            self.make(change, body, engine);
+        }
+        self.changes = changes;
+        true
+    }
+
+    /// Makes a change worked out.
+    fn make(&mut self, change: Change, body: &NativeBody, engine: &mut Engine) {
+        let Change {
             statement,
             element,
             value,
-        } in self.changes.drain(..)
-        {
-            match (element, &body.statements[statement]) {
-                (Some((g, i)), _) => {
-                    // A mutable vector, and in range: checked when worked out, and nothing
-                    // ran since.
-                    if let SteelVal::MutableVector(v) = &self.values[g].1 {
-                        let _ = steel::primitives::vectors::mut_vec_set(v, i, value);
-                    }
+        } = change;
+        match (element, &body.statements[statement]) {
+            (Some((g, i)), _) => {
+                // A mutable vector, and in range: checked when worked out, and nothing ran
+                // since.
+                if let SteelVal::MutableVector(v) = &self.values[g].value {
+                    let _ = steel::primitives::vectors::mut_vec_set(v, i, value);
                 }
-                (None, Statement::Set { global, .. }) => {
-                    engine.update_value(global, value.clone());
-                    match self.values.iter_mut().find(|(n, _)| n == global) {
-                        Some((_, v)) => *v = value,
-                        None => self.values.push((global.clone(), value)),
-                    }
-                }
-                _ => {}
             }
+            (None, Statement::Set { global, .. }) => {
+                engine.update_value(global, value.clone());
+                for read in self.values.iter_mut().filter(|r| r.name == *global) {
+                    read.value = value.clone();
+                }
+            }
+            _ => {}
         }
-        true
     }
 
     /// Every change the statements make, from the structures as they are.
@@ -112,13 +129,22 @@ impl Natives {
         Some(())
     }
 
-    /// Where the structure `name` is among the values read, reading it first if need be.
+    /// Where the structure `name` (a name in the runtime's IR: see [`Read`]) is among the
+    /// values read, reading it first if need be.
     fn find(&mut self, engine: &Engine, name: &str) -> Option<usize> {
-        if let Some(at) = self.values.iter().position(|(n, _)| n == name) {
+        let place = name.as_ptr();
+        if let Some(at) = self.values.iter().position(|r| r.place == place) {
             return Some(at);
         }
-        let v = engine.extract_value(name).ok()?;
-        self.values.push((name.to_string(), v));
+        let value = match self.values.iter().find(|r| r.name == name) {
+            Some(read) => read.value.clone(),
+            None => engine.extract_value(name).ok()?,
+        };
+        self.values.push(Read {
+            place,
+            name: name.to_string(),
+            value,
+        });
         Some(self.values.len() - 1)
     }
 
@@ -130,7 +156,7 @@ impl Natives {
         index: Num,
         then: impl FnOnce(&[SteelVal], usize) -> Option<T>,
     ) -> Option<T> {
-        let (SteelVal::MutableVector(v), Num::Int(i)) = (&self.values[g].1, index) else {
+        let (SteelVal::MutableVector(v), Num::Int(i)) = (&self.values[g].value, index) else {
             return None;
         };
         let i = usize::try_from(i).ok()?;
@@ -143,7 +169,7 @@ impl Natives {
             Expr::Argument { index } => args.args.get(*index as usize).cloned(),
             Expr::Global { name } => {
                 let g = self.find(engine, name)?;
-                Some(self.values[g].1.clone())
+                Some(self.values[g].value.clone())
             }
             Expr::VectorRef { global, index } => {
                 let g = self.find(engine, global)?;
@@ -176,7 +202,7 @@ impl Natives {
             }
             Expr::Global { name } => {
                 let g = self.find(engine, name)?;
-                Num::of(&self.values[g].1)
+                Num::of(&self.values[g].value)
             }
             Expr::VectorRef { global, index } => {
                 let g = self.find(engine, global)?;
