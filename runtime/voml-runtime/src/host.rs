@@ -112,7 +112,26 @@ impl Host {
                 copy.line = record.line;
                 copy.rtype = record.rtype;
                 copy.etype = record.etype;
-                copy.fields.clone_from(&record.fields);
+                // Numbers (nearly every field) are copied over in place; a string, or a
+                // change of length, takes the general way.
+                let numbers = copy.fields.len() == record.fields.len()
+                    && copy
+                        .fields
+                        .iter_mut()
+                        .zip(&record.fields)
+                        .all(|(to, from)| match (&mut *to, from) {
+                            (
+                                voml_trace::Value::Int(_) | voml_trace::Value::Real(_),
+                                voml_trace::Value::Int(_) | voml_trace::Value::Real(_),
+                            ) => {
+                                *to = from.clone();
+                                true
+                            }
+                            _ => false,
+                        });
+                if !numbers {
+                    copy.fields.clone_from(&record.fields);
+                }
             }
             None => self.event = Some(record.clone()),
         }

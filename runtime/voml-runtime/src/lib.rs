@@ -1063,6 +1063,10 @@ impl Runtime {
     /// One round of rendering: phase 1 of every enabled IR component, then phase 2 of those.
     fn render(&mut self, event: Option<At<'_>>) -> Result<(), Stop> {
         self.stats.renders += 1;
+        if self.irs.is_empty() {
+            // No IR component draws; a resized view still brings its event to EP components.
+            return self.redraw_resized(event);
+        }
         // Every `enable` is evaluated first, so all components see the same control state.
         let mut enabled = Vec::with_capacity(self.irs.len());
         for i in 0..self.irs.len() {
@@ -1240,6 +1244,9 @@ impl Runtime {
     fn redraw_resized(&mut self, event: Option<At<'_>>) -> Result<(), Stop> {
         let changed: Vec<usize> = {
             let host = &mut *self.host.borrow_mut();
+            if host.views.is_empty() {
+                return Ok(());
+            }
             (0..host.views.len())
                 .filter(|&i| host.llvo.take_redraw(host.views[i]).unwrap_or(false))
                 .collect()
