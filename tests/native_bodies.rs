@@ -45,6 +45,45 @@ fn both_ways(
 /// A visual object `name` whose one EP component `name` runs `body` for each entry record of
 /// event type 1, taking its timestamp and one field of type `field` (`^0/1`), with the info
 /// structures `infos` (name, type, initial value), `$0` first.
+/// A count reads its element once; an element of another vector at the same index is that
+/// vector's, and of the same vector under another name, the same.
+#[test]
+fn a_count_from_another_vector_reads_that_vector() {
+    let text = one_input(
+        "counts",
+        "int",
+        &[
+            ("v", "vector", "(0 0 0 0)"),
+            ("w", "vector", "(10 20 30 40)"),
+        ],
+        "(vector-set! $0 ^0/1 (+ (vector-ref $0 ^0/1) (vector-ref $1 ^0/1) 1))",
+    );
+    let vo = compile_text("counts.voml", &text);
+    assert!(vo.ep_components[0].inputs[0].native.is_some());
+    let trace = "-3 1 0.1 1\n-3 1 0.2 2\n-3 1 0.3 1\n";
+    let [native, scheme] = both_ways(&vo, trace.as_bytes(), &["v", "w"]);
+    assert_eq!(native.0, scheme.0);
+    assert_eq!(native.0[0].as_deref(), Some("#(0 42 31 0)"));
+    assert_eq!(native.2, 3);
+    // `w` made `v`'s vector by a part before: the same element, read through both names.
+    let text = one_input(
+        "shared-counts",
+        "int",
+        &[("v", "vector", "(0 0 0 0)"), ("w", "vector", "(10 20 30 40)")],
+        "(set! $1 $0)",
+    )
+    .replace(
+        "</ep-component>",
+        r#"</ep-component><ep-component name="count" inputs="e.ts.x" infos="v w"><input name="^0">(vector-set! $0 ^0/1 (+ (vector-ref $1 ^0/1) (vector-ref $0 ^0/1) 1))</input></ep-component>"#,
+    );
+    let vo = compile_text("shared-counts.voml", &text);
+    assert!(vo.ep_components[1].inputs[0].native.is_some());
+    let [native, scheme] = both_ways(&vo, trace.as_bytes(), &["v", "w"]);
+    assert_eq!(native.0, scheme.0);
+    assert_eq!(native.0[0].as_deref(), Some("#(0 3 1 0)"));
+    assert_eq!(native.0[0], native.0[1]);
+}
+
 fn one_input(name: &str, field: &str, infos: &[(&str, &str, &str)], body: &str) -> String {
     let variables: String = infos
         .iter()
@@ -256,8 +295,8 @@ fn statements_on_shared_and_twice_changed_vectors_do_what_scheme_does() {
     assert_eq!(native.2, 4);
 }
 
-/// Writes random native parts over the structures `v` (a vector of 4), `a` and `b` (any
-/// values), reading the input's fields `^0/1` and `^0/2` (any values).
+/// Writes random native parts over the structures `v` and `w` (vectors of 4), `a` and `b`
+/// (any values), reading the input's fields `^0/1` and `^0/2` (any values).
 struct Parts {
     rng: support::Rng,
 }
@@ -283,7 +322,12 @@ impl Parts {
             0 => self.literal(),
             1 => ["^0/1", "^0/2"][self.rng.below(2)].into(),
             2 => ["$1", "$2"][self.rng.below(2)].into(),
-            3 => format!("(vector-ref $0 {})", self.index()),
+            // Now and then from `$3`, another vector (or `$0`'s, shared).
+            3 => format!(
+                "(vector-ref {} {})",
+                ["$0", "$0", "$0", "$3"][self.rng.below(4)],
+                self.index()
+            ),
             4 => format!("(vector-ref $0 {})", self.expr(depth - 1)),
             _ => {
                 let op = ["+", "-"][self.rng.below(2)];
@@ -308,7 +352,13 @@ impl Parts {
             0..=3 => format!("(set! $1 {})", self.expr(2)),
             4..=6 => format!("(set! $2 {})", self.expr(2)),
             // Structures sharing the vector, or holding another value.
-            7 => ["(set! $1 $0)", "(set! $0 $1)", "(set! $0 $2)"][self.rng.below(3)].into(),
+            7 => [
+                "(set! $1 $0)",
+                "(set! $0 $1)",
+                "(set! $0 $2)",
+                "(set! $3 $0)",
+            ][self.rng.below(4)]
+            .into(),
             _ => format!("(vector-set! $0 {} {})", self.index(), self.expr(2)),
         }
     }
@@ -334,7 +384,7 @@ fn random_native_parts_end_as_scheme_does() {
                 let n = 1 + gen.rng.below(3);
                 let body: Vec<String> = (0..n).map(|_| gen.statement()).collect();
                 format!(
-                    r#"<ep-component name="c{c}" inputs="e.ts.x.y" infos="v a b"><input name="^0">{}</input></ep-component>"#,
+                    r#"<ep-component name="c{c}" inputs="e.ts.x.y" infos="v a b w"><input name="^0">{}</input></ep-component>"#,
                     body.join(" ")
                 )
             })
@@ -348,6 +398,7 @@ fn random_native_parts_end_as_scheme_does() {
                 <variable name="v" type="vector" init="(0 1 2 3)"/>
                 <variable name="a" type="any" init="0"/>
                 <variable name="b" type="any" init="9223372036854775806"/>
+                <variable name="w" type="vector" init="(5 6 7 8)"/>
               </info-structures>
               <event-processing>{components}</event-processing>
             </visual-object></body></voml>"#
@@ -375,7 +426,7 @@ fn random_native_parts_end_as_scheme_does() {
             };
             trace.push_str(&line);
         }
-        let [native, scheme] = both_ways(&vo, trace.as_bytes(), &["v", "a", "b"]);
+        let [native, scheme] = both_ways(&vo, trace.as_bytes(), &["v", "a", "b", "w"]);
         assert_eq!(
             native.0, scheme.0,
             "seed {seed}, round {round}:\n{text}\n{trace}"

@@ -29,6 +29,8 @@ pub(crate) struct Natives {
 /// updates them all).
 struct Read {
     place: *const u8,
+    /// The first of the values read for this structure: the same for all its places.
+    first: usize,
     name: String,
     value: SteelVal,
 }
@@ -60,11 +62,17 @@ impl Natives {
             self.values.clear();
             self.read_after = scheme_runs;
         }
+        let inputs = Inputs { args, event };
+        // One statement (the common part) changes what it worked out at once.
+        if let [statement] = body.statements.as_slice() {
+            let Some(change) = self.work_out_one(0, statement, engine, &inputs) else {
+                return false;
+            };
+            self.make(change, body, engine);
+            return true;
+        }
         self.changes.clear();
-        if self
-            .work_out(body, engine, &Inputs { args, event })
-            .is_none()
-        {
+        if self.work_out(body, engine, &inputs).is_none() {
             return false;
         }
         let mut changes = std::mem::take(&mut self.changes);
@@ -103,30 +111,71 @@ impl Natives {
     /// Every change the statements make, from the structures as they are.
     fn work_out(&mut self, body: &NativeBody, engine: &Engine, args: &Inputs) -> Option<()> {
         for (at, s) in body.statements.iter().enumerate() {
-            let change = match s {
-                Statement::VectorSet {
-                    global,
-                    index,
-                    value,
-                } => {
-                    let g = self.find(engine, global)?;
-                    let index = self.num(index, engine, args)?;
-                    let i = self.element(g, index, |_, i| Some(i))?;
-                    Change {
-                        statement: at,
-                        element: Some((g, i)),
-                        value: self.eval(value, engine, args)?,
-                    }
-                }
-                Statement::Set { value, .. } => Change {
-                    statement: at,
-                    element: None,
-                    value: self.eval(value, engine, args)?,
-                },
-            };
+            let change = self.work_out_one(at, s, engine, args)?;
             self.changes.push(change);
         }
         Some(())
+    }
+
+    /// The change statement `at`, `s`, makes.
+    fn work_out_one(
+        &mut self,
+        at: usize,
+        s: &Statement,
+        engine: &Engine,
+        args: &Inputs,
+    ) -> Option<Change> {
+        Some(match s {
+            Statement::VectorSet {
+                global,
+                index,
+                value,
+            } => {
+                let g = self.find(engine, global)?;
+                let place = self.num(index, engine, args)?;
+                let (i, current) = self.element(g, place, |v, i| Some((i, Num::of(&v[i]))))?;
+                let value = match value {
+                    // A count, `(vector-set! v i (+ ... (vector-ref v i) ...))`: the element
+                    // is read once, where it was found.
+                    Expr::Add { terms } => {
+                        let mut sum: Option<Num> = None;
+                        for term in terms {
+                            let x = match term {
+                                Expr::VectorRef {
+                                    global: other,
+                                    index: other_index,
+                                } if **other_index == *index && self.same(g, engine, other)? => {
+                                    current?
+                                }
+                                _ => self.num(term, engine, args)?,
+                            };
+                            sum = Some(match sum {
+                                None => x,
+                                Some(sum) => sum.add(x)?,
+                            });
+                        }
+                        sum?.value()?
+                    }
+                    _ => self.eval(value, engine, args)?,
+                };
+                Change {
+                    statement: at,
+                    element: Some((g, i)),
+                    value,
+                }
+            }
+            Statement::Set { value, .. } => Change {
+                statement: at,
+                element: None,
+                value: self.eval(value, engine, args)?,
+            },
+        })
+    }
+
+    /// Whether `name` names the structure at `g` among the values read.
+    fn same(&mut self, g: usize, engine: &Engine, name: &str) -> Option<bool> {
+        let other = self.find(engine, name)?;
+        Some(self.values[other].first == self.values[g].first)
     }
 
     /// Where the structure `name` (a name in the runtime's IR: see [`Read`]) is among the
@@ -136,12 +185,13 @@ impl Natives {
         if let Some(at) = self.values.iter().position(|r| r.place == place) {
             return Some(at);
         }
-        let value = match self.values.iter().find(|r| r.name == name) {
-            Some(read) => read.value.clone(),
-            None => engine.extract_value(name).ok()?,
+        let (first, value) = match self.values.iter().find(|r| r.name == name) {
+            Some(read) => (read.first, read.value.clone()),
+            None => (self.values.len(), engine.extract_value(name).ok()?),
         };
         self.values.push(Read {
             place,
+            first,
             name: name.to_string(),
             value,
         });
