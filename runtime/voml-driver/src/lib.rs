@@ -887,6 +887,9 @@ impl Run {
                 }
             }
         }
+        if !runtime.has_snapshots() {
+            return;
+        }
         for snapshot in runtime.take_snapshots() {
             for sink in sinks.iter_mut() {
                 if let Err(e) = sink.snapshot(&snapshot) {

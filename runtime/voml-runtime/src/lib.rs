@@ -132,6 +132,9 @@ impl Dispatch {
 /// What faults are grouped by when the log counts repeats: kind, component, part.
 type FaultKey = (FaultKind, Option<String>, Option<String>);
 
+/// Pairs of record types whose skipping [`Runtime::skips`] remembers at once.
+const SKIPPING: usize = 64;
+
 /// At most this many faults are kept in full by a runtime; the rest are counted.
 pub const MAX_FAULTS_KEPT: usize = 1000;
 /// At most this many faults of one kind from one part are kept in full.
@@ -325,6 +328,9 @@ pub struct Runtime {
     /// When the record's types alone decide every condition part ([`decided_by_type`]): per
     /// (record type, event type) seen, sorted, whether every condition fails for them.
     conditions_by_type: Option<Vec<((i64, i64), bool)>>,
+    /// Whether records of a pair of types skip the visual object ([`Runtime::skips`]), for
+    /// the pairs seen last, by a hash of the pair.
+    skipping: Box<[Option<((i64, i64), bool)>; SKIPPING]>,
     /// Some code can see the record being processed: a condition part (natively tested or
     /// not), or code that names `current-event` (nothing else can reach it: VO code has no
     /// `eval`). When none can, the record is not copied for it.
@@ -515,6 +521,7 @@ impl Runtime {
             scheme_runs: 0,
             has_conditions,
             conditions_by_type,
+            skipping: Box::new([None; SKIPPING]),
             event_visible,
             event_reach,
             watchdog,
@@ -654,9 +661,7 @@ impl Runtime {
         // A record that no input declares and no condition part can see, or every condition
         // part refuses by its types alone, never reaches the VO's code: it only moves trace
         // time on (and so may bring a synchronous VO's tick).
-        if self.dispatch.get(record.rtype, record.etype).is_none()
-            && !self.seen_by_conditions(record.rtype, record.etype)
-        {
+        if self.skips(record.rtype, record.etype) {
             let ts = record.timestamp().unwrap_or(0.0);
             let tick_due = matches!(self.next_tick, Some(next) if ts >= next);
             if !tick_due {
@@ -670,6 +675,23 @@ impl Runtime {
             line: record.line,
         };
         self.process_inner(record, Some(event))
+    }
+
+    /// Whether records of these types skip the visual object: no input declares them, and no
+    /// condition part can see them. Decided once for a pair of types (the answer depends on
+    /// the visual object alone), and remembered for the pairs seen last, so that a record
+    /// costs one comparison rather than two searches.
+    fn skips(&mut self, rtype: i64, etype: i64) -> bool {
+        let slot = (rtype.wrapping_mul(31).wrapping_add(etype) as usize) % SKIPPING;
+        if let Some((pair, skip)) = self.skipping[slot] {
+            if pair == (rtype, etype) {
+                return skip;
+            }
+        }
+        let skip =
+            self.dispatch.get(rtype, etype).is_none() && !self.seen_by_conditions(rtype, etype);
+        self.skipping[slot] = Some(((rtype, etype), skip));
+        skip
     }
 
     /// Whether a condition part may run for records of these types: false when there are
@@ -974,17 +996,21 @@ impl Runtime {
                 // A native test decides on the record `(current-event)` shows, as the Scheme
                 // condition would; when it cannot tell, the part tests its condition itself.
                 let f = match (&part.native, &state.body) {
-                    (Some(native), Some(body)) => {
+                    (Some(native), Some(_)) => {
                         let decision = self.host.borrow().decide(&native.test);
                         match decision {
                             // The part's code itself, when it is plain updates, is carried
                             // out here as the Scheme would; else its procedure runs.
                             voml_ir::Decision::Holds => {
-                                let body = body.clone();
                                 if self.run_native(ci, which.clone(), &[]) {
                                     continue;
                                 }
-                                body
+                                let state = if before {
+                                    &self.eps[ci].before[i]
+                                } else {
+                                    &self.eps[ci].after[i]
+                                };
+                                state.body.clone().unwrap_or_else(|| state.entry.clone())
                             }
                             voml_ir::Decision::Fails => continue,
                             voml_ir::Decision::Unsure => state.entry.clone(),
@@ -1784,6 +1810,11 @@ impl Runtime {
             record: self.stats.records,
             at: self.host.borrow().now,
         })
+    }
+
+    /// True when pictures `<snapshot>` asked for wait to be taken.
+    pub fn has_snapshots(&self) -> bool {
+        !self.host.borrow().snapshots.is_empty()
     }
 
     /// Takes the pictures `<snapshot>` asked for since the last call, oldest first.
