@@ -135,6 +135,9 @@ type FaultKey = (FaultKind, Option<String>, Option<String>);
 /// Pairs of record types whose skipping [`Runtime::skips`] remembers at once.
 const SKIPPING: usize = 64;
 
+/// A pair of record types, and whether its records skip the visual object.
+type Skip = ((i64, i64), bool);
+
 /// At most this many faults are kept in full by a runtime; the rest are counted.
 pub const MAX_FAULTS_KEPT: usize = 1000;
 /// At most this many faults of one kind from one part are kept in full.
@@ -330,7 +333,7 @@ pub struct Runtime {
     conditions_by_type: Option<Vec<((i64, i64), bool)>>,
     /// Whether records of a pair of types skip the visual object ([`Runtime::skips`]), for
     /// the pairs seen last, by a hash of the pair.
-    skipping: Box<[Option<((i64, i64), bool)>; SKIPPING]>,
+    skipping: Box<[Option<Skip>; SKIPPING]>,
     /// Some code can see the record being processed: a condition part (natively tested or
     /// not), or code that names `current-event` (nothing else can reach it: VO code has no
     /// `eval`). When none can, the record is not copied for it.
