@@ -907,16 +907,18 @@ impl Runtime {
                     continue;
                 }
             };
-            let Some(handler) = self.eps[ci].handlers[k].clone() else {
-                continue;
-            };
             // A part the compiler found to be plain updates of structures is carried out here,
             // as the Scheme would; when it cannot be, its procedure runs.
-            if self.run_native(ci, Part::Input(k), &args) {
-                args.clear();
-                self.args = args;
-                continue;
-            }
+            let handled =
+                self.eps[ci].handlers[k].is_none() || self.run_native(ci, Part::Input(k), &args);
+            let handler = match &self.eps[ci].handlers[k] {
+                Some(handler) if !handled => handler.clone(),
+                _ => {
+                    args.clear();
+                    self.args = args;
+                    continue;
+                }
+            };
             let entry = self.vo.ep_components[ci].inputs[k]
                 .handler
                 .as_ref()
