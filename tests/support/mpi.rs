@@ -126,9 +126,16 @@ pub fn build(dir: &Path) -> Option<(PathBuf, PathBuf)> {
 }
 
 /// `mpirun` on 4 ranks of `program`, on this machine only (shared memory, loopback), with
-/// `env` set in every rank.
+/// `env` set in every rank. Each run keeps its session files in a directory of its own: two
+/// `mpirun`s started together (tests run in parallel) raced to create the same one under
+/// `/tmp` ("A call to mkdir was unable to create the desired directory ... File exists").
 pub fn mpirun(program: &Path, env: &[(&str, &str)]) -> Output {
+    static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = RUNS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    let session = std::env::temp_dir().join(format!("voml-ompi-{}-{n}", std::process::id()));
+    std::fs::create_dir_all(&session).expect("a session directory for mpirun");
     let mut cmd = Command::new("mpirun");
+    cmd.arg("--mca").arg("orte_tmpdir_base").arg(&session);
     cmd.args([
         "--allow-run-as-root",
         "--oversubscribe",
@@ -145,6 +152,7 @@ pub fn mpirun(program: &Path, env: &[(&str, &str)]) -> Output {
         cmd.env(name, value).args(["-x", name]);
     }
     let out = bounded(cmd.arg(program).arg(ROUNDS));
+    let _ = std::fs::remove_dir_all(&session);
     assert!(
         out.status.success(),
         "mpirun: {}\n{}",
