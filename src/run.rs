@@ -197,9 +197,10 @@ pub(crate) fn headless(
         &mut sinks,
         &mut reporter,
     );
-    // The outputs are written and the sinks closed; the process ends right after this (only
-    // `main` calls `run`), and its exit releases the Scheme engine's heap at once, where
-    // dropping it value by value took several milliseconds.
+    // The outputs are written and the sinks closed; the process ends once this run is over
+    // (`voml run`, or each of `voml run`'s side-by-side runs on its own thread), and its exit
+    // releases the Scheme engine's heap at once, where dropping it value by value took
+    // several milliseconds.
     drop(sinks);
     std::mem::forget(runtime);
     code

@@ -45,6 +45,28 @@ fn both_ways(
 /// A visual object `name` whose one EP component `name` runs `body` for each entry record of
 /// event type 1, taking its timestamp and one field of type `field` (`^0/1`), with the info
 /// structures `infos` (name, type, initial value), `$0` first.
+fn one_input(name: &str, field: &str, infos: &[(&str, &str, &str)], body: &str) -> String {
+    let variables: String = infos
+        .iter()
+        .map(|(n, t, init)| format!(r#"<variable name="{n}" type="{t}" init="{init}"/>"#))
+        .collect();
+    let names: Vec<&str> = infos.iter().map(|v| v.0).collect();
+    format!(
+        r#"<voml><body><visual-object name="{name}">
+      <event-declarations>
+        <data-event name="e" rtype="entry" etype="1"><data-field name="ts" type="real"/><data-field name="x" type="{field}"/></data-event>
+      </event-declarations>
+      <info-structures>{variables}</info-structures>
+      <event-processing>
+        <ep-component name="{name}" inputs="e.ts.x" infos="{}">
+          <input name="^0">{body}</input>
+        </ep-component>
+      </event-processing>
+    </visual-object></body></voml>"#,
+        names.join(" ")
+    )
+}
+
 /// A count reads its element once; an element of another vector at the same index is that
 /// vector's, and of the same vector under another name, the same.
 #[test]
@@ -82,28 +104,6 @@ fn a_count_from_another_vector_reads_that_vector() {
     assert_eq!(native.0, scheme.0);
     assert_eq!(native.0[0].as_deref(), Some("#(0 3 1 0)"));
     assert_eq!(native.0[0], native.0[1]);
-}
-
-fn one_input(name: &str, field: &str, infos: &[(&str, &str, &str)], body: &str) -> String {
-    let variables: String = infos
-        .iter()
-        .map(|(n, t, init)| format!(r#"<variable name="{n}" type="{t}" init="{init}"/>"#))
-        .collect();
-    let names: Vec<&str> = infos.iter().map(|v| v.0).collect();
-    format!(
-        r#"<voml><body><visual-object name="{name}">
-      <event-declarations>
-        <data-event name="e" rtype="entry" etype="1"><data-field name="ts" type="real"/><data-field name="x" type="{field}"/></data-event>
-      </event-declarations>
-      <info-structures>{variables}</info-structures>
-      <event-processing>
-        <ep-component name="{name}" inputs="e.ts.x" infos="{}">
-          <input name="^0">{body}</input>
-        </ep-component>
-      </event-processing>
-    </visual-object></body></voml>"#,
-        names.join(" ")
-    )
 }
 
 const COUNT: &str = r#"<voml><body><visual-object name="count">
