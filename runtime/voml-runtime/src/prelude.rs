@@ -309,27 +309,25 @@ fn entry_count(alist: &SteelVal) -> usize {
     }
 }
 
-/// The key and value of one entry: a pair `(key . value)` or a list `(key value ...)`.
-fn split_entry(entry: &SteelVal) -> Option<(SteelVal, SteelVal)> {
+/// The key of one entry, a pair `(key . value)` or a list `(key value ...)`, borrowed.
+fn key_of(entry: &SteelVal) -> Option<&SteelVal> {
     match entry {
-        SteelVal::Pair(p) => Some((p.car(), p.cdr())),
-        // (The cdr of a one-element list is the empty list: `(cons k '())` binds k to it.)
-        SteelVal::ListV(l) => Some((
-            l.car()?,
-            SteelVal::ListV(
-                l.cdr()
-                    .unwrap_or_else(|| Vec::<SteelVal>::new().into_iter().collect()),
-            ),
-        )),
+        SteelVal::Pair(p) => Some(p.car_ref()),
+        SteelVal::ListV(l) => l.first(),
         _ => None,
     }
 }
 
-fn key_of(entry: &SteelVal) -> Option<SteelVal> {
+/// The value of an entry whose key matched: the cdr of a pair, or of a list (the cdr of a
+/// one-element list is the empty list: `(cons k '())` binds k to it).
+fn value_of(entry: &SteelVal) -> SteelVal {
     match entry {
-        SteelVal::Pair(p) => Some(p.car()),
-        SteelVal::ListV(l) => l.car(),
-        _ => None,
+        SteelVal::Pair(p) => p.cdr(),
+        SteelVal::ListV(l) => SteelVal::ListV(
+            l.cdr()
+                .unwrap_or_else(|| Vec::<SteelVal>::new().into_iter().collect()),
+        ),
+        _ => SteelVal::BoolV(false),
     }
 }
 
@@ -350,10 +348,8 @@ fn same_key(a: &SteelVal, b: &SteelVal) -> bool {
 fn id_get(args: &[SteelVal]) -> Result<SteelVal, SteelErr> {
     arity("id-get", args, 2)?;
     for entry in entries("id-get", &args[0])? {
-        if let Some((k, v)) = split_entry(entry) {
-            if same_key(&k, &args[1]) {
-                return Ok(v);
-            }
+        if key_of(entry).is_some_and(|k| same_key(k, &args[1])) {
+            return Ok(value_of(entry));
         }
     }
     Ok(SteelVal::BoolV(false))
@@ -367,7 +363,7 @@ fn id_put(args: &[SteelVal]) -> Result<SteelVal, SteelErr> {
     let mut out: Vec<SteelVal> = Vec::with_capacity(entry_count(&args[0]) + 1);
     let mut replaced = false;
     for e in entries("id-put", &args[0])? {
-        if !replaced && key_of(e).is_some_and(|k| same_key(&k, &args[1])) {
+        if !replaced && key_of(e).is_some_and(|k| same_key(k, &args[1])) {
             out.push(entry.clone());
             replaced = true;
         } else {
@@ -384,7 +380,7 @@ fn id_put(args: &[SteelVal]) -> Result<SteelVal, SteelErr> {
 fn id_rem(args: &[SteelVal]) -> Result<SteelVal, SteelErr> {
     arity("id-rem", args, 2)?;
     let kept: Vec<SteelVal> = entries("id-rem", &args[0])?
-        .filter(|e| !key_of(e).is_some_and(|k| same_key(&k, &args[1])))
+        .filter(|e| !key_of(e).is_some_and(|k| same_key(k, &args[1])))
         .cloned()
         .collect();
     Ok(SteelVal::ListV(kept.into_iter().collect()))
