@@ -447,8 +447,33 @@ impl AdaptState {
 /// circles, ellipses and arcs, a text's anchor. Returns `false` (without
 /// calling `f`) when the primitive cannot be drawn anyway.
 pub(crate) fn extreme_points(prim: &Primitive, style: &Style, f: &mut dyn FnMut(Point)) -> bool {
-    let mut pts: Vec<Point> = Vec::new();
-    let ok = match prim {
+    // Lines, polylines and polygons are their own points, looked at where they lie (a
+    // streaming plot's segments come here twice each); the other shapes' are worked out.
+    let pair: [Point; 2];
+    let mut worked_out: Vec<Point> = Vec::new();
+    let (pts, ok): (&[Point], bool) = match prim {
+        Primitive::Line { from, to } => {
+            pair = [*from, *to];
+            (&pair, true)
+        }
+        Primitive::Polyline { points } => (points, points.len() >= 2),
+        Primitive::Polygon { points } => (points, points.len() >= 3),
+        other => {
+            let ok = shape_points(other, style, &mut worked_out);
+            (&worked_out, ok)
+        }
+    };
+    if !ok || pts.is_empty() || !pts.iter().all(Point::is_finite) {
+        return false;
+    }
+    pts.iter().copied().for_each(f);
+    true
+}
+
+/// The extreme points of a shape other than a line, a polyline or a polygon, pushed on
+/// `pts`; false when the shape cannot be drawn.
+fn shape_points(prim: &Primitive, style: &Style, pts: &mut Vec<Point>) -> bool {
+    match prim {
         Primitive::Line { from, to } => {
             pts.extend([*from, *to]);
             true
@@ -471,11 +496,11 @@ pub(crate) fn extreme_points(prim: &Primitive, style: &Style, f: &mut dyn FnMut(
             true
         }
         Primitive::Circle { center, radius } => {
-            conic_points(&mut pts, *center, (radius.abs(), radius.abs()), None);
+            conic_points(pts, *center, (radius.abs(), radius.abs()), None);
             true
         }
         Primitive::Ellipse { center, radii } => {
-            conic_points(&mut pts, *center, (radii.0.abs(), radii.1.abs()), None);
+            conic_points(pts, *center, (radii.0.abs(), radii.1.abs()), None);
             true
         }
         Primitive::Arc {
@@ -485,7 +510,7 @@ pub(crate) fn extreme_points(prim: &Primitive, style: &Style, f: &mut dyn FnMut(
             extent_deg,
         } => {
             let r = radius.abs();
-            conic_points(&mut pts, *center, (r, r), Some((*start_deg, *extent_deg)));
+            conic_points(pts, *center, (r, r), Some((*start_deg, *extent_deg)));
             if style.fill.is_some() {
                 pts.push(*center);
             }
@@ -509,12 +534,7 @@ pub(crate) fn extreme_points(prim: &Primitive, style: &Style, f: &mut dyn FnMut(
             ]);
             true
         }
-    };
-    if !ok || pts.is_empty() || !pts.iter().all(Point::is_finite) {
-        return false;
     }
-    pts.into_iter().for_each(f);
-    true
 }
 
 /// The outermost points of an ellipse, or of an arc of it (angles in
