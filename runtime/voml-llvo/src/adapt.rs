@@ -474,18 +474,8 @@ pub(crate) fn extreme_points(prim: &Primitive, style: &Style, f: &mut dyn FnMut(
 /// `pts`; false when the shape cannot be drawn.
 fn shape_points(prim: &Primitive, style: &Style, pts: &mut Vec<Point>) -> bool {
     match prim {
-        Primitive::Line { from, to } => {
-            pts.extend([*from, *to]);
-            true
-        }
-        Primitive::Polyline { points } => {
-            pts.extend_from_slice(points);
-            points.len() >= 2
-        }
-        Primitive::Polygon { points } => {
-            pts.extend_from_slice(points);
-            points.len() >= 3
-        }
+        // Their own points: [`extreme_points`] reads them where they lie.
+        Primitive::Line { .. } | Primitive::Polyline { .. } | Primitive::Polygon { .. } => false,
         Primitive::Rectangle { from, to } => {
             pts.extend([
                 *from,

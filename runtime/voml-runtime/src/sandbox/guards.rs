@@ -393,39 +393,49 @@ pub fn install(engine: &mut Engine) {
     }
     engine.register_value("#%voml-check-count", SteelVal::FuncV(check_count));
     engine.register_value("#%voml-spread", SteelVal::FuncV(spread));
-    // The guarded `abs` and `take` ([`install_mended`]) for the visual object's code.
-    for (name, internal) in [("abs", ABS), ("take", TAKE)] {
-        match engine.extract_value(internal) {
-            Ok(guarded) => engine.register_value(name, guarded),
-            Err(_) => engine.register_value(name, super::denial(name)),
-        };
+    // The guarded `abs` ([`install_abs`]) for the visual object's code.
+    match engine.extract_value(ABS) {
+        Ok(abs) => engine.register_value("abs", abs),
+        Err(_) => engine.register_value("abs", super::denial("abs")),
+    };
+    // steel's `take` (its lists' `take`) leaves an empty node at the end of its answer when
+    // the count ends exactly where a node of the list does: the list walks right from its
+    // front, but `reverse` moves the empty node to the front, and `pair?`, `null?`, `car`,
+    // `cdr` and `for-each` then take the reversed list for empty (while `length` counts its
+    // elements). The mended `take` gives the original's answer, or its error, made into a
+    // list anew, node by node as a list built at once is.
+    match engine
+        .extract_value("take")
+        .ok()
+        .as_ref()
+        .and_then(Native::of)
+    {
+        Some(take) => {
+            let mended =
+                SteelVal::anonymous_boxed_function(Arc::new(move |args: &[SteelVal]| {
+                    match take.call(args)? {
+                        SteelVal::ListV(l) => Ok(SteelVal::ListV(l.iter().cloned().collect())),
+                        other => Ok(other),
+                    }
+                }));
+            engine.register_value("take", mended);
+        }
+        None => {
+            engine.register_value("take", super::denial("take"));
+        }
     }
 }
 
 /// The guarded `abs`, under an internal name the standard library's `gcd` and `lcm` call.
 const ABS: &str = "#%voml-abs";
 
-/// The mended `take`, under an internal name (the standard library's `slice` calls
-/// steel's own, but visual objects may not call `slice`).
-const TAKE: &str = "#%voml-take";
-
-/// Binds the guarded `abs` ([`ABS`], which the standard library calls: see
-/// [`mend_library`]) and the mended `take` ([`TAKE`]) before the library is compiled;
-/// [`install`] binds them to their own names.
-///
 /// steel's `abs` overflows on the most negative fixnum and on a rational whose numerator
 /// is the most negative 32-bit integer: a release build answers the argument itself (a
 /// negative absolute value, and `gcd` and `lcm`, written with `abs`, wrong too), a debug
 /// build panics. Those two are negated by `-`, which promotes to a big number; the rest go
-/// to the original.
-///
-/// steel's `take` (its lists' `take`) leaves an empty node at the end of its answer when
-/// the count ends exactly where a node of the list does: the list walks right from its
-/// front, but `reverse` moves the empty node to the front, and `pair?`, `null?`, `car`,
-/// `cdr` and `for-each` then take the reversed list for empty (while `length` counts its
-/// elements). The guarded `take` gives the original's answer, or its error, made into a
-/// list anew, node by node as a list built at once is.
-pub fn install_mended(engine: &mut Engine) {
+/// to the original. Bound to [`ABS`] before the standard library is compiled (see
+/// [`mend_library`]), and to `abs` by [`install`].
+pub fn install_abs(engine: &mut Engine) {
     let native = |engine: &Engine, name: &str| {
         engine
             .extract_value(name)
@@ -433,35 +443,17 @@ pub fn install_mended(engine: &mut Engine) {
             .as_ref()
             .and_then(Native::of)
     };
-    match (native(engine, "abs"), native(engine, "-")) {
-        (Some(abs), Some(minus)) => {
-            let guarded =
-                SteelVal::anonymous_boxed_function(Arc::new(move |args: &[SteelVal]| match args {
-                    [SteelVal::IntV(isize::MIN)] => minus.call(args),
-                    [SteelVal::Rational(r)] if *r.numer() == i32::MIN => minus.call(args),
-                    _ => abs.call(args),
-                }));
-            engine.register_value(ABS, guarded);
-        }
-        _ => {
-            engine.register_value(ABS, super::denial("abs"));
-        }
-    }
-    match native(engine, "take") {
-        Some(take) => {
-            let guarded =
-                SteelVal::anonymous_boxed_function(Arc::new(move |args: &[SteelVal]| {
-                    match take.call(args)? {
-                        SteelVal::ListV(l) => Ok(SteelVal::ListV(l.iter().cloned().collect())),
-                        other => Ok(other),
-                    }
-                }));
-            engine.register_value(TAKE, guarded);
-        }
-        None => {
-            engine.register_value(TAKE, super::denial("take"));
-        }
-    }
+    let (Some(abs), Some(minus)) = (native(engine, "abs"), native(engine, "-")) else {
+        engine.register_value(ABS, super::denial("abs"));
+        return;
+    };
+    let guarded =
+        SteelVal::anonymous_boxed_function(Arc::new(move |args: &[SteelVal]| match args {
+            [SteelVal::IntV(isize::MIN)] => minus.call(args),
+            [SteelVal::Rational(r)] if *r.numer() == i32::MIN => minus.call(args),
+            _ => abs.call(args),
+        }));
+    engine.register_value(ABS, guarded);
 }
 
 /// steel's standard library (or the part of it a run compiles) with `gcd` and `lcm`
@@ -592,17 +584,16 @@ mod tests {
                      (set! l (cons i shared))) (grow! (+ i 1))))) (grow! 0)";
         let walk = "(define (walk x) (if (pair? x) (+ 1 (walk (cdr x))) 0))";
         for n in 0..=13 {
-            let kept = n.min(12);
-            for (taken, expected) in [(format!("(take l {n})"), kept)] {
-                let code = format!(
-                    "{build} {walk} (list (walk (reverse {taken})) (length (reverse {taken})) \
-                     (null? (reverse {taken})) (let ((c 0)) (for-each (lambda (x) (set! c (+ c 1))) \
-                     (reverse {taken})) c))"
-                );
-                let empty = if expected == 0 { "#true" } else { "#false" };
-                let want = format!("({expected} {expected} {empty} {expected})");
-                assert_eq!(values(&code), [want.as_str(); 2], "{taken}");
-            }
+            let expected = n.min(12);
+            let taken = format!("(take l {n})");
+            let code = format!(
+                "{build} {walk} (list (walk (reverse {taken})) (length (reverse {taken})) \
+                 (null? (reverse {taken})) (let ((c 0)) (for-each (lambda (x) (set! c (+ c 1))) \
+                 (reverse {taken})) c))"
+            );
+            let empty = if expected == 0 { "#true" } else { "#false" };
+            let want = format!("({expected} {expected} {empty} {expected})");
+            assert_eq!(values(&code), [want.as_str(); 2], "{taken}");
         }
     }
 

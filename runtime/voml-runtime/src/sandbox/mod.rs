@@ -195,7 +195,7 @@ fn base_engine(prelude: Prelude<'_>) -> Result<Engine, SteelErr> {
     let mut engine = Engine::new_raw_no_kernel();
     steel::steel_vm::primitives::register_builtin_modules(&mut engine, true);
     require_builtins(&mut engine, steel::steel_vm::primitives::ALL_MODULES);
-    guards::install_mended(&mut engine);
+    guards::install_abs(&mut engine);
     let library = match prelude {
         Prelude::Whole => steel::stdlib::PRELUDE.to_owned(),
         Prelude::For(texts) => {
