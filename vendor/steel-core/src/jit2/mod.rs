@@ -1,0 +1,3 @@
+pub mod cgen;
+pub mod sig;
+pub mod value;

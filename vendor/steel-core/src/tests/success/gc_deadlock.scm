@@ -1,0 +1,3 @@
+(spawn-native-thread (lambda () (#%gc-collect)))
+
+(#%gc-collect)

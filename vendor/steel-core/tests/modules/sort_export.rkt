@@ -1,0 +1,5 @@
+(require "sort.rkt")
+
+(provide sort)
+
+(define (sort x) (merge-sort x))
