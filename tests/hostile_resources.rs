@@ -210,3 +210,26 @@ fn recursive_local_procedures_made_on_every_record_do_not_pile_up() {
     assert!(outcome.report.is_empty(), "{}", outcome.report);
     assert_eq!(outcome.hoard.as_deref(), Some("251"));
 }
+
+/// Versions of a long list that differ in their first element — a path with a new head, a
+/// queue without its first entry — share the rest: keeping one per record costs a few
+/// bytes each, not a copy of the list's first node (which steel's lists grow to half the
+/// list's length; the release of its list library copied it on every such `cons`).
+#[test]
+fn versions_of_a_long_list_share_what_they_have_in_common() {
+    quiet_steel();
+    let utility =
+        "(define base (let up ((i 0) (l '())) (if (= i 20000) l (up (+ i 1) (cons i l)))))
+                   (define kept '())";
+    let code = "(set! kept (cons (cons ^0/0 (cdr base)) (cons (cons ^0/0 base) kept)))
+                (set! $0 (list (length kept) (list-ref (car kept) 1) (list-ref (cadr kept) 1)))";
+    let config = Config {
+        memory_limit: 24 << 20,
+        ..Config::default()
+    };
+    // 3,000 records, each keeping two versions of a 20,000-element list: some 170 MB if
+    // each copied the list's first node.
+    let outcome = detonate(utility, code, 3000, config);
+    assert!(outcome.report.is_empty(), "{}", outcome.report);
+    assert_eq!(outcome.hoard.as_deref(), Some("(6000 19998 19999)"));
+}

@@ -621,4 +621,48 @@ mod tests {
             assert_eq!(values(code), [expected; 2], "{code}");
         }
     }
+    /// Consing onto a list another list shares, at every point a `cdr` can leave it (inside
+    /// a node and at its edges), gives the new element then the shared list, and leaves the
+    /// shared list as it was; several versions made from one list stay apart. (steel's
+    /// lists, im-lists, are patched to put a new node in front of a shared node instead of
+    /// copying it: see vendor/im-lists/PATCHES.md.)
+    #[test]
+    fn consing_onto_a_shared_list_anywhere_gives_that_list_after_the_new_element() {
+        let build =
+            "(define base (let up ((i 39) (l '())) (if (< i 0) l (up (- i 1) (cons i l)))))";
+        let walk = "(define (walk x) (if (pair? x) (+ 1 (walk (cdr x))) 0))";
+        for k in 0..=40 {
+            let rest: Vec<String> = (k..40).map(|i| i.to_string()).collect();
+            let with = |head: &str| {
+                std::iter::once(head.to_string())
+                    .chain(rest.iter().cloned())
+                    .collect::<Vec<_>>()
+            };
+            let code = format!(
+                "{build} {walk} (define v (list-tail base {k})) (define a (cons 'a v)) \
+                 (define b (cons 'b v)) (define c (cons 'c a)) \
+                 (list a b c (reverse a) (length b) (walk c) (list->vector b) (apply list 'z v) \
+                 (equal? base (range 0 40)))"
+            );
+            let a = with("a");
+            let b = with("b");
+            let c: Vec<String> = std::iter::once("c".to_string())
+                .chain(a.iter().cloned())
+                .collect();
+            let reversed: Vec<String> = a.iter().rev().cloned().collect();
+            let z = with("z");
+            let want = format!(
+                "(({}) ({}) ({}) ({}) {} {} #({}) ({}) #true)",
+                a.join(" "),
+                b.join(" "),
+                c.join(" "),
+                reversed.join(" "),
+                b.len(),
+                c.len(),
+                b.join(" "),
+                z.join(" ")
+            );
+            assert_eq!(values(&code), [want.as_str(); 2], "cut at {k}");
+        }
+    }
 }
