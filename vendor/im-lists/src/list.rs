@@ -165,6 +165,13 @@ impl<T: Clone, P: PointerFamily, const N: u32, const G: u32, D: DropHandler<Self
         self.0.current_node_iter()
     }
 
+    /// VOML patch (see PATCHES.md): the list from this list's next node on (`None` after
+    /// the last node), to walk a list node by node as `current_node_iter` reads one.
+    #[doc(hidden)]
+    pub fn next_node(&self) -> Option<Self> {
+        self.0.next_list().map(|x| GenericList(x, PhantomData))
+    }
+
     #[doc(hidden)]
     pub fn node_count(&self) -> usize {
         self.0.cell_count()

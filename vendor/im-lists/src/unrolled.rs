@@ -128,6 +128,11 @@ impl<T: Clone, P: PointerFamily, const N: u32, const G: u32> UnrolledList<T, P, 
         self.0.next.as_ref().map(|x| x.as_ptr_usize())
     }
 
+    // VOML patch: the list from the next node on.
+    pub(crate) fn next_list(&self) -> Option<Self> {
+        self.0.next.clone()
+    }
+
     pub fn current_node_iter(&self) -> impl Iterator<Item = &T> {
         self.0.elements.iter().take(self.index() as _).rev()
     }

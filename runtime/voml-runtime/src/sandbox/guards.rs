@@ -665,4 +665,28 @@ mod tests {
             assert_eq!(values(&code), [want.as_str(); 2], "cut at {k}");
         }
     }
+    /// Versions of a list of vectors that share its tail stay whole through the engine's
+    /// full collections: 60,000 live vectors (the collector runs twice while they are made),
+    /// a version kept every 2,000, each then summed. (steel's mark walks each
+    /// list node once per collection, patched: see vendor/steel-core/PATCHES.md.)
+    #[test]
+    fn shared_list_tails_survive_full_collections() {
+        let code = "(define (sum l) (let add ((l l) (s 0)) (if (null? l) s (add (cdr l) (+ s (vector-ref (car l) 0))))))
+                    (define kept '())
+                    (define base (let up ((i 0) (l '()))
+                      (if (= i 60000) l
+                          (let ((l (cons (vector i) l)))
+                            (if (= (remainder (+ i 1) 2000) 0)
+                                (set! kept (cons (cons (vector (- (quotient i 2000))) (cdr l)) kept)))
+                            (up (+ i 1) l)))))
+                    (list (length kept) (let total ((k kept) (s 0)) (if (null? k) s (total (cdr k) (+ s (sum (car k)))))) (sum base))";
+        let total: i64 = (0..30i64)
+            .map(|k| {
+                let n = 2000 * (k + 1);
+                -k + (n - 2) * (n - 1) / 2
+            })
+            .sum();
+        let want = format!("(30 {total} {})", 59_999i64 * 60_000 / 2);
+        assert_eq!(values(code), [want.as_str(); 2]);
+    }
 }

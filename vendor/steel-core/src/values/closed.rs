@@ -2161,7 +2161,10 @@ impl Heap {
 
         #[cfg(not(feature = "sync"))]
         let count = {
+            // VOML patch: each list node once per mark.
+            MARKED_LIST_NODES.with(|nodes| *nodes.borrow_mut() = Some(Default::default()));
             context.visit();
+            MARKED_LIST_NODES.with(|nodes| nodes.borrow_mut().take());
             context.stats
         };
 
@@ -2407,6 +2410,14 @@ impl<T: Clone + core::fmt::Debug + PartialEq + Eq> HeapAllocated<T> {
     pub(crate) fn reset(&mut self) {
         self.reachable = false;
     }
+}
+
+// VOML patch (see PATCHES.md): while a mark runs, the list nodes it has walked, each kept
+// alive until the mark ends so that no address is reused within it. Lists that share their
+// tails (versions of one list) were walked whole, each of them, on every collection.
+thread_local! {
+    static MARKED_LIST_NODES: core::cell::RefCell<Option<std::collections::HashMap<usize, List<SteelVal>>>> =
+        const { core::cell::RefCell::new(None) };
 }
 
 pub struct MarkAndSweepContext<'a> {
@@ -2674,8 +2685,31 @@ impl<'a> BreadthFirstSearchSteelValVisitor for MarkAndSweepContext<'a> {
     fn visit_bigrational(&mut self, _: Gc<BigRational>) -> Self::Output {}
 
     fn visit_list(&mut self, list: List<SteelVal>) -> Self::Output {
-        for value in list {
-            self.push_back(value);
+        // VOML patch: during a mark, each node once; a node met again ends the walk, since
+        // the nodes after it were walked with it.
+        let walked = MARKED_LIST_NODES.with(|nodes| {
+            let mut nodes = nodes.borrow_mut();
+            let Some(nodes) = nodes.as_mut() else {
+                return false;
+            };
+            let mut node = Some(list.clone());
+            while let Some(current) = node {
+                let key = current.as_ptr_usize();
+                if nodes.contains_key(&key) {
+                    break;
+                }
+                for value in current.current_node_iter() {
+                    self.push_back(value.clone());
+                }
+                node = current.next_node();
+                nodes.insert(key, current);
+            }
+            true
+        });
+        if !walked {
+            for value in list {
+                self.push_back(value);
+            }
         }
     }
 
