@@ -213,14 +213,18 @@ impl<'a> ConstantEvaluatorManager<'a> {
             let mut output = eval.visit(expr)?;
             self.changed = self.changed || eval.changed;
 
+            // VOML patch (see PATCHES.md): visit again only after a visit that changed the
+            // expression, as the loop below stops at the first visit that changes nothing;
+            // 0.8.3 visited every expression twice when the first visit changed nothing.
+            let mut again = eval.changed;
             eval.changed = false;
 
             for _ in 0..10 {
-                output = eval.visit(output)?;
-                if !eval.changed {
+                if !again {
                     break;
                 }
-
+                output = eval.visit(output)?;
+                again = eval.changed;
                 eval.changed = false;
             }
 
