@@ -534,6 +534,18 @@ pub const SCHEME: &str = r#"
   (#%voml-check-count 'vector-append
                       (foldl (lambda (v total) (+ total (vector-length v))) 0 vectors))
   (apply #%voml-vector-append vectors))
+;; Several values: a vector of this procedure (which VO code cannot name) and their list.
+(define (#%voml-several-values) 'values)
+(define (values . results)
+  (if (and (pair? results) (null? (cdr results)))
+      (car results)
+      (vector #%voml-several-values results)))
+(define (call-with-values producer consumer)
+  (let ((results (producer)))
+    (if (and (vector? results) (= (vector-length results) 2)
+             (eq? (vector-ref results 0) #%voml-several-values))
+        (apply consumer (vector-ref results 1))
+        (consumer results))))
 "#;
 
 #[cfg(test)]
@@ -688,5 +700,30 @@ mod tests {
             .sum();
         let want = format!("(30 {total} {})", 59_999i64 * 60_000 / 2);
         assert_eq!(values(code), [want.as_str(); 2]);
+    }
+    /// `values` and `call-with-values` as R7RS has them: one value is that value, and a
+    /// list a producer returns is one value, not several. (steel's `values` is `list`, and its
+    /// `call-with-values` took a one-element result apart and any list for several values:
+    /// `(call-with-values (lambda () (values 7)) list)` gave `7`.)
+    #[test]
+    fn call_with_values_passes_each_value_and_a_list_as_one() {
+        for (code, expected) in [
+            ("(call-with-values (lambda () (values 7)) list)", "(7)"),
+            ("(call-with-values (lambda () (values 1 2)) list)", "(1 2)"),
+            ("(call-with-values (lambda () (values 1 2 3)) +)", "6"),
+            ("(call-with-values (lambda () (values)) list)", "()"),
+            ("(call-with-values (lambda () (list 1 2)) list)", "((1 2))"),
+            (
+                "(call-with-values (lambda () 5) (lambda (x) (* x x)))",
+                "25",
+            ),
+            ("(+ 1 (values 2))", "3"),
+            (
+                "(call-with-values (lambda () (values '(a) 'b)) cons)",
+                "((a) . b)",
+            ),
+        ] {
+            assert_eq!(values(code), [expected; 2], "{code}");
+        }
     }
 }
