@@ -267,6 +267,14 @@ impl<T: Clone, P: PointerFamily, const N: u32, const G: u32> UnrolledList<T, P, 
                 // Note: We might want to truncate the remaining
                 // elements of the vector.
                 count -= node.0.index();
+                if count == 0 {
+                    // VOML patch (see PATCHES.md): the count ends where this node ends, so
+                    // it is the new tail. 0.12.2 went on to the next node and cut it to an
+                    // empty node at the end, which `reverse` then put first.
+                    P::make_mut(&mut node.0).next = None;
+                    nodes.push(node);
+                    break;
+                }
                 nodes.push(node);
             }
         }

@@ -392,38 +392,11 @@ pub fn install(engine: &mut Engine) {
         engine.register_value(name, guarded);
     }
     engine.register_value("#%voml-check-count", SteelVal::FuncV(check_count));
-    engine.register_value("#%voml-spread", SteelVal::FuncV(spread));
     // The guarded `abs` ([`install_abs`]) for the visual object's code.
     match engine.extract_value(ABS) {
         Ok(abs) => engine.register_value("abs", abs),
         Err(_) => engine.register_value("abs", super::denial("abs")),
     };
-    // steel's `take` (its lists' `take`) leaves an empty node at the end of its answer when
-    // the count ends exactly where a node of the list does: the list walks right from its
-    // front, but `reverse` moves the empty node to the front, and `pair?`, `null?`, `car`,
-    // `cdr` and `for-each` then take the reversed list for empty (while `length` counts its
-    // elements). The mended `take` gives the original's answer, or its error, made into a
-    // list anew, node by node as a list built at once is.
-    match engine
-        .extract_value("take")
-        .ok()
-        .as_ref()
-        .and_then(Native::of)
-    {
-        Some(take) => {
-            let mended =
-                SteelVal::anonymous_boxed_function(Arc::new(move |args: &[SteelVal]| {
-                    match take.call(args)? {
-                        SteelVal::ListV(l) => Ok(SteelVal::ListV(l.iter().cloned().collect())),
-                        other => Ok(other),
-                    }
-                }));
-            engine.register_value("take", mended);
-        }
-        None => {
-            engine.register_value("take", super::denial("take"));
-        }
-    }
 }
 
 /// The guarded `abs`, under an internal name the standard library's `gcd` and `lcm` call.
@@ -474,59 +447,15 @@ fn check_count(args: &[SteelVal]) -> Result<SteelVal, SteelErr> {
     Ok(SteelVal::Void)
 }
 
-/// `(#%voml-spread (arg ... list))`: `apply`'s arguments after the procedure, as the one
-/// list steel's `apply` is given: the list itself when it is alone, else the leading
-/// arguments and the list's elements in a list made anew. (steel's `apply` puts leading
-/// arguments before the list with its lists' `cons` of a whole node, which forgets where a
-/// list that `cdr` or `list-tail` made begins: `(apply list 0 (cdr '(1 2 3)))` gave
-/// `(1 2 3)`, losing the 0 and bringing the 1 back.)
-fn spread(args: &[SteelVal]) -> Result<SteelVal, SteelErr> {
-    let arguments = match args {
-        [SteelVal::ListV(l)] => l,
-        _ => {
-            return Err(SteelErr::new(
-                ErrorKind::TypeMismatch,
-                "apply: expected its arguments as a list".into(),
-            ))
-        }
-    };
-    let Some(last) = arguments.last() else {
-        return Err(SteelErr::new(
-            ErrorKind::ArityMismatch,
-            "apply: expected at least 2 arguments, got 1".into(),
-        ));
-    };
-    let SteelVal::ListV(list) = last else {
-        return Err(SteelErr::new(
-            ErrorKind::TypeMismatch,
-            format!("apply: expected a list as the last argument, found {last}"),
-        ));
-    };
-    if arguments.len() == 1 {
-        return Ok(last.clone());
-    }
-    let leading = arguments.len() - 1;
-    Ok(SteelVal::ListV(
-        arguments
-            .iter()
-            .take(leading)
-            .chain(list.iter())
-            .cloned()
-            .collect(),
-    ))
-}
-
 /// The originals of the built-ins guarded in Scheme, kept under internal names (a unit of
 /// its own: a definition shadows its name in the whole unit it is compiled in).
 pub const ORIGINALS: &str = r#"
 (define #%voml-make-vector make-vector)
 (define #%voml-vector-append vector-append)
-(define #%voml-apply apply)
 "#;
 
 /// Guards written in Scheme for built-ins that need the VM.
 pub const SCHEME: &str = r#"
-(define (apply f . arguments) (#%voml-apply f (#%voml-spread arguments)))
 (define (make-vector n . fill)
   (#%voml-check-count 'make-vector n)
   (if (null? fill) (#%voml-make-vector n) (#%voml-make-vector n (car fill))))
@@ -589,7 +518,8 @@ mod tests {
 
     /// A list `take` cut where one of its nodes ends reverses to its elements, not to a
     /// list `pair?` and `for-each` find empty. (A list consed onto while shared grows nodes
-    /// of a few elements: cut after 3, 6 and 9 of its 12, steel's own `take` fails.)
+    /// of a few elements: cut after 3, 6 and 9 of its 12, the released list library's
+    /// `take` fails; mended in vendor/im-lists.)
     #[test]
     fn a_list_taken_where_a_node_ends_reverses_whole() {
         let build = "(define l '()) (define (grow! i) (if (< i 12) (begin (let ((shared l)) \
@@ -610,7 +540,8 @@ mod tests {
     }
 
     /// `apply` puts leading arguments before a list that `cdr` or `list-tail` made (steel's
-    /// lost the first leading argument and brought back an element the `cdr` had left),
+    /// lost the first leading argument and brought back an element the `cdr` had left, until
+    /// its lists' `cons` was mended in vendor/im-lists),
     /// passes a lone list as it is, and still calls in tail position: a loop of 100,000
     /// rounds through `apply` ends.
     #[test]
