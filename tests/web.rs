@@ -1370,7 +1370,13 @@ fn a_served_runs_sound_commands_reach_the_pages() {
         let tungstenite::Message::Text(text) = socket.read().expect("the stream goes on") else {
             continue;
         };
-        for line in text.as_str().lines() {
+        // Only the sound and status lines are read: the drawing (27 MB in this run) is
+        // passed over unparsed, so that a test built without optimisation keeps up with the
+        // stream and is not dropped as a page too slow for it.
+        let wanted = |line: &str| {
+            line.starts_with(r#"{"op":"sound""#) || line.starts_with(r#"{"op":"status""#)
+        };
+        for line in text.as_str().lines().filter(|l| wanted(l)) {
             let value: Value = serde_json::from_str(line).unwrap();
             match value["op"].as_str() {
                 Some("sound") => {
