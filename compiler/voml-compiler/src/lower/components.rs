@@ -6,6 +6,10 @@ impl<'a> Lowering<'a> {
     pub(super) fn ep_components(&mut self, section: &Element) -> Vec<ir::EpComponent> {
         let mut seen: HashMap<String, Span> = HashMap::new();
         let mut out = Vec::new();
+        self.sharing.start(
+            section.elements().filter(|e| e.name == "ep-component"),
+            &self.program.text,
+        );
         for el in section.elements().filter(|e| e.name == "ep-component") {
             let Some(name) = self.name_of(el, &mut seen, "EP component") else {
                 continue;
@@ -249,6 +253,16 @@ impl<'a> Lowering<'a> {
                     .map(|&i| self.controls[i].global.clone()),
             )
             .collect();
+        // The same, each or `None` where a name did not resolve, for sharing.
+        let globals: Vec<Option<String>> = infos
+            .iter()
+            .map(|i| i.map(|i| self.infos[i].global.clone()))
+            .chain(
+                controls
+                    .iter()
+                    .map(|i| i.map(|i| self.controls[i].global.clone())),
+            )
+            .collect();
         let mut before = Vec::new();
         let mut after = Vec::new();
         let mut part_spans: Vec<Option<Span>> = vec![None; inputs.len()];
@@ -270,7 +284,29 @@ impl<'a> Lowering<'a> {
                     let params = input_params[k].join(" ");
                     let symbol = format!("voml/ep/{name}/input/{k}");
                     let mut wrapped = Frag::default();
-                    if glue[k].is_empty() {
+                    // An instance of a library component may call the code compiled once
+                    // for all its instances.
+                    let plan = match el.attr_text("use") {
+                        Some(lib) if glue[k].is_empty() => {
+                            self.sharing
+                                .plan(lib.trim(), k, &code.text, &input_params[k], &globals)
+                        }
+                        _ => shared::Plan::Own,
+                    };
+                    let call = match plan {
+                        shared::Plan::Own => None,
+                        shared::Plan::First {
+                            symbol: procedure,
+                            params,
+                            call,
+                        } => self
+                            .define(&procedure, &params, &code, part, "input part")
+                            .then_some(call),
+                        shared::Plan::Call { call } => Some(call),
+                    };
+                    if let Some(call) = call {
+                        wrapped.push(&call, part.tag_span, false);
+                    } else if glue[k].is_empty() {
                         wrapped.push_program(&code);
                     } else {
                         wrapped.push("(let (", part.tag_span, false);

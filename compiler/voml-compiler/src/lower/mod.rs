@@ -24,6 +24,7 @@ mod conditions;
 mod declarations;
 mod marks;
 mod pure;
+mod shared;
 pub use marks::mark_bodies;
 mod names;
 mod warnings;
@@ -58,6 +59,8 @@ pub struct Lowering<'a> {
     pure_names: HashMap<String, BTreeSet<String>>,
     /// Styles of literals only, by their text: each is made once (`voml/style/K`).
     styles: HashMap<String, usize>,
+    /// Input parts of library components compiled once for their instances.
+    sharing: shared::Sharing,
 }
 
 #[derive(Default)]
@@ -152,6 +155,7 @@ impl<'a> Lowering<'a> {
             condition_names: HashMap::new(),
             pure_names: HashMap::new(),
             styles: HashMap::new(),
+            sharing: shared::Sharing::default(),
         }
     }
 
