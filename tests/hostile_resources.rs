@@ -233,3 +233,22 @@ fn versions_of_a_long_list_share_what_they_have_in_common() {
     // each copied the list's first node (the release passed the ceiling on record 194).
     assert_eq!(under_24_mib(utility, code, 3000), "(6000 19998 19999)");
 }
+
+/// A list whose element is a list held nowhere else, nested 200,000 deep, is dropped without
+/// recursing down it (steel drops such lists with a queue; its shortcut for lists of plain
+/// values, which drop without recursing, leaves them to the queue), and so is a long list of
+/// plain values.
+#[test]
+fn lists_nested_deep_are_dropped_without_recursing() {
+    quiet_steel();
+    let code = "(set! $0 (let nest ((i 0) (l '())) (if (= i 200000) (length l) (nest (+ i 1) (list l)))))
+                (set! $0 (+ $0 (length (let up ((i 0) (l '())) (if (= i 200000) l (up (+ i 1) (cons i l)))))))";
+    let config = Config {
+        memory_limit: 24 << 20,
+        budget: Duration::from_secs(5),
+        ..Config::default()
+    };
+    let outcome = detonate("", code, 2, config);
+    assert!(outcome.report.is_empty(), "{}", outcome.report);
+    assert_eq!(outcome.hoard.as_deref(), Some("200001"));
+}

@@ -172,6 +172,14 @@ impl<T: Clone, P: PointerFamily, const N: u32, const G: u32, D: DropHandler<Self
         self.0.next_list().map(|x| GenericList(x, PhantomData))
     }
 
+    /// VOML patch (see PATCHES.md): whether dropping this list, where it holds its first
+    /// node alone, drops that node's elements and nothing more, each vouched for by
+    /// `shallow` (see `UnrolledList::drops_shallow`).
+    #[doc(hidden)]
+    pub fn drops_shallow(&self, shallow: impl Fn(&T) -> bool) -> bool {
+        self.0.drops_shallow(shallow)
+    }
+
     #[doc(hidden)]
     pub fn node_count(&self) -> usize {
         self.0.cell_count()

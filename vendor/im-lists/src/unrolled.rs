@@ -627,6 +627,15 @@ impl<T: Clone, P: PointerFamily, const N: u32, const G: u32> UnrolledList<T, P, 
         self.0.elements.is_empty() || self.0.index == 0
     }
 
+    /// VOML patch (see PATCHES.md): whether dropping this list, where it holds its first
+    /// node alone, drops that node's elements and nothing more, each of which `shallow`
+    /// vouches drops without recursing: the next node is absent or held elsewhere too.
+    pub fn drops_shallow(&self, shallow: impl Fn(&T) -> bool) -> bool {
+        let cell = &*self.0;
+        cell.next.as_ref().map_or(true, |next| next.strong_count() > 1)
+            && (!cell.elements.is_unique() || cell.elements.iter().all(|e| shallow(e)))
+    }
+
     pub fn index(&self) -> u32 {
         self.0.index
     }

@@ -117,6 +117,25 @@ mod list_drop_handler {
 
     pub struct ListDropHandler;
 
+    /// VOML patch: whether dropping `value` ends there or at a reference count (atoms,
+    /// mutable vectors, which the heap owns, and lists held elsewhere too).
+    fn drops_without_recursing(value: &SteelVal) -> bool {
+        match value {
+            SteelVal::BoolV(_)
+            | SteelVal::NumV(_)
+            | SteelVal::IntV(_)
+            | SteelVal::CharV(_)
+            | SteelVal::Void
+            | SteelVal::StringV(_)
+            | SteelVal::FuncV(_)
+            | SteelVal::SymbolV(_)
+            | SteelVal::BigNum(_)
+            | SteelVal::MutableVector(_) => true,
+            SteelVal::ListV(l) => l.strong_count() > 1 || l.is_empty(),
+            _ => false,
+        }
+    }
+
     use crate::rvals::cycles::{drop_impls::DROP_BUFFER, IterativeDropHandler};
 
     impl DropHandler<im_lists::list::GenericList<SteelVal, PointerType, 4, 2, Self>>
@@ -129,6 +148,13 @@ mod list_drop_handler {
             }
 
             if obj.strong_count() == 1 {
+                // VOML patch (see PATCHES.md): a list whose first node is the only one it
+                // holds alone, with values that drop without recursing, is dropped as it is:
+                // there is no depth to protect the stack from, and the walk below costs
+                // several times the drop.
+                if obj.drops_shallow(drops_without_recursing) {
+                    return;
+                }
                 if DROP_BUFFER
                     .try_with(|drop_buffer| {
                         if let Ok(mut drop_buffer) = drop_buffer.try_borrow_mut() {
