@@ -241,19 +241,8 @@ impl<'a> Lowering<'a> {
         }
         let mut handlers: Vec<Option<ir::EntryPoint>> = vec![None; inputs.len()];
         let mut natives: Vec<Option<ir::NativeBody>> = vec![None; inputs.len()];
-        // The component's structures as the program names them, for native input parts.
-        let structures: Vec<String> = infos
-            .iter()
-            .flatten()
-            .map(|&i| self.infos[i].global.clone())
-            .chain(
-                controls
-                    .iter()
-                    .flatten()
-                    .map(|&i| self.controls[i].global.clone()),
-            )
-            .collect();
-        // The same, each or `None` where a name did not resolve, for sharing.
+        // The component's structures as the program names them, by position in its lists
+        // (infos, then controls; `None` where a name did not resolve), for shared parts ...
         let globals: Vec<Option<String>> = infos
             .iter()
             .map(|i| i.map(|i| self.infos[i].global.clone()))
@@ -263,6 +252,8 @@ impl<'a> Lowering<'a> {
                     .map(|i| i.map(|i| self.controls[i].global.clone())),
             )
             .collect();
+        // ... and those that resolved, for native input parts.
+        let structures: Vec<String> = globals.iter().flatten().cloned().collect();
         let mut before = Vec::new();
         let mut after = Vec::new();
         let mut part_spans: Vec<Option<Span>> = vec![None; inputs.len()];

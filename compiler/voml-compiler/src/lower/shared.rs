@@ -63,8 +63,10 @@ pub(super) struct Sharing {
 /// An input part compiled once for the instances of a library component.
 struct Shared {
     symbol: String,
-    /// The first instance's code, which the others are compared with.
+    /// The first instance's code, which the others are compared with, and its tokens with
+    /// where each stands.
     text: String,
+    places: Vec<(Token, Place)>,
     /// The first instance's field parameters.
     fields: Vec<String>,
     /// Its structures' globals (infos, then controls), by position in the lists.
@@ -292,6 +294,7 @@ impl Sharing {
         let shared = Shared {
             symbol: symbol.clone(),
             text: text.to_string(),
+            places: here,
             fields: fields.to_vec(),
             globals: globals.to_vec(),
             passed,
@@ -345,12 +348,11 @@ impl Shared {
             }
             theirs.insert(a, b);
         }
-        let ours = places(&self.text);
         let mut here = Tokens::new(text);
-        for (tok, place) in ours {
+        for (tok, place) in &self.places {
             let other = here.next()?;
             let (a, b) = (&self.text[tok.range()], &text[other.range()]);
-            let same_kind = std::mem::discriminant(&tok) == std::mem::discriminant(&other);
+            let same_kind = std::mem::discriminant(tok) == std::mem::discriminant(&other);
             if !same_kind {
                 return None;
             }

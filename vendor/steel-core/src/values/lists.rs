@@ -117,8 +117,8 @@ mod list_drop_handler {
 
     pub struct ListDropHandler;
 
-    /// VOML patch: whether dropping `value` ends there or at a reference count (atoms,
-    /// mutable vectors, which the heap owns, and lists held elsewhere too).
+    /// VOML patch: whether dropping `value` ends there or at a reference count: the values
+    /// the walk below drops at once, and lists held elsewhere too.
     fn drops_without_recursing(value: &SteelVal) -> bool {
         match value {
             SteelVal::BoolV(_)
@@ -129,6 +129,11 @@ mod list_drop_handler {
             | SteelVal::StringV(_)
             | SteelVal::FuncV(_)
             | SteelVal::SymbolV(_)
+            | SteelVal::FutureFunc(_)
+            | SteelVal::FutureV(_)
+            | SteelVal::BoxedFunction(_)
+            | SteelVal::MutFunc(_)
+            | SteelVal::BuiltIn(_)
             | SteelVal::BigNum(_)
             | SteelVal::MutableVector(_) => true,
             SteelVal::ListV(l) => l.strong_count() > 1 || l.is_empty(),
