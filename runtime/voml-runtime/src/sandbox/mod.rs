@@ -195,6 +195,7 @@ fn base_engine(prelude: Prelude<'_>) -> Result<Engine, SteelErr> {
     let mut engine = Engine::new_raw_no_kernel();
     steel::steel_vm::primitives::register_builtin_modules(&mut engine, true);
     require_builtins(&mut engine, steel::steel_vm::primitives::ALL_MODULES);
+    engine.alias_builtins(ALIASED.iter().copied());
     guards::install_abs(&mut engine);
     let library = match prelude {
         Prelude::Whole => steel::stdlib::PRELUDE.to_owned(),
@@ -209,6 +210,31 @@ fn base_engine(prelude: Prelude<'_>) -> Result<Engine, SteelErr> {
     engine.disallow_dylib_loading();
     Ok(engine)
 }
+
+/// Built-ins that code calls through steel's own instructions for them (`CAR`, `ADD`,
+/// `VECTORREF`…) rather than as procedures: what steel does for its `#%prim.` names, done
+/// for the plain globals [`require_builtins`] binds (vendored steel, `Engine::alias_builtins`).
+/// A unit of code that defines or assigns one of these names calls it as a procedure, and
+/// so does every later unit. None of them is guarded or refused (`tests` below).
+pub const ALIASED: &[&str] = &[
+    "+",
+    "-",
+    "*",
+    "/",
+    "=",
+    "<",
+    "<=",
+    ">",
+    ">=",
+    "car",
+    "cdr",
+    "cons",
+    "vector-ref",
+    "list-ref",
+    "not",
+    "null?",
+    "equal?",
+];
 
 /// What `(require-builtin MODULE)` and `(require-builtin MODULE as PREFIX)` forms of `forms` do
 /// (a global bound to each value of the module, its name prefixed), without compiling them.
@@ -392,5 +418,119 @@ mod tests {
             part.engine.extract_value("foldr").is_err(),
             "foldr is not compiled"
         );
+    }
+
+    /// The names code calls through steel's instructions are visible to VO code, neither
+    /// guarded nor refused: bound, in a confined engine, to steel's own built-in of that name.
+    #[test]
+    fn aliased_builtins_are_steels_own_and_allowed() {
+        let sandbox = Sandbox::new(|_| Ok(())).expect("builds");
+        let visible = sandbox.visible_names();
+        // A confined engine's modules are emptied: steel's values, from the base engine's.
+        let base = base_engine(Prelude::Whole).expect("the base engine starts");
+        let modules = base.builtin_modules();
+        let builtin = |name: &str| {
+            steel::steel_vm::primitives::ALL_MODULES
+                .lines()
+                .filter_map(|form| form.trim().strip_prefix("(require-builtin "))
+                .filter(|module| !module.contains(" as "))
+                .filter_map(|module| modules.get(module.trim_end_matches(')')))
+                .find(|module| module.names().iter().any(|n| n == name))
+                .map(|module| module.get(name.to_string()))
+        };
+        let own = |name: &str| sandbox.engine.extract_value(name).expect(name);
+        assert!(own("car") != own("cdr"), "procedures compare by identity");
+        for name in ALIASED {
+            assert!(visible.contains(*name), "{name} is visible");
+            assert!(!sandbox.is_denied(name), "{name} is not refused");
+            assert!(
+                builtin(name).is_some_and(|b| b == own(name)),
+                "{name} is steel's built-in"
+            );
+        }
+    }
+
+    /// An aliased name a unit defines is the unit's own, there and in later units;
+    /// units compiled before it keep calling steel's built-in (as code compiled against
+    /// steel's modules does).
+    #[test]
+    fn a_unit_that_rebinds_an_aliased_name_calls_its_own() {
+        let _reading = voml_ir::steel_parse_lock();
+        let mut sandbox = Sandbox::new(|_| Ok(())).expect("builds");
+        let engine = &mut sandbox.engine;
+        let run = |engine: &mut Engine, code: &str| {
+            let values = engine
+                .compile_and_run_raw_program(code.to_owned())
+                .unwrap_or_else(|e| panic!("{code}: {e}"));
+            values.last().map(|v| v.to_string()).unwrap_or_default()
+        };
+        run(
+            engine,
+            "(define (first-of l) (car l)) (define (add a b) (+ a b))",
+        );
+        assert_eq!(run(engine, "(list (first-of '(1 2)) (add 5 3))"), "(1 8)");
+        assert_eq!(
+            run(
+                engine,
+                "(define (car x) 'mine) (define + -) (list (car '(1 2)) (+ 5 3) (first-of '(1 2)) (add 5 3))"
+            ),
+            "(mine 2 1 8)"
+        );
+        assert_eq!(
+            run(
+                engine,
+                "(define (later l) (car l)) (list (later '(1 2)) (+ 5 3))"
+            ),
+            "(mine 2)"
+        );
+        assert_eq!(run(engine, "(list (cdr '(1 2)) (* 2 3))"), "((2) 6)");
+    }
+
+    /// A call of an aliased built-in (steel's instruction for it) answers what calling the
+    /// procedure answers (through `apply`, which the instructions never see), errors included.
+    #[test]
+    fn aliased_builtins_answer_as_their_procedures_do() {
+        let _reading = voml_ir::steel_parse_lock();
+        let mut sandbox = Sandbox::new(|_| Ok(())).expect("builds");
+        let engine = &mut sandbox.engine;
+        let cases = [
+            ("<", "\"x\" 1"),
+            (">", "'a 2"),
+            ("<=", "\"a\" \"b\""),
+            (">=", "1 'b"),
+            ("<", "1 2 3"),
+            (">=", "2.5 2"),
+            ("null?", "(vector)"),
+            ("null?", "'()"),
+            ("null?", "5"),
+            ("equal?", "1 1 1"),
+            ("equal?", "'(1) '(1)"),
+            ("cons", "1"),
+            ("cons", "1 '(2)"),
+            ("car", "'()"),
+            ("cdr", "'(1 2)"),
+            ("vector-ref", "(vector 1) 3"),
+            ("list-ref", "'(1) 5"),
+            ("+", "1 2.5"),
+            ("-", "5"),
+            ("/", "1 2"),
+            ("*", "2 3 4"),
+            ("=", "1 1.0"),
+            ("not", "0"),
+        ];
+        let mut answer = |code: String| match engine.compile_and_run_raw_program(code) {
+            Ok(values) => format!("{:?}", values.last().map(|v| v.to_string())),
+            Err(_) => "error".to_string(),
+        };
+        for (k, (name, args)) in cases.iter().enumerate() {
+            // A call in tail position and one that is not (steel specialises both).
+            let tail = answer(format!("(define (tail-{k}) ({name} {args})) (tail-{k})"));
+            let inner = answer(format!(
+                "(define (inner-{k}) (let ((v ({name} {args}))) v)) (inner-{k})"
+            ));
+            let procedure = answer(format!("(apply {name} (list {args}))"));
+            assert_eq!(tail, procedure, "({name} {args}) in tail position");
+            assert_eq!(inner, procedure, "({name} {args})");
+        }
     }
 }

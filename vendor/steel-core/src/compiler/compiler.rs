@@ -442,6 +442,11 @@ pub struct Compiler {
     // want to have the compiler share everything with the runtime.
     pub(crate) sources: Sources,
     pub(crate) builtin_modules: ModuleContainer,
+
+    /// VOML patch (see PATCHES.md): plain global names (`car`, `+`) bound to steel's own
+    /// built-ins, each with the `#%prim.` name the peephole passes specialise; a unit that
+    /// defines or `set!`s one of them removes it for itself and every later unit.
+    pub(crate) builtin_aliases: FxHashMap<InternedString, InternedString>,
 }
 
 pub struct SerializableCompiler {
@@ -626,6 +631,7 @@ impl Compiler {
             search_dirs,
             sources,
             builtin_modules,
+            builtin_aliases: FxHashMap::default(),
         }
     }
 
@@ -656,6 +662,7 @@ impl Compiler {
             search_dirs,
             sources,
             builtin_modules,
+            builtin_aliases: FxHashMap::default(),
         }
     }
 
@@ -1478,6 +1485,15 @@ impl Compiler {
 
         log::debug!(target: "expansion-phase", "Generating instructions");
 
+        if !self.builtin_aliases.is_empty() {
+            // VOML patch: a name this unit binds at the top level or assigns no longer
+            // means the built-in, here or in any later unit.
+            let rebound = super::aliases::rebound(&expanded_statements, &self.builtin_aliases);
+            for name in rebound {
+                self.builtin_aliases.remove(&name);
+            }
+        }
+
         let instructions = self.generate_instructions_for_executable(expanded_statements)?;
 
         let mut raw_program = RawProgramWithSymbols::new(
@@ -1487,7 +1503,7 @@ impl Compiler {
         );
 
         // Make sure to apply the peephole optimizations
-        raw_program.apply_optimizations();
+        raw_program.apply_optimizations_with(&self.builtin_aliases);
 
         // Lets see everything that gets run!
         // raw_program.debug_print_log();

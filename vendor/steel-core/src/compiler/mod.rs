@@ -1,5 +1,6 @@
 // pub mod code_generator;
 #[allow(clippy::module_inception)]
+pub mod aliases;
 pub mod compiler;
 pub mod constants;
 pub mod map;

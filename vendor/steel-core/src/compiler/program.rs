@@ -20,6 +20,7 @@ use crate::{
     rvals::IntoSteelVal,
 };
 use serde::{Deserialize, Serialize};
+use rustc_hash::FxHashMap;
 use std::collections::HashMap;
 
 use crate::time::SystemTime;
@@ -334,6 +335,15 @@ pub fn unbox_function_call(instructions: &mut [Instruction]) {
 }
 
 pub fn convert_call_globals(instructions: &mut [Instruction]) {
+    convert_call_globals_with(instructions, &FxHashMap::default())
+}
+
+/// VOML patch: [`convert_call_globals`], a global in `aliases` (a plain name bound to a
+/// built-in) read as the built-in's `#%prim.` name.
+pub fn convert_call_globals_with(
+    instructions: &mut [Instruction],
+    aliases: &FxHashMap<InternedString, InternedString>,
+) {
     if instructions.is_empty() {
         return;
     }
@@ -364,6 +374,7 @@ pub fn convert_call_globals(instructions: &mut [Instruction]) {
                 let mut builtin = false;
 
                 if let TokenType::Identifier(ident) = ident.ty {
+                    let ident = aliases.get(&ident).copied().unwrap_or(ident);
                     #[cfg(feature = "jit2")]
                     {
                         builtin = ident.resolve().starts_with("#%prim.");
@@ -523,8 +534,10 @@ pub fn convert_call_globals(instructions: &mut [Instruction]) {
                 let tail_op = *tail_op;
 
                 if let TokenType::Identifier(ident) = ident.ty {
+                    let ident = aliases.get(&ident).copied().unwrap_or(ident);
                     match ident {
-                        _ if ident == *PRIM_CONS_SYMBOL => {
+                        // VOML patch: two arguments, as in a call that is not a tail call.
+                        _ if ident == *PRIM_CONS_SYMBOL && arity == 2 => {
                             if let Some(x) = instructions.get_mut(i) {
                                 x.op_code = OpCode::CONS;
                                 x.payload_size = u24::from_u32(2);
@@ -738,6 +751,15 @@ pub fn flatten_equal_const(instructions: &mut [Instruction]) {
 
 #[allow(unused)]
 pub fn inline_num_operations(instructions: &mut [Instruction]) {
+    inline_num_operations_with(instructions, &FxHashMap::default())
+}
+
+/// VOML patch: [`inline_num_operations`], a global in `aliases` (a plain name bound to a
+/// built-in) read as the built-in's `#%prim.` name.
+pub fn inline_num_operations_with(
+    instructions: &mut [Instruction],
+    aliases: &FxHashMap<InternedString, InternedString>,
+) {
     for i in 0..instructions.len() - 1 {
         let push = instructions.get(i);
         let func = instructions.get(i + 1);
@@ -766,6 +788,7 @@ pub fn inline_num_operations(instructions: &mut [Instruction]) {
         ) = (push, func)
         {
             let payload_size = payload_size.to_u32();
+            let ident = aliases.get(ident).unwrap_or(ident);
 
             let replaced = match *ident {
                 #[cfg(not(feature = "jit2"))]
@@ -783,7 +806,8 @@ pub fn inline_num_operations(instructions: &mut [Instruction]) {
                 x if x == *PRIM_STAR && payload_size > 0 => Some(OpCode::MUL),
                 x if x == *PRIM_NUM_EQUAL && payload_size == 2 => Some(OpCode::NUMEQUAL),
                 x if x == *PRIM_EQUAL && payload_size == 2 => Some(OpCode::EQUAL2),
-                x if x == *PRIM_EQUAL && payload_size > 0 => Some(OpCode::EQUAL),
+                // VOML patch: `equal?` takes two arguments; other counts are the procedure's
+                // arity error, not an instruction comparing them all.
                 x if x == *PRIM_LTE && payload_size > 0 => Some(OpCode::LTE),
                 x if x == *PRIM_GTE && payload_size > 0 => Some(OpCode::GTE),
                 x if x == *PRIM_GT && payload_size > 0 => Some(OpCode::GT),
@@ -1193,12 +1217,21 @@ impl RawProgramWithSymbols {
 
     // Apply the optimizations to raw bytecode
     pub(crate) fn apply_optimizations(&mut self) -> &mut Self {
+        self.apply_optimizations_with(&FxHashMap::default())
+    }
+
+    /// VOML patch: [`Self::apply_optimizations`], the globals in `aliases` (plain names bound
+    /// to built-ins) specialised as the built-ins' `#%prim.` names are.
+    pub(crate) fn apply_optimizations_with(
+        &mut self,
+        aliases: &FxHashMap<InternedString, InternedString>,
+    ) -> &mut Self {
         // Run down the optimizations here
         for instructions in &mut self.instructions {
-            inline_num_operations(instructions);
+            inline_num_operations_with(instructions, aliases);
             flatten_equal_const(instructions);
             unbox_function_call(instructions);
-            convert_call_globals(instructions);
+            convert_call_globals_with(instructions, aliases);
             specialize_read_local(instructions);
             merge_conditions_with_if(instructions);
             specialize_constants(instructions).unwrap();

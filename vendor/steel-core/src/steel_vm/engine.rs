@@ -694,6 +694,23 @@ impl Engine {
     }
 
     #[doc(hidden)]
+    /// VOML patch (see PATCHES.md): code compiled from now on calls each of `names` — plain
+    /// globals the caller has bound to steel's built-in of that name (`car`, `+`,
+    /// `vector-ref`) — through the instruction steel has for the built-in, as it does for the
+    /// `#%prim.` names its module system writes. A unit that defines or `set!`s one of the
+    /// names keeps calling that name as a procedure, and so does every unit after it.
+    pub fn alias_builtins<'a>(&mut self, names: impl IntoIterator<Item = &'a str>) -> &mut Self {
+        let mut compiler = self.virtual_machine.compiler.write();
+        for name in names {
+            compiler.builtin_aliases.insert(
+                InternedString::from(name),
+                InternedString::from(format!("#%prim.{name}")),
+            );
+        }
+        drop(compiler);
+        self
+    }
+
     pub fn disallow_dylib_loading(&mut self) -> &mut Self {
         let mut module = self.modules.inner_mut();
 

@@ -1387,54 +1387,30 @@ pub fn equality_primitive(args: &[SteelVal]) -> Result<SteelVal> {
 }
 
 pub fn gte_primitive(args: &[SteelVal]) -> Result<SteelVal> {
-    if args.is_empty() {
-        stop!(ArityMismatch => "expected at least one argument");
-    }
-
-    Ok(SteelVal::BoolV(args.windows(2).all(|x| {
-        x[0].partial_cmp(&x[1])
-            .map(|x| x != Ordering::Less)
-            .unwrap_or(false)
-    })))
+    // VOML patch (see PATCHES.md): the instruction compares real numbers only, as the
+    // procedure does; it compared any two values, and answered #f for a string and a number.
+    greater_than_equal(args)
 }
 
 #[inline(always)]
 pub fn lte_primitive(args: &[SteelVal]) -> Result<SteelVal> {
-    if args.is_empty() {
-        stop!(ArityMismatch => "expected at least one argument");
-    }
-
-    Ok(SteelVal::BoolV(args.windows(2).all(|x| {
-        x[0].partial_cmp(&x[1])
-            .map(|x| x != Ordering::Greater)
-            .unwrap_or(false)
-    })))
+    // VOML patch (see PATCHES.md): the instruction compares real numbers only, as the
+    // procedure does; it compared any two values, and answered #f for a string and a number.
+    less_than_equal(args)
 }
 
 #[inline(always)]
 pub fn lt_primitive(args: &[SteelVal]) -> Result<SteelVal> {
-    if args.is_empty() {
-        stop!(ArityMismatch => "expected at least one argument");
-    }
-
-    Ok(SteelVal::BoolV(args.windows(2).all(|x| {
-        x[0].partial_cmp(&x[1])
-            .map(|x| x == Ordering::Less)
-            .unwrap_or(false)
-    })))
+    // VOML patch (see PATCHES.md): the instruction compares real numbers only, as the
+    // procedure does; it compared any two values, and answered #f for a string and a number.
+    less_than(args)
 }
 
 #[inline(always)]
 pub fn gt_primitive(args: &[SteelVal]) -> Result<SteelVal> {
-    if args.is_empty() {
-        stop!(ArityMismatch => "expected at least one argument");
-    }
-
-    Ok(SteelVal::BoolV(args.windows(2).all(|x| {
-        x[0].partial_cmp(&x[1])
-            .map(|x| x == Ordering::Greater)
-            .unwrap_or(false)
-    })))
+    // VOML patch (see PATCHES.md): the instruction compares real numbers only, as the
+    // procedure does; it compared any two values, and answered #f for a string and a number.
+    greater_than(args)
 }
 
 /// Checks two values for pointer equality, i.e. returns #t if the two values
