@@ -111,6 +111,11 @@ pub fn register(engine: &mut Engine) {
     engine.register_value("lt", SteelVal::FuncV(lt));
     engine.register_value("ge", SteelVal::FuncV(ge));
     engine.register_value("le", SteelVal::FuncV(le));
+    // A call of a comparison word with two arguments answers what steel's comparison
+    // answers, errors included: steel compiles it to its instruction for the comparison.
+    for (word, builtin) in COMPARISONS {
+        engine.alias_builtin(word, builtin, Some(2));
+    }
     engine.register_value("max", SteelVal::FuncV(max));
     engine.register_value("min", SteelVal::FuncV(min));
     engine.register_value("spread!", SteelVal::FuncV(spread));
@@ -137,6 +142,9 @@ fn compare(
     let order = real(&args[0])?.partial_cmp(real(&args[1])?);
     Ok(SteelVal::BoolV(order.is_some_and(holds)))
 }
+
+/// The comparison words and steel's comparisons they are with two arguments.
+const COMPARISONS: [(&str, &str); 4] = [("gt", ">"), ("lt", "<"), ("ge", ">="), ("le", "<=")];
 
 fn gt(args: &[SteelVal]) -> Result<SteelVal, SteelErr> {
     compare("gt", args, |o| o.is_gt())
@@ -543,6 +551,47 @@ mod tests {
         }
         assert!(checked > 1000);
         assert!(problems.is_empty(), "{}", problems.join("\n"));
+    }
+
+    /// A comparison word called with two arguments (steel's instruction for the comparison)
+    /// answers what the word's procedure answers (called through `apply`, which the
+    /// instructions never see), error messages included; with other counts it stays a call of
+    /// the procedure (an arity error).
+    #[test]
+    fn comparison_words_called_answer_as_their_procedures() {
+        let mut sandbox = crate::test_sandbox();
+        let engine = &mut sandbox.engine;
+        let values = [
+            "0",
+            "2",
+            "2.0",
+            "-1.5",
+            "1/3",
+            "(/ 0.0 0.0)",
+            "\"a\"",
+            "'x",
+            "#f",
+        ];
+        let mut answer = |code: String| match engine.run(code) {
+            Ok(v) => v.last().map(|v| v.to_string()).unwrap_or_default(),
+            Err(e) => format!("error: {e}"),
+        };
+        let mut checked = 0;
+        for (word, _) in super::COMPARISONS {
+            for args in values
+                .iter()
+                .flat_map(|a| values.iter().map(move |b| format!("{a} {b}")))
+                .chain(["1".to_string(), "1 2 3".to_string()])
+            {
+                let procedure = answer(format!("(apply {word} (list {args}))"));
+                let tail = answer(format!("(define (t) ({word} {args})) (t)"));
+                let inner = answer(format!("(define (i) (let ((v ({word} {args}))) v)) (i)"));
+                assert_eq!(tail, procedure, "({word} {args}) in tail position");
+                assert_eq!(inner, procedure, "({word} {args})");
+                checked += 1;
+            }
+        }
+        assert_eq!(checked, 4 * (81 + 2));
     }
 
     /// `spread!` adds what the Scheme loop it replaces adds, to the last bit: over random

@@ -517,6 +517,8 @@ mod tests {
             ("*", "2 3 4"),
             ("=", "1 1.0"),
             ("not", "0"),
+            ("list", ""),
+            ("list", "1 (list 2 3) \"x\""),
         ];
         let mut answer = |code: String| match engine.compile_and_run_raw_program(code) {
             Ok(values) => format!("{:?}", values.last().map(|v| v.to_string())),

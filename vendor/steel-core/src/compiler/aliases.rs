@@ -15,11 +15,30 @@ use crate::parser::{
 };
 use rustc_hash::FxHashMap;
 
+/// The built-in a plain global name stands for in calls: the built-in's `#%prim.` name, and
+/// the only number of arguments it stands for it with (any number when `None`).
+#[derive(Clone, Copy, Debug)]
+pub struct Alias {
+    pub prim: InternedString,
+    pub arity: Option<usize>,
+}
+
+/// Plain global names and the built-ins they stand for.
+pub type Aliases = FxHashMap<InternedString, Alias>;
+
+/// The name a call of `ident` with `arity` arguments is specialised as.
+pub fn resolve(aliases: &Aliases, ident: InternedString, arity: usize) -> InternedString {
+    match aliases.get(&ident) {
+        Some(alias) if alias.arity.is_none_or(|n| n == arity) => alias.prim,
+        _ => ident,
+    }
+}
+
 /// The names in `aliases` that `exprs` define or `set!` anywhere (a local binding of the same
 /// name counts too: the rule is kept simple, and only costs the specialisation).
 pub fn rebound(
     exprs: &[ExprKind],
-    aliases: &FxHashMap<InternedString, InternedString>,
+    aliases: &Aliases,
 ) -> Vec<InternedString> {
     let mut found = Vec::new();
     let mut stack: Vec<&ExprKind> = exprs.iter().collect();

@@ -446,7 +446,7 @@ pub struct Compiler {
     /// VOML patch (see PATCHES.md): plain global names (`car`, `+`) bound to steel's own
     /// built-ins, each with the `#%prim.` name the peephole passes specialise; a unit that
     /// defines or `set!`s one of them removes it for itself and every later unit.
-    pub(crate) builtin_aliases: FxHashMap<InternedString, InternedString>,
+    pub(crate) builtin_aliases: super::aliases::Aliases,
 }
 
 pub struct SerializableCompiler {
@@ -631,7 +631,7 @@ impl Compiler {
             search_dirs,
             sources,
             builtin_modules,
-            builtin_aliases: FxHashMap::default(),
+            builtin_aliases: Default::default(),
         }
     }
 
@@ -662,7 +662,7 @@ impl Compiler {
             search_dirs,
             sources,
             builtin_modules,
-            builtin_aliases: FxHashMap::default(),
+            builtin_aliases: Default::default(),
         }
     }
 

@@ -20,7 +20,7 @@ use crate::{
     rvals::IntoSteelVal,
 };
 use serde::{Deserialize, Serialize};
-use rustc_hash::FxHashMap;
+use super::aliases::{resolve, Aliases};
 use std::collections::HashMap;
 
 use crate::time::SystemTime;
@@ -335,14 +335,14 @@ pub fn unbox_function_call(instructions: &mut [Instruction]) {
 }
 
 pub fn convert_call_globals(instructions: &mut [Instruction]) {
-    convert_call_globals_with(instructions, &FxHashMap::default())
+    convert_call_globals_with(instructions, &Aliases::default())
 }
 
 /// VOML patch: [`convert_call_globals`], a global in `aliases` (a plain name bound to a
 /// built-in) read as the built-in's `#%prim.` name.
 pub fn convert_call_globals_with(
     instructions: &mut [Instruction],
-    aliases: &FxHashMap<InternedString, InternedString>,
+    aliases: &Aliases,
 ) {
     if instructions.is_empty() {
         return;
@@ -374,7 +374,7 @@ pub fn convert_call_globals_with(
                 let mut builtin = false;
 
                 if let TokenType::Identifier(ident) = ident.ty {
-                    let ident = aliases.get(&ident).copied().unwrap_or(ident);
+                    let ident = resolve(aliases, ident, arity);
                     #[cfg(feature = "jit2")]
                     {
                         builtin = ident.resolve().starts_with("#%prim.");
@@ -534,7 +534,7 @@ pub fn convert_call_globals_with(
                 let tail_op = *tail_op;
 
                 if let TokenType::Identifier(ident) = ident.ty {
-                    let ident = aliases.get(&ident).copied().unwrap_or(ident);
+                    let ident = resolve(aliases, ident, arity);
                     match ident {
                         // VOML patch: two arguments, as in a call that is not a tail call.
                         _ if ident == *PRIM_CONS_SYMBOL && arity == 2 => {
@@ -751,14 +751,14 @@ pub fn flatten_equal_const(instructions: &mut [Instruction]) {
 
 #[allow(unused)]
 pub fn inline_num_operations(instructions: &mut [Instruction]) {
-    inline_num_operations_with(instructions, &FxHashMap::default())
+    inline_num_operations_with(instructions, &Aliases::default())
 }
 
 /// VOML patch: [`inline_num_operations`], a global in `aliases` (a plain name bound to a
 /// built-in) read as the built-in's `#%prim.` name.
 pub fn inline_num_operations_with(
     instructions: &mut [Instruction],
-    aliases: &FxHashMap<InternedString, InternedString>,
+    aliases: &Aliases,
 ) {
     for i in 0..instructions.len() - 1 {
         let push = instructions.get(i);
@@ -788,7 +788,7 @@ pub fn inline_num_operations_with(
         ) = (push, func)
         {
             let payload_size = payload_size.to_u32();
-            let ident = aliases.get(ident).unwrap_or(ident);
+            let ident = &resolve(aliases, *ident, payload_size as usize);
 
             let replaced = match *ident {
                 #[cfg(not(feature = "jit2"))]
@@ -1217,14 +1217,14 @@ impl RawProgramWithSymbols {
 
     // Apply the optimizations to raw bytecode
     pub(crate) fn apply_optimizations(&mut self) -> &mut Self {
-        self.apply_optimizations_with(&FxHashMap::default())
+        self.apply_optimizations_with(&Aliases::default())
     }
 
     /// VOML patch: [`Self::apply_optimizations`], the globals in `aliases` (plain names bound
     /// to built-ins) specialised as the built-ins' `#%prim.` names are.
     pub(crate) fn apply_optimizations_with(
         &mut self,
-        aliases: &FxHashMap<InternedString, InternedString>,
+        aliases: &Aliases,
     ) -> &mut Self {
         // Run down the optimizations here
         for instructions in &mut self.instructions {

@@ -700,14 +700,23 @@ impl Engine {
     /// `#%prim.` names its module system writes. A unit that defines or `set!`s one of the
     /// names keeps calling that name as a procedure, and so does every unit after it.
     pub fn alias_builtins<'a>(&mut self, names: impl IntoIterator<Item = &'a str>) -> &mut Self {
-        let mut compiler = self.virtual_machine.compiler.write();
         for name in names {
-            compiler.builtin_aliases.insert(
-                InternedString::from(name),
-                InternedString::from(format!("#%prim.{name}")),
-            );
+            self.alias_builtin(name, name, None);
         }
-        drop(compiler);
+        self
+    }
+
+    /// VOML patch: as [`Engine::alias_builtins`], for a global `name` whose calls with `arity`
+    /// arguments (any number when `None`) answer what steel's `builtin` answers, errors
+    /// included (a procedure of the embedder's, `(gt a b)` for `(> a b)`).
+    pub fn alias_builtin(&mut self, name: &str, builtin: &str, arity: Option<usize>) -> &mut Self {
+        self.virtual_machine.compiler.write().builtin_aliases.insert(
+            InternedString::from(name),
+            crate::compiler::aliases::Alias {
+                prim: InternedString::from(format!("#%prim.{builtin}")),
+                arity,
+            },
+        );
         self
     }
 
