@@ -202,11 +202,12 @@ pub fn finish(problems: Vec<String>) {
 // ---------------------------------------------------------------------------------------
 // Running visual objects (runtime tests): loading, replaying, pixels, reference pictures.
 
-/// Points steel at a scratch home directory (it warns without one); once per process.
+/// Points steel at a scratch home directory (it warns without one); once per process. One
+/// directory for every test program (steel only makes an empty `cached-modules` in it).
 pub fn quiet_steel() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
-        let home = std::env::temp_dir().join(format!("voml-test-steel-{}", std::process::id()));
+        let home = std::env::temp_dir().join("voml-steel-home");
         let _ = std::fs::create_dir_all(&home);
         std::env::set_var("STEEL_HOME", home);
     });

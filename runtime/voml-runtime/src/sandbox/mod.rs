@@ -196,6 +196,9 @@ fn base_engine(prelude: Prelude<'_>) -> Result<Engine, SteelErr> {
     steel::steel_vm::primitives::register_builtin_modules(&mut engine, true);
     require_builtins(&mut engine, steel::steel_vm::primitives::ALL_MODULES);
     engine.alias_builtins(ALIASED.iter().copied());
+    // Folding constants at compile time takes a third of compiling a program and bought
+    // nothing measurable in the examples' runs (docs/performance.md).
+    engine.without_constant_evaluation();
     guards::install_abs(&mut engine);
     let library = match prelude {
         Prelude::Whole => steel::stdlib::PRELUDE.to_owned(),

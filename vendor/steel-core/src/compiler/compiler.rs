@@ -419,7 +419,7 @@ pub struct Compiler {
     pub(crate) constant_map: ConstantMap,
     pub(crate) macro_env: FxHashMap<InternedString, SteelMacro>,
     pub(crate) module_manager: ModuleManager,
-    opt_level: OptLevel,
+    pub(crate) opt_level: OptLevel,
     pub(crate) kernel: Option<Kernel>,
     memoization_table: MemoizationTable,
     mangled_identifiers: FxHashSet<InternedString>,

@@ -720,6 +720,14 @@ impl Engine {
         self
     }
 
+    /// VOML patch (see PATCHES.md): code compiled from now on skips steel's constant
+    /// evaluation (`OptLevel::One`), which folds constant expressions at compile time and
+    /// costs about a third of compiling a program.
+    pub fn without_constant_evaluation(&mut self) -> &mut Self {
+        self.virtual_machine.compiler.write().opt_level = crate::compiler::compiler::OptLevel::One;
+        self
+    }
+
     pub fn disallow_dylib_loading(&mut self) -> &mut Self {
         let mut module = self.modules.inner_mut();
 
