@@ -3,7 +3,9 @@
 //! spelt (`./x`, `dir/../x`, a symbolic or hard link), is refused before anything is
 //! written; a trace that is a directory or missing is an error.
 
-use std::path::{Path, PathBuf};
+mod support;
+
+use std::path::Path;
 use std::process::Command;
 
 const SPEC: &str = r#"<?xml version="1.0"?>
@@ -37,10 +39,8 @@ const PART: &str = r#"<ep-component name="count" inputs="tick.ts" infos="n">
 
 const TRACE: &str = "-3 1 0.5 0 0 0\n-3 1 0.75 0 0 0\n";
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("voml-careful-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+fn scratch(name: &str) -> support::Scratch {
+    let dir = support::Scratch::new("careful", name);
     std::fs::write(dir.join("careful.voml"), SPEC).unwrap();
     std::fs::write(dir.join("part.ent"), PART).unwrap();
     std::fs::write(dir.join("t.trf"), TRACE).unwrap();

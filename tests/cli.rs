@@ -2,6 +2,8 @@
 //! and programs `compile` writes, and `explain`. Every command runs with the repository root
 //! as its working directory and without the caller's `VOML_PATH` and `VOML_CACHE`.
 
+mod support;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -32,11 +34,8 @@ fn text(bytes: &[u8]) -> String {
 }
 
 /// A fresh, empty directory for one test's outputs.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("voml-cli-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn scratch(name: &str) -> support::Scratch {
+    support::Scratch::new("cli", name)
 }
 
 fn paper_examples() -> Vec<String> {

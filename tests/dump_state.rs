@@ -10,11 +10,8 @@ use std::process::Command;
 
 use support::root;
 
-fn scratch(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("voml-state-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn scratch(name: &str) -> support::Scratch {
+    support::Scratch::new("state", name)
 }
 
 fn dump(spec: &Path, trace: &Path, dir: &Path) -> serde_json::Value {

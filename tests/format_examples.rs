@@ -483,9 +483,7 @@ fn otf2_printed(anchor: &Path) -> String {
 /// writes it again).
 #[test]
 fn the_otf2_sample_archive_is_as_generated() {
-    let dir = std::env::temp_dir().join(format!("voml-format-otf2-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = support::Scratch::new("format-otf2", "ring");
     let events = dir.join("ring.events");
     std::fs::write(&events, otf2_events(&simulate())).unwrap();
     let Some(made) = support::otf2_archive(&dir, &["from", events.to_str().unwrap()]) else {

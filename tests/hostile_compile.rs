@@ -14,9 +14,8 @@ use voml_compiler::{compile, diag, Code, Options, RealFs};
 const SECRET: &str = "voml-hostile-compile-secret-8d2e";
 
 /// A fresh directory `work/spec` with a secret file in `work/` (outside the spec's tree).
-fn scratch(name: &str) -> (PathBuf, PathBuf) {
-    let work = std::env::temp_dir().join(format!("voml-hostile-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&work);
+fn scratch(name: &str) -> (support::Scratch, PathBuf) {
+    let work = support::Scratch::new("hostile", name);
     let spec_dir = work.join("spec");
     std::fs::create_dir_all(&spec_dir).unwrap();
     std::fs::write(work.join("secret.voml"), format!("<!-- {SECRET} -->\n")).unwrap();
@@ -186,7 +185,7 @@ fn bomb(entities: &str, body: &str) -> String {
 
 #[test]
 fn entity_bombs_stop_at_the_limits() {
-    let (_, spec_dir) = scratch("bombs");
+    let (_work, spec_dir) = scratch("bombs");
     let mut laughs = String::from("<!ENTITY lol0 \"lol\">\n");
     for i in 1..10 {
         let refs = format!("&lol{};", i - 1).repeat(10);

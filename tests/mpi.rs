@@ -12,17 +12,14 @@
 mod support;
 
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use support::mpi::{build, mpirun, said, COUNT, LIMIT};
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("voml-mpi-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn scratch(name: &str) -> support::Scratch {
+    support::Scratch::new("mpi", name)
 }
 
 /// `voml run` on the counting VO, listening on `listen` for 4 producers; its child, the

@@ -42,11 +42,8 @@ const RECORDS: usize = 1500;
 /// Longest any one process may take.
 const LIMIT: Duration = Duration::from_secs(120);
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("voml-nats-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn scratch(name: &str) -> support::Scratch {
+    support::Scratch::new("nats", name)
 }
 
 fn voml() -> Command {

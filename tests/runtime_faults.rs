@@ -645,11 +645,8 @@ fn an_unbound_identifier_is_reported_at_load_with_its_location() {
 // ---------------------------------------------------------------------------------------
 // The same through `voml run`.
 
-fn scratch(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("voml-faults-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn scratch(name: &str) -> support::Scratch {
+    support::Scratch::new("faults", name)
 }
 
 fn voml_run(dir: &std::path::Path, spec: &str, trace: &str) -> (i32, String) {

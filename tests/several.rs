@@ -18,11 +18,8 @@ fn voml(args: &[&str]) -> Command {
     cmd
 }
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("voml-several-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn scratch(name: &str) -> support::Scratch {
+    support::Scratch::new("several", name)
 }
 
 fn ok(out: Output) -> String {

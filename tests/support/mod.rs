@@ -7,6 +7,40 @@ pub mod mpi;
 
 use std::path::{Path, PathBuf};
 
+/// A fresh, empty directory for one test (`voml-KIND-PID-NAME` in the temp directory),
+/// removed when the test ends well; a failing test leaves it to look at.
+pub struct Scratch(PathBuf);
+
+impl Scratch {
+    pub fn new(kind: &str, name: &str) -> Scratch {
+        let dir = std::env::temp_dir().join(format!("voml-{kind}-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        Scratch(dir)
+    }
+}
+
+impl std::ops::Deref for Scratch {
+    type Target = PathBuf;
+    fn deref(&self) -> &PathBuf {
+        &self.0
+    }
+}
+
+impl AsRef<Path> for Scratch {
+    fn as_ref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+}
+
 /// Waits for `child` to end, for `limit` at most: its status, or `None` after killing it
 /// (the caller fails with what it was waiting for).
 pub fn wait_bounded(
