@@ -788,9 +788,9 @@ pub fn inline_num_operations_with(
         ) = (push, func)
         {
             let payload_size = payload_size.to_u32();
-            let ident = &resolve(aliases, *ident, payload_size as usize);
+            let ident = resolve(aliases, *ident, payload_size as usize);
 
-            let replaced = match *ident {
+            let replaced = match ident {
                 #[cfg(not(feature = "jit2"))]
                 x if x == *PRIM_PLUS && payload_size == 2 && *op == OpCode::TAILCALL => {
                     Some(OpCode::BINOPADDTAIL)

@@ -1424,7 +1424,13 @@ pub fn vec_cdr(args: &[SteelVal]) -> Result<SteelVal> {
 /// ```
 #[steel_derive::native(name = "null?", constant = true, arity = "Exact(1)")]
 pub fn list_vec_null(args: &[SteelVal]) -> Result<SteelVal> {
-    let result = match &args[0] {
+    Ok(SteelVal::BoolV(is_null(&args[0])))
+}
+
+/// VOML patch (see PATCHES.md): what `null?` answers, for its instruction too: an empty list
+/// or an empty vector.
+pub(crate) fn is_null(value: &SteelVal) -> bool {
+    match value {
         SteelVal::ListV(l) => l.is_empty(),
         SteelVal::VectorV(v) => v.is_empty(),
         SteelVal::MutableVector(v) => {
@@ -1433,9 +1439,7 @@ pub fn list_vec_null(args: &[SteelVal]) -> Result<SteelVal> {
             guard.is_empty()
         }
         _ => false,
-    };
-
-    Ok(SteelVal::BoolV(result))
+    }
 }
 
 fn unwrap_list_of_lists(args: Vec<SteelVal>) -> Result<Vec<Vector<SteelVal>>> {

@@ -693,7 +693,6 @@ impl Engine {
         &self.modules
     }
 
-    #[doc(hidden)]
     /// VOML patch (see PATCHES.md): code compiled from now on calls each of `names` — plain
     /// globals the caller has bound to steel's built-in of that name (`car`, `+`,
     /// `vector-ref`) — through the instruction steel has for the built-in, as it does for the
@@ -728,6 +727,7 @@ impl Engine {
         self
     }
 
+    #[doc(hidden)]
     pub fn disallow_dylib_loading(&mut self) -> &mut Self {
         let mut module = self.modules.inner_mut();
 

@@ -15,7 +15,7 @@ use crate::parser::kernel::{
 use crate::parser::replace_idents::expand_template;
 use crate::primitives::lists::car;
 use crate::primitives::lists::cdr;
-use crate::primitives::lists::is_empty;
+use crate::primitives::vectors::is_null;
 use crate::primitives::lists::steel_cons;
 use crate::primitives::lists::steel_list_ref;
 use crate::primitives::numbers::add_two_fallible;
@@ -3112,7 +3112,7 @@ impl<'a> VmCore<'a> {
                 } => {
                     // Simply fast path case for checking null or empty
                     let last = self.thread.stack.last_mut().unwrap();
-                    let result = null_p(last);
+                    let result = is_null(last);
                     *last = SteelVal::BoolV(result);
                     self.ip += 2;
                 }
@@ -3123,7 +3123,7 @@ impl<'a> VmCore<'a> {
                 } => {
                     // Simply fast path case for checking null or empty
                     let last = self.thread.stack.pop().unwrap();
-                    let result = null_p(&last);
+                    let result = is_null(&last);
                     self.ip += 2;
                     if result {
                         self.ip += 1;
@@ -7386,17 +7386,6 @@ macro_rules! handler_inline_primitive_payload_2 {
 }
 
 // OpCode::ADD
-/// VOML patch (see PATCHES.md): what the procedure `null?` answers (an empty list, or an
-/// empty vector); the instruction answered #f for an empty vector.
-fn null_p(value: &SteelVal) -> bool {
-    match value {
-        SteelVal::ListV(l) => l.is_empty(),
-        SteelVal::VectorV(v) => v.is_empty(),
-        SteelVal::MutableVector(v) => v.strong_ptr().read().value.is_empty(),
-        _ => false,
-    }
-}
-
 fn cons_handler(ctx: &mut VmCore<'_>) -> Result<()> {
     handler_inline_primitive_payload!(ctx, steel_cons, 2);
     Ok(())
