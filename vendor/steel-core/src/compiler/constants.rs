@@ -204,6 +204,13 @@ impl ConstantMap {
         // self.values.read()[idx].clone()
     }
 
+    /// The constants as flushed so far, to index without loading the shared pointer each
+    /// time: constants are only ever appended, so an index found in a snapshot keeps its
+    /// value; one beyond it needs a newer snapshot.
+    pub(crate) fn snapshot(&self) -> Arc<Vec<SteelVal>> {
+        self.reified_values.load_full()
+    }
+
     pub fn get_map<T>(&self, idx: usize, func: impl FnOnce(&SteelVal) -> T) -> T {
         // let value = &self.values.read()[idx];
         let value = &self.reified_values.load()[idx];

@@ -744,6 +744,10 @@ impl Synchronizer {
     }
 }
 
+/// Default spans for a closure called from outside the VM (one per instruction of its
+/// body), shared for bodies of up to this many instructions instead of made per call.
+static DEFAULT_SPANS: [Span; 4096] = [Span::new(0, 0, None); 4096];
+
 impl SteelThread {
     pub fn new(compiler: alloc::sync::Arc<RwLock<Compiler>>) -> SteelThread {
         let synchronizer = Synchronizer::new();
@@ -1036,19 +1040,22 @@ impl SteelThread {
             }
 
             SteelVal::Closure(closure) => {
-                // Create phony span vec
-                let spans = closure
-                    .body_exp()
-                    .iter()
-                    .map(|_| Span::default())
-                    .collect::<Vec<_>>();
+                // Phony spans, one per instruction of the body.
+                let owned;
+                let spans: &[Span] = match DEFAULT_SPANS.get(..closure.body_exp().len()) {
+                    Some(shared) => shared,
+                    None => {
+                        owned = vec![Span::default(); closure.body_exp().len()];
+                        &owned
+                    }
+                };
 
                 let mut vm_instance = VmCore::new_unchecked(
                     // Shared::new([]),
                     RootedInstructions::new(THE_EMPTY_INSTRUCTION_SET.with(|x| x.clone())),
                     constant_map,
                     self,
-                    &spans,
+                    spans,
                 );
 
                 vm_instance.call_with_args(&closure, args.iter().cloned())
@@ -1103,18 +1110,21 @@ impl SteelThread {
                 vm_instance.call_cont_with_args(c, args)
             }
             SteelVal::Closure(closure) => {
-                // TODO: Revisit if we need this phony span vec!
-                let spans = closure
-                    .body_exp()
-                    .iter()
-                    .map(|_| Span::default())
-                    .collect::<Vec<_>>();
+                // Phony spans, one per instruction of the body.
+                let owned;
+                let spans: &[Span] = match DEFAULT_SPANS.get(..closure.body_exp().len()) {
+                    Some(shared) => shared,
+                    None => {
+                        owned = vec![Span::default(); closure.body_exp().len()];
+                        &owned
+                    }
+                };
 
                 let mut vm_instance = VmCore::new_unchecked(
                     RootedInstructions::new(THE_EMPTY_INSTRUCTION_SET.with(|x| x.clone())),
                     constant_map,
                     self,
-                    &spans,
+                    spans,
                 );
 
                 vm_instance.call_with_args(&closure, args)
@@ -1636,6 +1646,11 @@ pub struct VmCore<'a> {
     // that way reads are fast - and any updates to it are
     // broadcast from the shared constant map.
     pub(crate) constants: ConstantMap,
+    /// The constants as they were when this core started (see [`ConstantMap::snapshot`]),
+    /// read without an `ArcSwap` load per constant.
+    pub(crate) constant_values: Arc<Vec<SteelVal>>,
+    /// The thread's pause flag, read before every instruction: one load away here.
+    paused: Arc<AtomicBool>,
     pub(crate) pop_count: usize,
     pub(crate) depth: usize,
     pub(crate) root_spans: &'a [Span],
@@ -1655,7 +1670,9 @@ impl<'a> VmCore<'a> {
     ) -> VmCore<'a> {
         VmCore {
             instructions,
+            constant_values: constants.snapshot(),
             constants,
+            paused: Arc::clone(&thread.synchronizer.state.paused),
             ip: 0,
             sp: 0,
             pop_count: 1,
@@ -1680,7 +1697,9 @@ impl<'a> VmCore<'a> {
 
         Ok(VmCore {
             instructions,
+            constant_values: constants.snapshot(),
             constants,
+            paused: Arc::clone(&thread.synchronizer.state.paused),
             ip: 0,
             sp: 0,
             pop_count: 1,
@@ -1789,15 +1808,20 @@ impl<'a> VmCore<'a> {
     }
 
     #[inline(always)]
+    /// Constant `idx` of the program, from this core's snapshot (a newer one when the
+    /// program grew since it was taken).
+    #[inline(always)]
+    fn constant(&mut self, idx: usize) -> SteelVal {
+        if let Some(value) = self.constant_values.get(idx) {
+            return value.clone();
+        }
+        self.constant_values = self.constants.snapshot();
+        self.constant_values[idx].clone()
+    }
+
     pub fn safepoint_or_interrupt(&mut self) -> Result<()> {
         // Check if we need to be paused?
-        if self
-            .thread
-            .synchronizer
-            .state
-            .paused
-            .load(std::sync::atomic::Ordering::Relaxed)
-        {
+        if self.paused.load(std::sync::atomic::Ordering::Relaxed) {
             match self.thread.synchronizer.state.state.load() {
                 ThreadState::Interrupted => {
                     stop!(Generic => format!("Thread: {:?} - Interrupted by user", std::thread::current().id()); self.current_span());
@@ -2490,7 +2514,7 @@ impl<'a> VmCore<'a> {
                     self.thread.stack[read_local.payload_size.to_usize() + offset].clone();
 
                 // get the const
-                let const_val = self.constants.get_value(push_const.payload_size.to_usize());
+                let const_val = self.constant(push_const.payload_size.to_usize());
 
                 let result = match $name(&[local_value, const_val]) {
                     Ok(value) => value,
@@ -3089,12 +3113,14 @@ impl<'a> VmCore<'a> {
                     op_code: OpCode::EQUALCONST,
                     payload_size,
                 } => {
-                    self.constants
-                        .get_map(payload_size.to_usize(), |const_value: &SteelVal| {
-                            let last = self.thread.stack.last_mut().unwrap();
-                            let res = last == const_value;
-                            *last = SteelVal::BoolV(res);
-                        });
+                    let idx = payload_size.to_usize();
+                    if idx >= self.constant_values.len() {
+                        self.constant_values = self.constants.snapshot();
+                    }
+                    let const_value = &self.constant_values[idx];
+                    let last = self.thread.stack.last_mut().unwrap();
+                    let res = last == const_value;
+                    *last = SteelVal::BoolV(res);
 
                     self.ip += 3;
                 }
@@ -3185,7 +3211,7 @@ impl<'a> VmCore<'a> {
                     payload_size,
                     ..
                 } => {
-                    let val = self.constants.get_value(payload_size.to_usize());
+                    let val = self.constant(payload_size.to_usize());
                     self.thread.stack.push(val);
                     self.ip += 1;
                 }
@@ -7807,7 +7833,7 @@ mod handlers {
     // OpCode::PUSHCONST
     fn push_const_handler(ctx: &mut VmCore<'_>) -> Result<()> {
         let payload_size = ctx.instructions[ctx.ip].payload_size;
-        let val = ctx.constants.get_value(payload_size.to_usize());
+        let val = ctx.constant(payload_size.to_usize());
         ctx.thread.stack.push(val);
         ctx.ip += 1;
         Ok(())
@@ -7815,14 +7841,14 @@ mod handlers {
 
     pub fn push_const_handler_no_stack(ctx: &mut VmCore<'_>) -> Result<SteelVal> {
         let payload_size = ctx.instructions[ctx.ip].payload_size;
-        let val = ctx.constants.get_value(payload_size.to_usize());
+        let val = ctx.constant(payload_size.to_usize());
         ctx.ip += 1;
         Ok(val)
     }
 
     // OpCode::PUSHCONST
     fn push_const_handler_with_payload(ctx: &mut VmCore<'_>, payload: usize) -> Result<()> {
-        let val = ctx.constants.get_value(payload);
+        let val = ctx.constant(payload);
         ctx.thread.stack.push(val);
         ctx.ip += 1;
         Ok(())
