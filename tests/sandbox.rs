@@ -13,9 +13,11 @@ use std::time::{Duration, Instant};
 use support::{compile_text, finish, quiet_steel, replay_bytes};
 use voml_runtime::{Config, Runtime};
 
+/// The probes' scratch directory, emptied once per run: in Cargo's scratch directory for
+/// tests (inside the target directory), so nothing is left in the system's temp directory.
 fn scratch() -> PathBuf {
     static ONCE: std::sync::Once = std::sync::Once::new();
-    let dir = std::env::temp_dir().join(format!("voml-sandbox-{}", std::process::id()));
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("sandbox-probes");
     ONCE.call_once(|| {
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();

@@ -15,8 +15,10 @@ use voml_trace::{
     Format, FormatReader, Otf2Reader, ReadOptions, Record, TraceError, TraceErrorKind, Value,
 };
 
+/// A fresh directory for `name` in Cargo's scratch directory for tests (inside the target
+/// directory, so nothing is left in the system's temp directory); emptied when made.
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("voml-otf2-{}-{name}", std::process::id()));
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("otf2-{name}"));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir

@@ -744,6 +744,54 @@ impl Synchronizer {
     }
 }
 
+/// Drops a value without a call when it holds nothing to free (numbers, booleans,
+/// characters, void: most of what instructions pop and overwrite).
+#[inline(always)]
+fn drop_value(value: SteelVal) {
+    match value {
+        SteelVal::IntV(_)
+        | SteelVal::NumV(_)
+        | SteelVal::BoolV(_)
+        | SteelVal::CharV(_)
+        | SteelVal::Void => core::mem::forget(value),
+        other => drop(other),
+    }
+}
+
+/// Puts `new` in `slot`, dropping what was there as [`drop_value`] does.
+#[inline(always)]
+fn replace_value(slot: &mut SteelVal, new: SteelVal) {
+    drop_value(core::mem::replace(slot, new));
+}
+
+/// Shortens the stack to `len` values, dropping the rest as [`drop_value`] does.
+#[inline(always)]
+fn truncate_values(stack: &mut Vec<SteelVal>, len: usize) {
+    while stack.len() > len {
+        drop_value(stack.pop().unwrap());
+    }
+}
+
+/// Removes the values in `range` from the stack, dropping them as [`drop_value`] does.
+#[inline(always)]
+fn drain_values(stack: &mut Vec<SteelVal>, range: core::ops::Range<usize>) {
+    for value in stack.drain(range) {
+        drop_value(value);
+    }
+}
+
+/// Whether a value popped for a test is true (all but `#f`), dropped as [`drop_value`] does.
+#[inline(always)]
+fn truthy(value: SteelVal) -> bool {
+    match value {
+        SteelVal::BoolV(b) => b,
+        other => {
+            drop_value(other);
+            true
+        }
+    }
+}
+
 /// Default spans for a closure called from outside the VM (one per instruction of its
 /// body), shared for bodies of up to this many instructions instead of made per call.
 static DEFAULT_SPANS: [Span; 4096] = [Span::new(0, 0, None); 4096];
@@ -2495,8 +2543,8 @@ impl<'a> VmCore<'a> {
                     Err(e) => return Err(e.set_span_if_none(self.current_span())),
                 };
 
-                self.thread.stack.truncate(last_index + 1);
-                *self.thread.stack.last_mut().unwrap() = result;
+                truncate_values(&mut self.thread.stack, last_index + 1);
+                replace_value(self.thread.stack.last_mut().unwrap(), result);
 
                 self.ip += 2;
             }};
@@ -2782,7 +2830,8 @@ impl<'a> VmCore<'a> {
                         Err(e) => return Err(e.set_span_if_none(self.current_span())),
                     };
 
-                    *last_mut = result;
+                    replace_value(last_mut, result);
+                    drop_value(index);
 
                     self.ip += 2;
                 }
@@ -3044,7 +3093,8 @@ impl<'a> VmCore<'a> {
                         Err(e) => return Err(e.set_span_if_none(self.current_span())),
                     };
 
-                    *left = result;
+                    replace_value(left, result);
+                    drop_value(right);
 
                     self.ip += 2;
                 }
@@ -3612,7 +3662,7 @@ impl<'a> VmCore<'a> {
                     ..
                 } => {
                     // change to truthy...
-                    if self.thread.stack.pop().unwrap().is_truthy() {
+                    if truthy(self.thread.stack.pop().unwrap()) {
                         self.ip += 1;
                     } else {
                         self.ip = payload_size.to_usize();
@@ -3653,7 +3703,7 @@ impl<'a> VmCore<'a> {
                     // [... frame-start ... arg1 arg2 arg3]
                     //      ^^^^^^~~~~~~~~
                     let back = self.thread.stack.len() - current_arity;
-                    let _ = self.thread.stack.drain(self.sp..back);
+                    drain_values(&mut self.thread.stack, self.sp..back);
                 }
 
                 DenseInstruction {
@@ -3737,7 +3787,7 @@ impl<'a> VmCore<'a> {
                     //     self.stack[offset + i] = self.stack[back + i].clone();
                     // }
 
-                    let _ = self.thread.stack.drain(self.sp..back);
+                    drain_values(&mut self.thread.stack, self.sp..back);
                 }
 
                 // Blindly go to the next instructions
@@ -4067,10 +4117,8 @@ impl<'a> VmCore<'a> {
 
             self.close_continuation_marks(&last);
 
-            let _ = self
-                .thread
-                .stack
-                .drain(rollback_index..self.thread.stack.len() - 1);
+            let end = self.thread.stack.len() - 1;
+            drain_values(&mut self.thread.stack, rollback_index..end);
 
             // println!("Stack at pop: {:?}", self.thread.stack);
             // println!("rollback index: {}", rollback_index);
@@ -4727,7 +4775,7 @@ impl<'a> VmCore<'a> {
         // println!("{}..{}", offset, back);
         // println!("{:?}", self.thread.stack);
 
-        let _ = self.thread.stack.drain(offset..back);
+        drain_values(&mut self.thread.stack, offset..back);
 
         // TODO: Perhaps add call to minor collection here?
         // Could be a good way to avoid running the whole mark and sweep,
@@ -7309,10 +7357,8 @@ fn let_end_scope_handler_with_payload(ctx: &mut VmCore<'_>, beginning_scope: usi
 
     // println!("Stack at let end scope: {:?}", ctx.thread.stack);
 
-    let _ = ctx
-        .thread
-        .stack
-        .drain(rollback_index..ctx.thread.stack.len() - 1);
+    let end = ctx.thread.stack.len() - 1;
+    drain_values(&mut ctx.thread.stack, rollback_index..end);
 
     // dbg!(dropped_locals.collect::<Vec<_>>());
 
@@ -7338,8 +7384,8 @@ macro_rules! handler_inline_primitive {
         // $ctx.thread.stack.truncate(last_index);
         // $ctx.thread.stack.push(result);
 
-        $ctx.thread.stack.truncate(last_index + 1);
-        *$ctx.thread.stack.last_mut().unwrap() = result;
+        truncate_values(&mut $ctx.thread.stack, last_index + 1);
+        replace_value($ctx.thread.stack.last_mut().unwrap(), result);
 
         $ctx.ip += 2;
     }};
@@ -7358,8 +7404,8 @@ macro_rules! handler_inline_primitive_payload {
         // $ctx.thread.stack.truncate(last_index);
         // $ctx.thread.stack.push(result);
 
-        $ctx.thread.stack.truncate(last_index + 1);
-        *$ctx.thread.stack.last_mut().unwrap() = result;
+        truncate_values(&mut $ctx.thread.stack, last_index + 1);
+        replace_value($ctx.thread.stack.last_mut().unwrap(), result);
 
         $ctx.ip += 2;
     }};
@@ -7374,7 +7420,7 @@ macro_rules! handler_inline_primitive_payload_1 {
             Err(e) => return Err(e.set_span_if_none($ctx.current_span())),
         };
 
-        *$ctx.thread.stack.last_mut().unwrap() = result;
+        replace_value($ctx.thread.stack.last_mut().unwrap(), result);
 
         $ctx.ip += 2;
     }};
@@ -7389,7 +7435,7 @@ macro_rules! handler_inline_primitive_payload_1_single {
             Err(e) => return Err(e.set_span_if_none($ctx.current_span())),
         };
 
-        *last = result;
+        replace_value(last, result);
 
         $ctx.ip += 2;
     }};
@@ -7405,7 +7451,8 @@ macro_rules! handler_inline_primitive_payload_2 {
             Err(e) => return Err(e.set_span_if_none($ctx.current_span())),
         };
 
-        *second_last = result;
+        replace_value(second_last, result);
+        drop_value(last);
 
         $ctx.ip += 2;
     }};
@@ -7631,7 +7678,7 @@ mod handlers {
             Err(e) => return Err(e.set_span_if_none(ctx.current_span())),
         };
 
-        *ctx.thread.stack.last_mut().unwrap() = result;
+        replace_value(ctx.thread.stack.last_mut().unwrap(), result);
 
         ctx.ip += 2;
 
@@ -7975,7 +8022,7 @@ mod handlers {
     fn if_handler(ctx: &mut VmCore<'_>) -> Result<()> {
         let payload_size = ctx.instructions[ctx.ip].payload_size;
         // change to truthy...
-        if ctx.thread.stack.pop().unwrap().is_truthy() {
+        if truthy(ctx.thread.stack.pop().unwrap()) {
             ctx.ip += 1;
         } else {
             ctx.ip = payload_size.to_usize();
@@ -8042,7 +8089,7 @@ mod handlers {
         let offset = ctx.sp;
 
         let back = ctx.thread.stack.len() - current_arity;
-        let _ = ctx.thread.stack.drain(offset..back);
+        drain_values(&mut ctx.thread.stack, offset..back);
 
         Ok(())
     }
