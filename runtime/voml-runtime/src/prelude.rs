@@ -594,6 +594,48 @@ mod tests {
         assert_eq!(checked, 4 * (81 + 2));
     }
 
+    /// Two fixnums or reals are compared at once (steel's `ord_internal`, patched); the
+    /// answers are those of the general comparison: integers against reals through the
+    /// integer's nearest double, NaN unordered, other values an error.
+    #[test]
+    fn two_numbers_compare_as_the_general_comparison_does() {
+        let mut sandbox = crate::test_sandbox();
+        let engine = &mut sandbox.engine;
+        let cases = [
+            ("(< 1 2)", "#true"),
+            ("(< 2 1)", "#false"),
+            ("(> -3 -4)", "#true"),
+            ("(<= 2 2.0)", "#true"),
+            ("(>= 2.0 2)", "#true"),
+            ("(> 2.5 2)", "#true"),
+            ("(< 2 2.5)", "#true"),
+            ("(< 2.5 2)", "#false"),
+            ("(< -0.0 0)", "#false"),
+            ("(<= -0.0 0)", "#true"),
+            ("(< (/ 0.0 0.0) 1)", "#false"),
+            ("(>= 1 (/ 0.0 0.0))", "#false"),
+            ("(>= (/ 0.0 0.0) (/ 0.0 0.0))", "#false"),
+            // 2^53 + 1 as a double is 2^53.
+            ("(< 9007199254740992.0 9007199254740993)", "#false"),
+            ("(<= 9007199254740993 9007199254740992.0)", "#true"),
+            ("(gt 3 2)", "#true"),
+            ("(le 3 2)", "#false"),
+            ("(< 1/3 0.5)", "#true"),
+        ];
+        for (code, want) in cases {
+            let got = engine
+                .run(format!("(define (t) {code}) (t)"))
+                .map(|v| v.last().map(|v| v.to_string()).unwrap_or_default())
+                .unwrap_or_else(|e| format!("error: {e}"));
+            assert_eq!(got, want, "{code}");
+        }
+        for code in ["(< 1 \"a\")", "(> \"a\" 1.5)", "(<= 'x 2)"] {
+            let got = engine.run(format!("(define (t) {code}) (t)"));
+            let err = got.expect_err(code).to_string();
+            assert!(err.contains("expected real numbers"), "{code}: {err}");
+        }
+    }
+
     /// `spread!` adds what the Scheme loop it replaces adds, to the last bit: over random
     /// ranges, interval widths and origins (integers and reals), in vectors of a few lengths.
     #[test]

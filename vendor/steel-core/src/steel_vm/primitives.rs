@@ -1468,7 +1468,27 @@ fn ensure_real(x: &SteelVal) -> Result<&SteelVal> {
     })
 }
 
+#[inline(always)]
 fn ord_internal(
+    args: &[SteelVal],
+    ordering_f: impl Fn(Option<Ordering>) -> bool,
+) -> Result<SteelVal> {
+    // VOML patch (see PATCHES.md): two fixnums or reals compared at once, as the general
+    // case below compares them (`SteelVal::partial_cmp`).
+    if let [x, y] = args {
+        let order = match (x, y) {
+            (SteelVal::IntV(a), SteelVal::IntV(b)) => Some(a.cmp(b)),
+            (SteelVal::NumV(a), SteelVal::NumV(b)) => a.partial_cmp(b),
+            (SteelVal::IntV(a), SteelVal::NumV(b)) => (*a as f64).partial_cmp(b),
+            (SteelVal::NumV(a), SteelVal::IntV(b)) => a.partial_cmp(&(*b as f64)),
+            _ => return ord_general(args, ordering_f),
+        };
+        return Ok(SteelVal::BoolV(ordering_f(order)));
+    }
+    ord_general(args, ordering_f)
+}
+
+fn ord_general(
     args: &[SteelVal],
     ordering_f: impl Fn(Option<Ordering>) -> bool,
 ) -> Result<SteelVal> {
