@@ -780,6 +780,16 @@ fn drain_values(stack: &mut Vec<SteelVal>, range: core::ops::Range<usize>) {
     }
 }
 
+/// Removes the values from `from` up to the top of the stack, keeping the top one (a
+/// frame's locals under its return value), dropping them as [`drop_value`] does.
+#[inline(always)]
+fn remove_below_top(stack: &mut Vec<SteelVal>, from: usize) {
+    debug_assert!(from < stack.len());
+    let top = stack.pop().unwrap();
+    truncate_values(stack, from);
+    stack.push(top);
+}
+
 /// Whether a value popped for a test is true (all but `#f`), dropped as [`drop_value`] does.
 #[inline(always)]
 fn truthy(value: SteelVal) -> bool {
@@ -4117,8 +4127,7 @@ impl<'a> VmCore<'a> {
 
             self.close_continuation_marks(&last);
 
-            let end = self.thread.stack.len() - 1;
-            drain_values(&mut self.thread.stack, rollback_index..end);
+            remove_below_top(&mut self.thread.stack, rollback_index);
 
             // println!("Stack at pop: {:?}", self.thread.stack);
             // println!("rollback index: {}", rollback_index);
@@ -7357,8 +7366,7 @@ fn let_end_scope_handler_with_payload(ctx: &mut VmCore<'_>, beginning_scope: usi
 
     // println!("Stack at let end scope: {:?}", ctx.thread.stack);
 
-    let end = ctx.thread.stack.len() - 1;
-    drain_values(&mut ctx.thread.stack, rollback_index..end);
+    remove_below_top(&mut ctx.thread.stack, rollback_index);
 
     // dbg!(dropped_locals.collect::<Vec<_>>());
 
