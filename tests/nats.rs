@@ -1,7 +1,8 @@
 //! Records through NATS JetStream (the `nats` feature): a real `nats-server -js` on
 //! loopback, 8 producers (`voml send --nats`) and 2 consuming visual objects (`voml run
 //! --nats`); the server is killed and started again in the middle of the run, and each
-//! visual object still counts every record exactly once. A missing server is a clear error
+//! visual object still counts every record exactly once; a producer that waits through a
+//! long outage connects again. A missing server is a clear error
 //! for both commands. The PMPI library, built with the NATS C client, publishes an MPI
 //! program's records on 4 ranks' subjects, and a visual object counts them all.
 //!
@@ -290,6 +291,52 @@ fn eight_producers_two_visual_objects_and_a_server_restart_lose_nothing() {
         let (n, _disorder) = dumped(&dir.join(format!("state{k}.json")));
         assert_eq!(n as usize, PRODUCERS * RECORDS, "consumer {k}");
     }
+}
+
+/// A server down for longer than a producer waits for three acknowledgements: the producer
+/// connects again (and says so), and its records arrive once each.
+#[test]
+fn a_producer_connects_again_after_a_long_outage_and_loses_nothing() {
+    let dir = scratch("outage");
+    let Some(mut server) = Server::start(&dir) else {
+        return;
+    };
+    let url = server.url();
+    let subject = format!("runs.outage-{}", std::process::id());
+    let spec = dir.join("count.voml");
+    std::fs::write(&spec, COUNT).unwrap();
+    let trace = dir.join("p.trf");
+    let text: String = (0..RECORDS)
+        .map(|k| format!("-3 1 {:.6} 0 0\n", k as f64 * 3.0 / RECORDS as f64))
+        .collect();
+    std::fs::write(&trace, text).unwrap();
+    let (run, _) = consumer(&dir, &spec, &url, &subject, 0, 1);
+    let producer = voml()
+        .arg("send")
+        .arg(&trace)
+        .args(["--nats", &url, "--subject", &subject, "--speed", "1"])
+        .args(["--name", "p"])
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1200));
+    server.kill();
+    // Three unacknowledged sends take about 15 s.
+    std::thread::sleep(Duration::from_secs(17));
+    server.run();
+    let (ok, said) = finish(producer, "voml send --nats");
+    assert!(ok, "{said}");
+    assert!(said.contains("connecting again"), "{said}");
+    assert!(
+        said.contains(&format!(
+            "sent {RECORDS} records to {url} ({subject}) as 1 producer(s)"
+        )),
+        "{said}"
+    );
+    let (ok, said) = finish(run, "voml run --nats");
+    assert!(ok, "{said}");
+    let (n, _) = dumped(&dir.join("state0.json"));
+    assert_eq!(n as usize, RECORDS);
 }
 
 #[test]

@@ -11,7 +11,9 @@
 //! message with a `Nats-Msg-Id` (`NAME-N`) so that the server keeps one copy of a message
 //! the producer sent again, then an end message (header `Voml-End`). A producer sends each
 //! message only when the last one was stored (the server's acknowledgement), and sends it
-//! again until it is, for up to a minute: a server restart delays it and loses nothing.
+//! again until it is, for up to a minute: a server restart delays it and loses nothing. After
+//! three sends without an acknowledgement it connects again (a client does not always
+//! recover from a restart by itself); the message keeps its id, so it is stored once.
 //!
 //! **Consuming.** Each visual object has a durable pull consumer of its own (a unique
 //! name), reading the stream from its first message, with explicit acknowledgements: a
@@ -47,6 +49,10 @@ pub const END_HEADER: &str = "Voml-End";
 
 /// Longest a producer keeps sending a message the server does not store.
 const PUBLISH_PATIENCE: Duration = Duration::from_secs(60);
+
+/// A producer connects again after this many sends of one message in a row got no
+/// acknowledgement (an acknowledgement waits up to 5 s).
+const RECONNECT_AFTER: u32 = 3;
 
 /// Longest connecting to the server may take before a run or a producer gives up.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
@@ -429,9 +435,11 @@ impl Publisher {
         };
         let payload = bytes::Bytes::from(std::mem::take(&mut p.lines));
         let subject = p.subject.clone();
-        let (js, url) = (&self.js, &self.url);
-        self.rt.block_on(async {
+        let (url, run, base) = (&self.url, &self.subject, &self.base);
+        let mut js = self.js.clone();
+        let sent = self.rt.block_on(async {
             let started = Instant::now();
+            let mut failures = 0u32;
             loop {
                 let mut headers = async_nats::HeaderMap::new();
                 headers.insert("Nats-Msg-Id", msg_id.as_str());
@@ -451,9 +459,24 @@ impl Publisher {
                         PUBLISH_PATIENCE.as_secs()
                     ));
                 }
+                failures += 1;
+                if failures % RECONNECT_AFTER == 0 {
+                    // A client does not always come back from a server's restart by itself
+                    // (its acknowledgements stop arriving): a new connection. The message
+                    // keeps its id, so the server stores it once whichever copy arrives.
+                    eprintln!(
+                        "note: the NATS server at {url} has not stored the records of {subject} for {:.0}s ({why}); connecting again",
+                        started.elapsed().as_secs_f64()
+                    );
+                    if let Ok((fresh, _)) = open(url, run, base).await {
+                        js = fresh;
+                    }
+                }
                 tokio::time::sleep(Duration::from_millis(100)).await;
             }
-        })
+        });
+        self.js = js;
+        sent
     }
 }
 
