@@ -528,8 +528,10 @@ fn closed_polys(out: &mut Lowered, ctx: &mut Ctx, ink: &Ink, pts: Poly) {
 }
 
 fn push_fill(out: &mut Lowered, ctx: &mut Ctx, color: Color, path: PxPath) {
+    // The path is copied only for an erasure.
+    let erase = ctx.want_erase.then(|| path.clone());
     let cmd = DrawCmd::Fill {
-        path: path.clone(),
+        path,
         color,
         clip: ctx.clip,
         mode: PaintMode::Blend,
@@ -538,7 +540,7 @@ fn push_fill(out: &mut Lowered, ctx: &mut Ctx, color: Color, path: PxPath) {
         return;
     }
     out.draw.push(cmd);
-    if ctx.want_erase {
+    if let Some(path) = erase {
         out.erase.push(DrawCmd::Fill {
             path: path.clone(),
             color: ctx.background,
@@ -564,9 +566,11 @@ fn push_fill(out: &mut Lowered, ctx: &mut Ctx, color: Color, path: PxPath) {
 
 fn push_stroke(out: &mut Lowered, ctx: &mut Ctx, ink: &Ink, path: PxPath, open: bool) {
     let style = ink.stroke_style();
+    // The path and style are copied only for an erasure.
+    let erase = ctx.want_erase.then(|| (path.clone(), style.clone()));
     let cmd = DrawCmd::Stroke {
-        path: path.clone(),
-        style: style.clone(),
+        path,
+        style,
         color: ink.color,
         clip: ctx.clip,
         mode: PaintMode::Blend,
@@ -575,7 +579,7 @@ fn push_stroke(out: &mut Lowered, ctx: &mut Ctx, ink: &Ink, path: PxPath, open: 
         return;
     }
     out.draw.push(cmd);
-    if ctx.want_erase {
+    if let Some((path, style)) = erase {
         let (path, style) = erase_stroke(path, style, open);
         out.erase.push(DrawCmd::Stroke {
             path,
