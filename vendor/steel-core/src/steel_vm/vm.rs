@@ -2452,7 +2452,7 @@ impl<'a> VmCore<'a> {
         let res = self.call_with_instructions_and_reset_state(instructions);
 
         // Clean up the stack now
-        self.thread.stack.truncate(prev_length);
+        truncate_values(&mut self.thread.stack, prev_length);
         // self.thread.current_frame = prev_stack_frame;
         // self.thread.stack_frames.truncate(stack_frame_len);
 
@@ -2755,11 +2755,8 @@ impl<'a> VmCore<'a> {
                     payload_size,
                     ..
                 } => {
-                    let last = self.thread.stack.pop().unwrap();
-                    self.thread
-                        .stack
-                        .truncate(self.thread.stack.len() - payload_size.to_usize());
-                    self.thread.stack.push(last);
+                    let from = self.thread.stack.len() - 1 - payload_size.to_usize();
+                    remove_below_top(&mut self.thread.stack, from);
                     self.ip += 1;
                 }
 
@@ -3561,7 +3558,7 @@ impl<'a> VmCore<'a> {
                                 };
 
                             // This is the old way... lets see if the below way improves the speed
-                            self.thread.stack.truncate(last_index);
+                            truncate_values(&mut self.thread.stack, last_index);
                             if let Some(r) = self.handle_pop_pure_value(result) {
                                 return r;
                             }
@@ -3619,7 +3616,7 @@ impl<'a> VmCore<'a> {
                                 };
 
                             // This is the old way... lets see if the below way improves the speed
-                            self.thread.stack.truncate(last_index);
+                            truncate_values(&mut self.thread.stack, last_index);
                             if let Some(r) = self.handle_pop_pure_value(result) {
                                 return r;
                             }
@@ -4066,7 +4063,7 @@ impl<'a> VmCore<'a> {
             //     .stack
             //     .drain(rollback_index..self.thread.stack.len() - 1);
 
-            self.thread.stack.truncate(rollback_index as _);
+            truncate_values(&mut self.thread.stack, rollback_index as _);
 
             self.thread.stack.push(value);
 
@@ -4097,7 +4094,7 @@ impl<'a> VmCore<'a> {
             // Move forward past the pop
             self.ip += 1;
 
-            self.thread.stack.truncate(rollback_index as _);
+            truncate_values(&mut self.thread.stack, rollback_index as _);
             self.sp = 0;
 
             Some(ret_val)
@@ -4165,7 +4162,7 @@ impl<'a> VmCore<'a> {
             // Move forward past the pop
             self.ip += 1;
 
-            self.thread.stack.truncate(rollback_index as _);
+            truncate_values(&mut self.thread.stack, rollback_index as _);
             self.sp = 0;
 
             Some(ret_val)
@@ -4913,7 +4910,7 @@ impl<'a> VmCore<'a> {
             .map_err(|x| x.set_span_if_none(self.current_span()))?;
 
         // TODO: Drain, and push onto another thread to drop?
-        self.thread.stack.truncate(last_index);
+        truncate_values(&mut self.thread.stack, last_index);
         self.thread.stack.push(result);
         self.ip += 1;
         Ok(())
@@ -4968,7 +4965,7 @@ impl<'a> VmCore<'a> {
         let result = f(&mut self.thread.stack[last_index..])
             .map_err(|x| x.set_span_if_none(self.current_span()))?;
 
-        self.thread.stack.truncate(last_index);
+        truncate_values(&mut self.thread.stack, last_index);
         self.thread.stack.push(result);
 
         self.ip += 1;
@@ -5006,7 +5003,7 @@ impl<'a> VmCore<'a> {
         };
 
         // This is the old way... lets see if the below way improves the speed
-        self.thread.stack.truncate(last_index);
+        truncate_values(&mut self.thread.stack, last_index);
         self.thread.stack.push(result);
 
         self.ip += 1;
@@ -5024,7 +5021,7 @@ impl<'a> VmCore<'a> {
 
         let result = SteelVal::FutureV(Gc::new(f(&self.thread.stack[last_index..])?));
 
-        self.thread.stack.truncate(last_index);
+        truncate_values(&mut self.thread.stack, last_index);
         self.thread.stack.push(result);
         self.ip += 1;
         Ok(())
@@ -5283,7 +5280,7 @@ impl<'a> VmCore<'a> {
                 };
 
                 // This is the old way... lets see if the below way improves the speed
-                this.thread.stack.truncate(last_index);
+                truncate_values(&mut this.thread.stack, last_index);
                 this.ip += 1;
                 Ok(Some(result))
             }
@@ -5298,7 +5295,7 @@ impl<'a> VmCore<'a> {
                     .map_err(|x| x.set_span_if_none(this.current_span()))?;
 
                 // TODO: Drain, and push onto another thread to drop?
-                this.thread.stack.truncate(last_index);
+                truncate_values(&mut this.thread.stack, last_index);
                 this.ip += 1;
                 Ok(Some(result))
             }
@@ -5310,7 +5307,7 @@ impl<'a> VmCore<'a> {
                 let result = f(&mut this.thread.stack[last_index..])
                     .map_err(|x| x.set_span_if_none(this.current_span()))?;
 
-                this.thread.stack.truncate(last_index);
+                truncate_values(&mut this.thread.stack, last_index);
                 this.ip += 1;
                 Ok(Some(result))
             }
@@ -5320,7 +5317,7 @@ impl<'a> VmCore<'a> {
 
                 let result = SteelVal::FutureV(Gc::new(f(&this.thread.stack[last_index..])?));
 
-                this.thread.stack.truncate(last_index);
+                truncate_values(&mut this.thread.stack, last_index);
                 this.ip += 1;
                 Ok(Some(result))
             }
