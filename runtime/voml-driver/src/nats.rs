@@ -460,7 +460,7 @@ impl Publisher {
                     ));
                 }
                 failures += 1;
-                if failures % RECONNECT_AFTER == 0 {
+                if failures.is_multiple_of(RECONNECT_AFTER) {
                     // A client does not always come back from a server's restart by itself
                     // (its acknowledgements stop arriving): a new connection. The message
                     // keeps its id, so the server stores it once whichever copy arrives.
