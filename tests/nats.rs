@@ -214,6 +214,28 @@ fn consumer(
     (child, said)
 }
 
+/// Producer `i`'s trace: [`RECORDS`] records over 3 s of trace time, on processor `i`.
+fn trace(dir: &Path, i: usize) -> PathBuf {
+    let path = dir.join(format!("p{i}.trf"));
+    let text: String = (0..RECORDS)
+        .map(|k| format!("-3 1 {:.6} {i} 0\n", k as f64 * 3.0 / RECORDS as f64))
+        .collect();
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// `voml send` of `trace` as producer `p{i}`, paced at the trace's speed (about 3 s).
+fn producer(trace: &Path, url: &str, subject: &str, i: usize) -> Child {
+    voml()
+        .arg("send")
+        .arg(trace)
+        .args(["--nats", url, "--subject", subject, "--speed", "1"])
+        .args(["--name", &format!("p{i}")])
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
 fn dumped(state: &Path) -> (i64, i64) {
     let text =
         std::fs::read_to_string(state).unwrap_or_else(|e| panic!("{}: {e}", state.display()));
@@ -234,34 +256,15 @@ fn eight_producers_two_visual_objects_and_a_server_restart_lose_nothing() {
     let subject = format!("runs.test-{}", std::process::id());
     let spec = dir.join("count.voml");
     std::fs::write(&spec, COUNT).unwrap();
-    // Producer i's trace: RECORDS records over 3 s of trace time, on processor i.
-    let traces: Vec<PathBuf> = (0..PRODUCERS)
-        .map(|i| {
-            let path = dir.join(format!("p{i}.trf"));
-            let text: String = (0..RECORDS)
-                .map(|k| format!("-3 1 {:.6} {i} 0\n", k as f64 * 3.0 / RECORDS as f64))
-                .collect();
-            std::fs::write(&path, text).unwrap();
-            path
-        })
-        .collect();
+    let traces: Vec<PathBuf> = (0..PRODUCERS).map(|i| trace(&dir, i)).collect();
     let consumers: Vec<(Child, String)> = (0..2)
         .map(|k| consumer(&dir, &spec, &url, &subject, k, PRODUCERS))
         .collect();
-    // Paced at the trace's speed: about 3 s each, all at once.
+    // All at once.
     let producers: Vec<Child> = traces
         .iter()
         .enumerate()
-        .map(|(i, trace)| {
-            voml()
-                .arg("send")
-                .arg(trace)
-                .args(["--nats", &url, "--subject", &subject, "--speed", "1"])
-                .args(["--name", &format!("p{i}")])
-                .stderr(Stdio::piped())
-                .spawn()
-                .unwrap()
-        })
+        .map(|(i, trace)| producer(trace, &url, &subject, i))
         .collect();
     // In the middle of the run the server dies, and comes back a second later.
     std::thread::sleep(Duration::from_millis(1200));
@@ -305,20 +308,9 @@ fn a_producer_connects_again_after_a_long_outage_and_loses_nothing() {
     let subject = format!("runs.outage-{}", std::process::id());
     let spec = dir.join("count.voml");
     std::fs::write(&spec, COUNT).unwrap();
-    let trace = dir.join("p.trf");
-    let text: String = (0..RECORDS)
-        .map(|k| format!("-3 1 {:.6} 0 0\n", k as f64 * 3.0 / RECORDS as f64))
-        .collect();
-    std::fs::write(&trace, text).unwrap();
+    let trace = trace(&dir, 0);
     let (run, _) = consumer(&dir, &spec, &url, &subject, 0, 1);
-    let producer = voml()
-        .arg("send")
-        .arg(&trace)
-        .args(["--nats", &url, "--subject", &subject, "--speed", "1"])
-        .args(["--name", "p"])
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let producer = producer(&trace, &url, &subject, 0);
     std::thread::sleep(Duration::from_millis(1200));
     server.kill();
     // Three unacknowledged sends take about 15 s.
