@@ -643,6 +643,12 @@ pub trait Backend {
     /// Executes one drawing command.
     fn draw(&mut self, view: ViewId, cmd: &DrawCmd) -> Result<(), LlvoError>;
 
+    /// Like [`Backend::draw`], handing the command over: a back end that keeps commands
+    /// keeps this one without copying it. The default draws it.
+    fn draw_moved(&mut self, view: ViewId, cmd: DrawCmd) -> Result<(), LlvoError> {
+        self.draw(view, &cmd)
+    }
+
     /// Executes one drawing command of an owner that can be undrawn, as part
     /// of frame `mark`. A back end that keeps what was drawn remembers the
     /// mark with the command; the default just draws.
@@ -763,6 +769,9 @@ impl<B: Backend + ?Sized> Backend for Box<B> {
     }
     fn draw(&mut self, view: ViewId, cmd: &DrawCmd) -> Result<(), LlvoError> {
         (**self).draw(view, cmd)
+    }
+    fn draw_moved(&mut self, view: ViewId, cmd: DrawCmd) -> Result<(), LlvoError> {
+        (**self).draw_moved(view, cmd)
     }
     fn draw_owned(&mut self, view: ViewId, mark: Mark, cmd: &DrawCmd) -> Result<(), LlvoError> {
         (**self).draw_owned(view, mark, cmd)

@@ -151,25 +151,25 @@ impl LazyRaster {
         Ok(())
     }
 
-    fn push(&mut self, view: ViewId, mark: Option<Mark>, cmd: &DrawCmd) -> Result<(), LlvoError> {
+    fn push(&mut self, view: ViewId, mark: Option<Mark>, cmd: DrawCmd) -> Result<(), LlvoError> {
         if !self.waiting.contains_key(&view) {
             // An unknown surface: the raster back end says so.
-            return self.raster.draw(view, cmd);
+            return self.raster.draw(view, &cmd);
         }
-        if let DrawCmd::Shift { area, .. } = cmd {
+        if let DrawCmd::Shift { area, .. } = &cmd {
             if self.waiting[&view].area.is_some_and(|a| a != *area) {
                 // Scrolls of another area: what waits is painted first.
                 self.settle(view)?;
             }
             self.pristine.remove(&view);
             let queue = self.waiting.get_mut(&view).expect("checked above");
-            queue.push_shift(cmd, &mut self.marks);
+            queue.push_shift(&cmd, &mut self.marks);
             return self.bound(view);
         }
         let queue = self.waiting.get_mut(&view).expect("checked above");
         let (epoch, at, scrolled) = (queue.epoch, queue.moved, queue.area);
         let list = &mut queue.list;
-        if let Some(cover) = covered(cmd) {
+        if let Some(cover) = covered(&cmd) {
             // What was drawn before the latest scroll lies where its bounds say only when it
             // is outside the scrolled area.
             let from = list.len().saturating_sub(COVER_WINDOW);
@@ -193,13 +193,13 @@ impl LazyRaster {
         if let Some(m) = mark {
             *self.marks.entry(m).or_default() += 1;
         }
-        let erases = erasure_colour(cmd).filter(|_| mark.is_none());
+        let erases = erasure_colour(&cmd).filter(|_| mark.is_none());
         let mut item = Waiting {
             mark,
             epoch,
             at,
             bounds: cmd.bounds(),
-            cmd: cmd.clone(),
+            cmd,
             also: Vec::new(),
             erases,
         };
@@ -515,11 +515,15 @@ impl Backend for LazyRaster {
     }
 
     fn draw(&mut self, view: ViewId, cmd: &DrawCmd) -> Result<(), LlvoError> {
+        self.push(view, None, cmd.clone())
+    }
+
+    fn draw_moved(&mut self, view: ViewId, cmd: DrawCmd) -> Result<(), LlvoError> {
         self.push(view, None, cmd)
     }
 
     fn draw_owned(&mut self, view: ViewId, mark: Mark, cmd: &DrawCmd) -> Result<(), LlvoError> {
-        self.push(view, Some(mark), cmd)
+        self.push(view, Some(mark), cmd.clone())
     }
 
     fn undraw(&mut self, mark: Mark, erase: &[(ViewId, DrawCmd)]) -> Result<(), LlvoError> {
@@ -560,7 +564,7 @@ impl Backend for LazyRaster {
                 }
                 occupied[at].1 = busy.union(&bounds);
             }
-            self.push(*view, None, cmd)?;
+            self.push(*view, None, cmd.clone())?;
         }
         Ok(())
     }

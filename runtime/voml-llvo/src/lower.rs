@@ -244,7 +244,19 @@ pub(crate) fn lower(prim: &Primitive, style: &Style, ctx: &mut Ctx) -> Result<Lo
                 a.1 = snap(a.1, w);
                 b.1 = a.1;
             }
-            stroke_polys(&mut out, ctx, &ink, vec![vec![a, b]], false);
+            if is_huge(&[a, b]) {
+                stroke_polys(&mut out, ctx, &ink, vec![vec![a, b]], false);
+            } else {
+                // A plain segment, the commonest primitive of streaming plots: its path
+                // directly, without the polygons' vectors.
+                let path = PxPath {
+                    segs: vec![
+                        PathSeg::MoveTo(a.0 as f32, a.1 as f32),
+                        PathSeg::LineTo(b.0 as f32, b.1 as f32),
+                    ],
+                };
+                push_stroke(&mut out, ctx, &ink, path, true);
+            }
         }
         Primitive::Polyline { points } => {
             let ink = ink(style, ctx);
@@ -885,7 +897,7 @@ fn figure(
     world_origin: Point,
     world_extents: (f64, f64),
 ) -> Result<(), LlvoError> {
-    let (iw, ih) = (ctx.image_size)(image).ok_or(LlvoError::UnknownImage(image))?;
+    let (iw, ih) = (ctx.image_size)(image).ok_or_else(|| LlvoError::UnknownImage(image))?;
     let (iw, ih) = (f64::from(iw), f64::from(ih));
     let ox = finite(prim, "orig-origin", orig_origin.0)?;
     let oy = finite(prim, "orig-origin", orig_origin.1)?;
