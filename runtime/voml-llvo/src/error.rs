@@ -68,6 +68,25 @@ pub enum LlvoError {
 }
 
 impl LlvoError {
+    /// [`LlvoError::UnknownView`], built only where it is returned (`ok_or_else`): an error
+    /// built on every look-up and dropped costs the drawing path a call per primitive.
+    #[cold]
+    pub(crate) fn unknown_view(id: ViewId) -> Self {
+        LlvoError::UnknownView(id)
+    }
+
+    /// [`LlvoError::UnknownImage`], as [`LlvoError::unknown_view`].
+    #[cold]
+    pub(crate) fn unknown_image(id: ImageId) -> Self {
+        LlvoError::UnknownImage(id)
+    }
+
+    /// [`LlvoError::UnknownOwner`], as [`LlvoError::unknown_view`].
+    #[cold]
+    pub(crate) fn unknown_owner(id: OwnerId) -> Self {
+        LlvoError::UnknownOwner(id)
+    }
+
     /// What a warning is about, without the value that caused it: warnings of one kind are
     /// told once, with the first value, and counted after.
     pub fn kind(&self) -> String {

@@ -202,14 +202,14 @@ impl<B: Backend> Llvo<B> {
         self.views
             .get(id.0 as usize)
             .and_then(|v| v.as_ref())
-            .ok_or_else(|| LlvoError::UnknownView(id))
+            .ok_or_else(|| LlvoError::unknown_view(id))
     }
 
     fn view_mut(&mut self, id: ViewId) -> Result<&mut View, LlvoError> {
         self.views
             .get_mut(id.0 as usize)
             .and_then(|v| v.as_mut())
-            .ok_or_else(|| LlvoError::UnknownView(id))
+            .ok_or_else(|| LlvoError::unknown_view(id))
     }
 
     fn check_world(world: [f64; 4]) -> Result<(), LlvoError> {
@@ -643,7 +643,7 @@ impl<B: Backend> Llvo<B> {
         self.owners
             .get_mut(owner.0 as usize - 1)
             .map(Some)
-            .ok_or_else(|| LlvoError::UnknownOwner(owner))
+            .ok_or_else(|| LlvoError::unknown_owner(owner))
     }
 
     /// Switches recording on or off; switching off forgets the records.
@@ -820,7 +820,7 @@ impl<B: Backend> Llvo<B> {
             .views
             .get(view.0 as usize)
             .and_then(|v| v.as_ref())
-            .ok_or_else(|| LlvoError::UnknownView(view))?;
+            .ok_or_else(|| LlvoError::unknown_view(view))?;
         // An adaptive primitive in a view that adapts stays in the scrollable area whatever
         // its clip: the area scrolls and rescales under it while the margins stay, so what it
         // painted in a margin would be left behind there (a smear along a streaming plot's
@@ -993,7 +993,7 @@ impl<B: Backend> Llvo<B> {
         self.images
             .get(image.0 as usize)
             .copied()
-            .ok_or_else(|| LlvoError::UnknownImage(image))
+            .ok_or_else(|| LlvoError::unknown_image(image))
     }
 
     /// Starts drawing off-screen (the markup's `buffer="yes"`): nothing

@@ -897,7 +897,7 @@ fn figure(
     world_origin: Point,
     world_extents: (f64, f64),
 ) -> Result<(), LlvoError> {
-    let (iw, ih) = (ctx.image_size)(image).ok_or_else(|| LlvoError::UnknownImage(image))?;
+    let (iw, ih) = (ctx.image_size)(image).ok_or_else(|| LlvoError::unknown_image(image))?;
     let (iw, ih) = (f64::from(iw), f64::from(ih));
     let ox = finite(prim, "orig-origin", orig_origin.0)?;
     let oy = finite(prim, "orig-origin", orig_origin.1)?;

@@ -144,7 +144,7 @@ impl RasterBackend {
     fn surface(&mut self, view: ViewId) -> Result<&mut Surface, LlvoError> {
         self.surfaces
             .get_mut(&view)
-            .ok_or_else(|| LlvoError::UnknownView(view))
+            .ok_or_else(|| LlvoError::unknown_view(view))
     }
 }
 
@@ -749,7 +749,7 @@ fn paint(
             let clip = &limited(clip);
             let img = images
                 .get(image)
-                .ok_or_else(|| LlvoError::UnknownImage(*image))?;
+                .ok_or_else(|| LlvoError::unknown_image(*image))?;
             let (du, dv) = (src[2] - src[0], src[3] - src[1]);
             let Some(rect) = Rect::from_ltrb(dst[0], dst[1], dst[2], dst[3]) else {
                 return Ok(());
@@ -842,7 +842,7 @@ impl Backend for RasterBackend {
         let s = self
             .surfaces
             .get_mut(&view)
-            .ok_or_else(|| LlvoError::UnknownView(view))?;
+            .ok_or_else(|| LlvoError::unknown_view(view))?;
         if let DrawCmd::Shift { area, dx, dy, fill } = cmd {
             s.shift(*area, *dx, *dy, *fill, stores);
             return Ok(());

@@ -1150,6 +1150,24 @@ fn from_vec<T: Clone, P: PointerFamily, const N: u32, const G: u32>(
 ) -> UnrolledList<T, P, N, G> {
     let length = vec.len();
 
+    // VOML patch: a list that fits one cell (the commonest: short lists built per event) is that cell,
+    // without the chunking below.
+    if length <= N as usize {
+        if length == 0 {
+            return UnrolledList::new();
+        }
+        let mut elements = Vector::with_capacity(length);
+        for item in vec.into_iter().rev() {
+            elements.push(item);
+        }
+        return UnrolledList(P::new(UnrolledCell {
+            index: length as u32,
+            elements: elements.into_shared_atomic(),
+            next: None,
+            size: N,
+        }));
+    }
+
     let mut pairs: SmallVec<[UnrolledList<_, _, N, G>; 16]> =
         ExponentialChunks::<_, N, G>::new(vec.into_iter(), length, N as usize)
             .map(|(size, x)| {
