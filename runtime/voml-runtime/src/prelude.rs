@@ -1,5 +1,5 @@
 //! The prelude the paper's components assume: the micro-database helpers (`id-get`, `id-put`,
-//! `id-rem`, native for speed), `alist-for-each`, `nth`, the comparison words `gt`/`lt`/`ge`/
+//! `id-rem`, native for speed), `alist-for-each`, `nth` (native), the comparison words `gt`/`lt`/`ge`/
 //! `le` (since `<` must be escaped in XML), `getfontname`, `spread!` (time per interval of a
 //! range, for the time-per-interval components), and `current-event`.
 //!
@@ -19,12 +19,9 @@ pub const SCHEME: &str = r#"
 (define (alist-for-each proc alist)
   (if (null? alist)
       #t
-      (begin
-        (proc (car (car alist)) (cdr (car alist)))
+      (let ((entry (car alist)))
+        (proc (car entry) (cdr entry))
         (alist-for-each proc (cdr alist)))))
-
-;; (nth n list): the n-th element, counting from 0 (the paper's argument order).
-(define (nth n lst) (list-ref lst n))
 
 ;; (getfontname table family size weight): a font for <text font="...">. The table name is
 ;; kept for compatibility with the paper; the family ("courier", "helvetica", "times") and
@@ -89,6 +86,7 @@ pub const NATIVE: &[&str] = &[
     "number->fixed",
     "meter->hz",
     "quantize-hz",
+    "nth",
     "gt",
     "lt",
     "ge",
@@ -107,6 +105,7 @@ pub fn register(engine: &mut Engine) {
     engine.register_value("number->fixed", SteelVal::FuncV(number_fixed));
     engine.register_value("meter->hz", SteelVal::FuncV(meter_hz));
     engine.register_value("quantize-hz", SteelVal::FuncV(quantize_hz));
+    engine.register_value("nth", SteelVal::FuncV(nth));
     engine.register_value("gt", SteelVal::FuncV(gt));
     engine.register_value("lt", SteelVal::FuncV(lt));
     engine.register_value("ge", SteelVal::FuncV(ge));
@@ -399,6 +398,34 @@ fn id_count(args: &[SteelVal]) -> Result<SteelVal, SteelErr> {
     arity("id-count", args, 1)?;
     let n = entries("id-count", &args[0])?.count();
     Ok(SteelVal::IntV(n as isize))
+}
+
+/// `(nth n list)`: the n-th element, counting from 0 (the paper's argument order): steel's
+/// `(list-ref list n)`, its errors included, without a Scheme procedure around it (a colour
+/// picked per primitive drawn).
+fn nth(args: &[SteelVal]) -> Result<SteelVal, SteelErr> {
+    arity("nth", args, 2)?;
+    match (&args[0], &args[1]) {
+        (SteelVal::IntV(n), _) if *n < 0 => Err(SteelErr::new(
+            ErrorKind::Generic,
+            format!("list-ref expects a positive integer, found: {n}"),
+        )),
+        (SteelVal::IntV(n), SteelVal::ListV(list)) => {
+            list.get(*n as usize).cloned().ok_or_else(|| {
+                SteelErr::new(
+                    ErrorKind::Generic,
+                    format!(
+                        "out of bounds index in list-ref - list length: {}, index: {n}",
+                        list.len()
+                    ),
+                )
+            })
+        }
+        (SteelVal::IntV(_), other) => Err(error(format!("nth: expected a list, found: {other}"))),
+        (other, _) => Err(error(format!(
+            "nth: expected an integer index, found: {other}"
+        ))),
+    }
 }
 
 /// `(number->fixed x digits)`: `x` as a string with `digits` decimals (labels for pictures).
@@ -754,6 +781,46 @@ mod tests {
         }
         for bad in ["(id-put 5 1 'a)", "(id-get \"x\" 1)", "(id-rem (vector) 1)"] {
             assert!(show(engine, bad).is_err(), "{bad} is refused");
+        }
+    }
+
+    /// `nth` answers what steel's `list-ref` answers with its arguments the other way round,
+    /// its errors included; what `list-ref` refuses, `nth` refuses.
+    #[test]
+    fn nth_is_list_ref_with_the_papers_argument_order() {
+        let mut sandbox = crate::test_sandbox();
+        let engine = &mut sandbox.engine;
+        let mut show = |code: &str| {
+            engine
+                .run(code.to_string())
+                .map(|v| v.last().map(|v| v.to_string()).unwrap_or_default())
+                .map_err(|e| e.to_string())
+        };
+        let list = "'(\"red\" 2 (3 4) #(5))";
+        for n in ["0", "1", "2", "3", "4", "-1", "100"] {
+            let native = show(&format!("(nth {n} {list})"));
+            let scheme = show(&format!("(list-ref {list} {n})"));
+            match (&native, &scheme) {
+                (Ok(a), Ok(b)) => assert_eq!(a, b, "(nth {n} ...)"),
+                (Err(a), Err(b)) => {
+                    let message = |e: &str| e.lines().next().unwrap_or_default().to_string();
+                    assert_eq!(
+                        message(a),
+                        message(b),
+                        "(nth {n} ...) fails as list-ref does"
+                    )
+                }
+                _ => panic!("(nth {n} ...) gave {native:?}, list-ref {scheme:?}"),
+            }
+        }
+        assert_eq!(show("(nth 1 (list 'a 'b))").as_deref(), Ok("b"));
+        for bad in [
+            "(nth 1.0 '(1 2))",
+            "(nth 0 (vector 1))",
+            "(nth 0 \"ab\")",
+            "(nth 0)",
+        ] {
+            assert!(show(bad).is_err(), "{bad} is refused");
         }
     }
 }
