@@ -7,7 +7,9 @@
 //! Scheme engine (`voml_runtime::check_program`), which finds the names defined nowhere.
 //! Then the whole `voml check` of specs of about 2.6, 5 and 10 MB, each in its own process under
 //! `/usr/bin/time`: wall time, MB per second and peak resident memory against the spec's size
-//! (targets: 5 MB/s, under 20 times the spec's size).
+//! (targets: 5 MB/s, under 20 times the spec's size). Last, `voml run` of visual objects
+//! whose spec is mostly utility code (0.5, 1 and 2 MB of procedures) on an empty trace: the
+//! time to load the program into its engine, whose time per MB should stay flat too.
 
 use std::time::Instant;
 
@@ -113,6 +115,7 @@ fn main() {
         );
     }
     whole_checks();
+    code_loads();
 }
 
 /// `voml check` of generated specs in a process of its own: wall seconds and peak resident
@@ -142,6 +145,87 @@ fn whole_checks() {
             mb / cost.wall,
             peak_mb,
             peak_mb / mb
+        );
+    }
+}
+
+/// A spec whose bulk is `procedures` procedures of utility code (each with a loop, calls and
+/// arithmetic, as analysts write helpers), and one component calling one of them.
+fn code_spec(procedures: usize) -> String {
+    let mut code = String::from("(define helper-seed 1.0)\n");
+    for i in 0..procedures {
+        code.push_str(&format!(
+            "(define (helper-{i} v k)\n  ;; helper {i}: a weighted sum of a vector\n  \
+             (let loop ((j 0) (acc 0.0))\n    (if (lt j (vector-length v))\n        \
+             (loop (+ j 1) (+ acc (* k (vector-ref v j)) {}))\n        \
+             (if (gt acc 1000.0) (- acc {i}) (+ acc helper-seed)))))\n",
+            i % 97
+        ));
+    }
+    format!(
+        r#"<?xml version="1.0" encoding="UTF-8"?>
+<voml version="1.0">
+  <head><title>helpers</title></head>
+  <body>
+    <visual-object name="helpers">
+      <event-declarations>
+        <data-event name="sample" rtype="entry" etype="3000">
+          <data-field name="ts" type="real"/>
+        </data-event>
+      </event-declarations>
+      <info-structures><variable name="total" type="real"/></info-structures>
+      <utility-code>
+{code}
+      </utility-code>
+      <event-processing>
+        <ep-component name="acc" inputs="sample.ts" infos="total">
+          <input name="^0">(set! $0 (+ $0 (helper-0 (vector 1.0 2.0) ^0/0)))</input>
+        </ep-component>
+      </event-processing>
+    </visual-object>
+  </body>
+</voml>
+"#
+    )
+}
+
+/// `voml run` of [`code_spec`]s on an empty trace, each in its own process: what loading the
+/// program into its engine costs per MB of code (the cheapest of three).
+fn code_loads() {
+    let voml = env!("CARGO_BIN_EXE_voml");
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("compile-bench");
+    std::fs::create_dir_all(&dir).expect("a scratch directory");
+    let empty = dir.join("empty.trf");
+    std::fs::write(&empty, "").expect("the empty trace is written");
+    println!();
+    println!(
+        "{:>10} {:>10} {:>14} {:>10} {:>12}",
+        "procedures", "size", "voml run", "s per MB", "peak"
+    );
+    for procedures in [1500, 3000, 6000] {
+        let text = code_spec(procedures);
+        let path = dir.join(format!("helpers-{procedures}.voml"));
+        std::fs::write(&path, &text).expect("the spec is written");
+        let out = dir.join(format!("helpers-{procedures}"));
+        let mb = text.len() as f64 / 1e6;
+        let args = [
+            voml,
+            "run",
+            path.to_str().expect("a UTF-8 path"),
+            "--trace",
+            empty.to_str().expect("a UTF-8 path"),
+            "--headless",
+            "--out",
+            out.to_str().expect("a UTF-8 path"),
+        ];
+        let cost = support::measure(&args, 3).expect("voml run passes");
+        println!(
+            "{:>10} {:>8.2}MB {:>12.2} s {:>10.2} {:>9.0} MB",
+            procedures,
+            mb,
+            cost.wall,
+            cost.wall / mb,
+            cost.peak_kb as f64 * 1024.0 / 1e6
         );
     }
 }

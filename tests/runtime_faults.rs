@@ -810,3 +810,41 @@ fn reading_one_element_of_the_event_gives_the_lists_values_and_fails_in_place() 
     );
     assert_eq!(faults[0].event.as_ref().map(|e| e.line), Some(4));
 }
+
+/// Steel's compiler does not stop when the watchdog fires: a program that outgrows the
+/// memory ceiling while it is compiled finishes compiling first. The load error says that
+/// compiling went over, not that the top level (which has not run) did.
+#[test]
+fn a_program_that_outgrows_the_ceiling_while_compiled_is_told_so() {
+    quiet_steel();
+    let mut utility = String::new();
+    for i in 0..2000 {
+        utility.push_str(&format!(
+            "(define (helper-{i} v k) (let loop ((j 0) (acc 0.0)) (if (lt j (vector-length v)) (loop (+ j 1) (+ acc (* k (vector-ref v j)) {i})) acc)))\n"
+        ));
+    }
+    let spec = support::one_part_spec(
+        "big",
+        "total",
+        &utility,
+        "(set! $0 (helper-1 (vector 1.0) 2.0))",
+    );
+    let vo = compile_text("big.voml", &spec);
+    let config = voml_runtime::Config {
+        memory_limit: 1 << 20,
+        ..voml_runtime::Config::default()
+    };
+    let message = match Runtime::headless(vo, config) {
+        Ok(_) => panic!("a program of 2,000 procedures compiled under a 1 MiB ceiling"),
+        Err(e) => e.to_string(),
+    };
+    assert!(
+        message.contains("memory ceiling of 1 MiB compiling the program"),
+        "{message}"
+    );
+    assert!(!message.contains("top level"), "{message}");
+    assert!(
+        message.starts_with("big.voml:"),
+        "located in the spec: {message}"
+    );
+}

@@ -2318,20 +2318,26 @@ fn load(
         });
         watchdog.disarm();
         drop(reading);
-        let compiled = match compiled {
-            Err(boundary::Failure::Scheme(_)) if watchdog.take_fired().is_some() => {
-                return Err(LoadError {
-                    unbound: None,
-                    message: format!(
-                        "the Scheme engine took more than {compile_time:?} to compile the program ({} kB); interrupted",
-                        vo.program.text.len() / 1000
+        // Steel's compiler does not stop when the watchdog interrupts the engine: a compile
+        // that outgrew its allowance ends first (the interruption then waits for the first
+        // instruction run), and is told as what went over, not as the top level's doing.
+        if let Some(reason) = watchdog.take_fired() {
+            let kb = vo.program.text.len() / 1000;
+            return Err(LoadError {
+                unbound: None,
+                message: match reason {
+                    watchdog::Reason::Memory => format!(
+                        "the Scheme engine held more than the memory ceiling of {} MiB compiling the program ({kb} kB); interrupted",
+                        config.memory_limit >> 20
                     ),
-                    location: Some(vo.locate(vo.span)),
-                    span: Some(vo.span),
-                });
-            }
-            other => other,
-        };
+                    watchdog::Reason::Time => format!(
+                        "the Scheme engine took more than {compile_time:?} to compile the program ({kb} kB); interrupted"
+                    ),
+                },
+                location: Some(vo.locate(vo.span)),
+                span: Some(vo.span),
+            });
+        }
         watchdog.arm();
         let loaded =
             compiled.and_then(|program| boundary::call(&meter, || engine.run_raw_program(program)));

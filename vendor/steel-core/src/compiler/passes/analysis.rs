@@ -1193,25 +1193,27 @@ impl<'a> VisitorMutUnitRef<'a> for AnalysisPass<'a> {
             };
 
             if call_site_kind == CallKind::TailCall {
-                let mut local_ids: SmallVec<[_; 6]> = SmallVec::new();
+                // VOML patch (see PATCHES.md): an argument that is a variable's last use is
+                // found by looking its variable up, instead of walking every name in scope
+                // (the program's globals included) at every tail call, which made the
+                // analysis quadratic in a program's size. A variable's `last_used` is only
+                // ever set to the id of an atom naming that variable, so the variable of
+                // the argument's own name is the only one that can hold the argument's id.
+                let mut last_uses: SmallVec<[_; 6]> = SmallVec::new();
 
                 for arg in &l.args[1..] {
                     if let ExprKind::Atom(a) = arg {
-                        local_ids.push(a.syn.syntax_object_id);
+                        let id = a.syn.syntax_object_id;
+                        if let Some(ident) = a.ident() {
+                            if self.info.scope.get(ident).and_then(|x| x.last_used) == Some(id) {
+                                last_uses.push(id);
+                            }
+                        }
                     }
                 }
 
-                // Every time we hit a thing, lets just iterate the arguments, mark em.
-                for id in self
-                    .info
-                    .scope
-                    .iter()
-                    .filter_map(|x| x.1.last_used)
-                    .collect::<SmallVec<[_; 8]>>()
-                {
-                    if local_ids.contains(&id) {
-                        self.info.get_mut(&id).unwrap().last_usage = true;
-                    }
+                for id in last_uses {
+                    self.info.get_mut(&id).unwrap().last_usage = true;
                 }
             }
 
@@ -1687,9 +1689,16 @@ impl<'a> VisitorMutUnitRef<'a> for AnalysisPass<'a> {
         //     );
         // }
 
-        for (var, value) in self.captures.iter() {
-            if let Some((_, scope_info)) = captured_vars.iter_mut().find(|x| x.0 == *var) {
-                scope_info.captured_from_enclosing = value.captured_from_enclosing;
+        // VOML patch (see PATCHES.md): each captured variable looked up in `captures`, instead
+        // of a walk over every name `captures` ever held (its map keeps the names of layers
+        // already popped). As before, only the first entry of a name is set.
+        for i in 0..captured_vars.len() {
+            let var = captured_vars[i].0;
+            if captured_vars[..i].iter().any(|x| x.0 == var) {
+                continue;
+            }
+            if let Some(value) = self.captures.get(&var) {
+                captured_vars[i].1.captured_from_enclosing = value.captured_from_enclosing;
             }
         }
 
