@@ -360,9 +360,9 @@ fn run_profile_shows_each_part_and_its_calls() {
     let row = |part: &str| profile_row(&err, part);
     let calls = |part: &str| profile_calls(&err, part);
     // The EP component runs once per sample record; the IR component renders after each
-    // record, and also at the start and the end of the input.
+    // record, and also at the start and the end of the input (its forms evaluated natively).
     assert_eq!(calls("EP component `onescalarprocess` input ^0"), records);
-    assert!(calls("IR component `lineplotrender` phase 1") > records);
+    assert!(calls("IR component `lineplotrender` phase 1 (native)") > records);
     assert!(row("everything else").ends_with('%'));
     assert!(err.contains("loading the visual object"), "{err}");
     // Without the flag there is no table.

@@ -24,6 +24,7 @@ use serde::{Deserialize, Serialize};
 
 mod body;
 mod condition;
+mod render;
 mod steel_lock;
 pub mod tokens;
 mod validate;
@@ -31,6 +32,7 @@ pub use body::{Expr, NativeBody, Reads as BodyReads, Statement};
 pub use condition::{
     element_reader, names_the_event, CompareOp, Decision, Element, Operand, Test, ELEMENT_READERS,
 };
+pub use render::{Form, NativeRender, Op as RenderOp, RenderReads, MAX_RENDER_DEPTH};
 pub use steel_lock::steel_parse_lock;
 pub use validate::{
     IrError, MAX_FIELD_POSITION, MAX_QUALITY, MAX_WINDOW, MIN_QUALITY, MIN_TICK, MIN_TIMER,
@@ -49,6 +51,16 @@ pub use voml_vocab::limits::MAX_NESTING;
 /// form's opening parenthesis, so that the runtime can place a runaway that the Scheme engine
 /// stopped without saying where. `#f` until the first such body runs.
 pub const HERE_GLOBAL: &str = "voml/here";
+
+/// The prefix of the globals holding the styles of drawing primitives whose style is all
+/// literals: the compiler makes each such style once per program, as `voml/style/K`.
+pub const STYLE_PREFIX: &str = "voml/style/";
+
+/// Whether `name` is one of the program's style globals ([`STYLE_PREFIX`] and a number).
+pub fn is_style_global(name: &str) -> bool {
+    name.strip_prefix(STYLE_PREFIX)
+        .is_some_and(|k| !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()))
+}
 
 /// The version of the IR format. Bumped on every incompatible change; the runtime refuses a
 /// `.vo` file with another version.
@@ -348,6 +360,10 @@ pub struct IrComponent {
     /// where nothing else depends on them, as `refresh.changed` lets it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub phase1_pure: Option<Reads>,
+    /// `phase1` as forms a runtime may evaluate without Scheme, when the compiler recognised
+    /// it as such (see [`NativeRender`]); `phase1` does the same in Scheme.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phase1_native: Option<NativeRender>,
     /// The `<end-with>` code.
     pub phase2: Option<EntryPoint>,
     pub span: Span,

@@ -4,8 +4,8 @@
 //! never a panic further on.
 
 use crate::{
-    CompiledVo, EntryPoint, EpComponent, Input, NativeBody, NativeCondition, Operand, Span, Test,
-    Variable, FORMAT_VERSION, MAX_NESTING,
+    CompiledVo, EntryPoint, EpComponent, Input, IrComponent, NativeBody, NativeCondition,
+    NativeRender, Operand, Span, Test, Variable, FORMAT_VERSION, MAX_NESTING,
 };
 
 // The ranges the compiler allows, from the vocabulary's limits: what the compiler writes the
@@ -166,6 +166,70 @@ impl Checker<'_> {
                     span,
                 );
             }
+        }
+    }
+
+    /// A native drawing part reads and assigns only its component's structures, uses the
+    /// slots it declares, calls its primitives with the arguments they take, nests no deeper
+    /// than code may, and comes with the procedure it stands for.
+    fn native_render(&mut self, at: &str, native: &NativeRender, c: &IrComponent) {
+        if c.phase1.is_none() {
+            self.fail(
+                at.to_string(),
+                "a native part without its procedure".into(),
+                c.span,
+            );
+        }
+        fn own<'v>(k: &usize, list: &'v [Variable]) -> Option<&'v str> {
+            list.get(*k).map(|v| v.global.as_str())
+        }
+        let globals: Vec<&str> = c
+            .infos
+            .iter()
+            .filter_map(|k| own(k, &self.vo.infos))
+            .chain(c.controls.iter().filter_map(|k| own(k, &self.vo.controls)))
+            .collect();
+        let reads = native.reads();
+        for g in reads.globals {
+            if !globals.contains(&g) {
+                self.fail(
+                    at.to_string(),
+                    format!("`{g}` is not one of the component's structures"),
+                    c.span,
+                );
+            }
+        }
+        for s in reads.styles {
+            if !crate::is_style_global(s) {
+                self.fail(
+                    at.to_string(),
+                    format!("`{s}` is not a style global"),
+                    c.span,
+                );
+            }
+        }
+        for s in reads.slots {
+            self.index(
+                at.to_string(),
+                s as usize,
+                native.locals as usize,
+                "slot",
+                c.span,
+            );
+        }
+        for op in reads.bad_arity {
+            self.fail(
+                at.to_string(),
+                format!("calls {op:?} with a count of arguments it does not take"),
+                c.span,
+            );
+        }
+        if reads.depth > crate::MAX_RENDER_DEPTH {
+            self.fail(
+                at.to_string(),
+                format!("nests forms more than {} deep", crate::MAX_RENDER_DEPTH),
+                c.span,
+            );
         }
     }
 
@@ -378,6 +442,9 @@ impl Checker<'_> {
                 self.variables(&at, &reads.infos, &reads.controls, c.span);
             }
             self.entry(format!("{at}.phase1"), &c.phase1);
+            if let Some(native) = &c.phase1_native {
+                self.native_render(&format!("{at}.phase1_native"), native, c);
+            }
             self.entry(format!("{at}.phase2"), &c.phase2);
         }
         let text_len = vo.program.text.len() as u64;

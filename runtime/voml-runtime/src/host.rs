@@ -266,7 +266,7 @@ pub struct TimedSound {
 }
 
 impl Host {
-    fn sound(&mut self, command: SoundCommand) {
+    pub(crate) fn sound(&mut self, command: SoundCommand) {
         if self.sounds.len() >= MAX_PENDING_SOUNDS {
             self.sounds.pop_front();
             self.sounds_dropped += 1;
@@ -443,7 +443,7 @@ impl Host {
 
     /// The list `(voml-style …)` gives for these parts: one made before with the same parts,
     /// or a new one.
-    fn style_list(&mut self, parts: &[SteelVal]) -> SteelVal {
+    pub(crate) fn style_list(&mut self, parts: &[SteelVal]) -> SteelVal {
         let found = self.style_lists.iter().position(|known| match known {
             SteelVal::ListV(list) => {
                 list.len() == parts.len() && list.iter().zip(parts).all(|(a, b)| same_part(a, b))
@@ -485,7 +485,7 @@ impl Host {
         Ok(style)
     }
 
-    fn draw(
+    pub(crate) fn draw(
         &mut self,
         name: &str,
         view: ViewId,
@@ -631,14 +631,26 @@ macro_rules! native {
 }
 
 native!(line, "voml-line", 6, |h, a| {
-    let view = h.view("line", &a[0])?;
-    let style = h.style("line", &a[5], None)?;
-    let prim = Primitive::Line {
-        from: point("line", &a[1], &a[2])?,
-        to: point("line", &a[3], &a[4])?,
-    };
+    let (view, prim, style) = h.line_parts(a)?;
     h.draw("line", view, prim, &style)
 });
+
+impl Host {
+    /// What `(voml-line view x0 y0 x1 y1 style)` draws, where, how: worked out without
+    /// drawing it.
+    pub(crate) fn line_parts(
+        &mut self,
+        a: &[SteelVal],
+    ) -> Result<(ViewId, Primitive, Style), SteelErr> {
+        let view = self.view("line", &a[0])?;
+        let style = self.style("line", &a[5], None)?;
+        let prim = Primitive::Line {
+            from: point("line", &a[1], &a[2])?,
+            to: point("line", &a[3], &a[4])?,
+        };
+        Ok((view, prim, style))
+    }
+}
 
 native!(polyline, "voml-polyline", 3, |h, a| {
     let view = h.view("polyline", &a[0])?;

@@ -24,6 +24,7 @@ mod literals;
 pub mod memory;
 pub mod names;
 mod native_body;
+mod native_render;
 pub mod prelude;
 pub mod profile;
 mod reload;
@@ -180,6 +181,8 @@ pub struct Stats {
     pub skipped: u64,
     /// Input and condition parts carried out without Scheme ([`voml_ir::NativeBody`]).
     pub native: u64,
+    /// IR components' phase-1 rounds evaluated without Scheme ([`voml_ir::NativeRender`]).
+    pub native_renders: u64,
     /// The timestamp of the first record: where trace time starts for sound and pictures.
     pub first_ts: Option<f64>,
 }
@@ -244,6 +247,8 @@ struct IrState {
     enable: Option<SteelVal>,
     phase1: Option<SteelVal>,
     phase2: Option<SteelVal>,
+    /// `phase1`'s native forms, ready for this engine ([`native_render`]).
+    native: Option<native_render::Prepared>,
     owner: OwnerId,
     disabled: bool,
     /// When it last ran to the end, and its views then (see [`changes`]).
@@ -324,6 +329,8 @@ pub struct Runtime {
     call_args: Vec<SteelVal>,
     /// What native input parts keep between events.
     natives: native_body::Natives,
+    /// Storage for IR components' native phase-1 forms.
+    renders: native_render::Renders,
     /// Counts what may change the structures besides native parts (Scheme code run, values
     /// set from outside), so that native parts know when to read them again.
     scheme_runs: u64,
@@ -493,6 +500,10 @@ impl Runtime {
                 enable: get(&c.enable)?,
                 phase1: get(&c.phase1)?,
                 phase2: get(&c.phase2)?,
+                native: c
+                    .phase1_native
+                    .as_ref()
+                    .and_then(|n| native_render::Prepared::new(n, &engine)),
                 owner,
                 disabled: false,
                 drawn: None,
@@ -521,6 +532,7 @@ impl Runtime {
             trampolines,
             call_args: Vec::new(),
             natives: Default::default(),
+            renders: Default::default(),
             scheme_runs: 0,
             has_conditions,
             conditions_by_type,
@@ -973,6 +985,46 @@ impl Runtime {
         true
     }
 
+    /// Evaluates the native forms of IR component `i`'s phase 1, if it has any (see
+    /// [`native_render`]): true when done (its changes made, counted and timed, a drawing
+    /// primitive that failed reported as the Scheme's error would be), false when the part's
+    /// procedure must run.
+    fn run_native_render(
+        &mut self,
+        i: usize,
+        who: &Who,
+        event: Option<At<'_>>,
+    ) -> Result<bool, Stop> {
+        let c = &self.vo.ir_components[i];
+        let Some(native) = &self.irs[i].native else {
+            return Ok(false);
+        };
+        let timed = self.profile.is_some().then(Instant::now);
+        let outcome = {
+            let host = &mut *self.host.borrow_mut();
+            self.renders
+                .run(native, &mut self.engine, host, &self.watchdog, &self.meter)
+        };
+        if matches!(outcome, native_render::Outcome::Scheme) {
+            return Ok(false);
+        }
+        // What the forms assigned, as a call of the procedure would have.
+        self.changes.touched(&c.infos, &c.controls);
+        self.scheme_runs += 1;
+        self.stats.native_renders += 1;
+        if let (Some(profile), Some(t)) = (&mut self.profile, timed) {
+            profile.add(&(Target::Ir(i), Part::Phase1, true), t.elapsed());
+        }
+        let adjusted = self.host.borrow_mut().llvo.take_warnings();
+        if !adjusted.is_empty() {
+            self.note_drawing(adjusted, who, event);
+        }
+        if let native_render::Outcome::Failed(e) = outcome {
+            self.part_failed(error_message(&e), who.span, FaultKind::Scheme, who, event)?;
+        }
+        Ok(true)
+    }
+
     fn condition_parts(&mut self, before: bool, event: Option<At<'_>>) -> Result<(), Stop> {
         if !self.has_conditions {
             return Ok(());
@@ -1244,7 +1296,13 @@ impl Runtime {
                     span,
                     target: Target::Ir(i),
                 };
-                self.call(&f, &mut [], &who, event).map(|_| ())
+                // Forms the compiler found the runtime can evaluate are evaluated here, as
+                // the Scheme would; when they cannot be, the procedure runs.
+                match self.run_native_render(i, &who, event) {
+                    Ok(true) => Ok(()),
+                    Ok(false) => self.call(&f, &mut [], &who, event).map(|_| ()),
+                    Err(stop) => Err(stop),
+                }
             }
             None => Ok(()),
         };
@@ -1407,32 +1465,7 @@ impl Runtime {
                     ),
                 };
                 let span = span.unwrap_or(who.span);
-                let action = if self.config.strict {
-                    Action::Stopped
-                } else if matches!(who.target, Target::None) {
-                    Action::Skipped
-                } else {
-                    Action::Disabled
-                };
-                match who.target {
-                    Target::Ep(i) => self.eps[i].disabled = true,
-                    Target::Ir(i) => self.irs[i].disabled = true,
-                    Target::None => {}
-                }
-                let (component, part) = self.describe(who);
-                self.record(Fault {
-                    kind,
-                    component,
-                    part: Some(part),
-                    span: Some(span),
-                    location: Some(self.vo.locate(span)),
-                    event: event.map(At::owned),
-                    message,
-                    action,
-                });
-                if self.config.strict {
-                    return Err(self.stop_last());
-                }
+                self.part_failed(message, span, kind, who, event)?;
                 // The budget covers the whole event: after a runaway, give the rest a new one.
                 if runaway {
                     self.watchdog.arm();
@@ -1440,6 +1473,45 @@ impl Runtime {
                 Ok(None)
             }
         }
+    }
+
+    /// Reports that the part `who` failed at `span` and applies the policy: the component is
+    /// disabled, or the run stops (strict).
+    fn part_failed(
+        &mut self,
+        message: String,
+        span: Span,
+        kind: FaultKind,
+        who: &Who,
+        event: Option<At<'_>>,
+    ) -> Result<(), Stop> {
+        let action = if self.config.strict {
+            Action::Stopped
+        } else if matches!(who.target, Target::None) {
+            Action::Skipped
+        } else {
+            Action::Disabled
+        };
+        match who.target {
+            Target::Ep(i) => self.eps[i].disabled = true,
+            Target::Ir(i) => self.irs[i].disabled = true,
+            Target::None => {}
+        }
+        let (component, part) = self.describe(who);
+        self.record(Fault {
+            kind,
+            component,
+            part: Some(part),
+            span: Some(span),
+            location: Some(self.vo.locate(span)),
+            event: event.map(At::owned),
+            message,
+            action,
+        });
+        if self.config.strict {
+            return Err(self.stop_last());
+        }
+        Ok(())
     }
 
     /// With [`Config::profile`]: every part that ran, with its calls and time, the longest

@@ -403,7 +403,7 @@ fn id_count(args: &[SteelVal]) -> Result<SteelVal, SteelErr> {
 /// `(nth n list)`: the n-th element, counting from 0 (the paper's argument order): steel's
 /// `(list-ref list n)`, its errors included, without a Scheme procedure around it (a colour
 /// picked per primitive drawn).
-fn nth(args: &[SteelVal]) -> Result<SteelVal, SteelErr> {
+pub(crate) fn nth(args: &[SteelVal]) -> Result<SteelVal, SteelErr> {
     arity("nth", args, 2)?;
     match (&args[0], &args[1]) {
         (SteelVal::IntV(n), _) if *n < 0 => Err(SteelErr::new(

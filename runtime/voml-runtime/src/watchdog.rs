@@ -138,6 +138,12 @@ impl Watchdog {
             .store(self.generation.get() << 1, Ordering::Release);
     }
 
+    /// Whether the watchdog interrupted the engine since [`Watchdog::take_fired`] last
+    /// answered (what native code polls in its loops).
+    pub fn has_fired(&self) -> bool {
+        self.fired.load(Ordering::Acquire) != 0
+    }
+
     /// Whether (and why) the watchdog interrupted the engine since the last call.
     pub fn take_fired(&self) -> Option<Reason> {
         match self.fired.swap(0, Ordering::AcqRel) {

@@ -630,6 +630,7 @@ impl<'a> Lowering<'a> {
         let mut phase2_code: Option<(Frag, &Element)> = None;
         let code = self.code(&body.children, &scope, Some(&mut phase2_code));
         let mut phase1_pure = None;
+        let mut phase1_native = None;
         let phase1 = if code.text.trim().is_empty() {
             None
         } else {
@@ -637,6 +638,22 @@ impl<'a> Lowering<'a> {
             let defined = self.define(&symbol, "", &code, body, "IR component");
             if defined {
                 phase1_pure = self.note_drawing(&symbol, &code.text, &scope);
+                // Forms the runtime may evaluate itself, round after round.
+                let structures: Vec<String> = infos
+                    .iter()
+                    .flatten()
+                    .filter_map(|&i| Some(self.infos.get(i)?.global.clone()))
+                    .chain(
+                        controls
+                            .iter()
+                            .flatten()
+                            .filter_map(|&i| Some(self.controls.get(i)?.global.clone())),
+                    )
+                    .collect();
+                if let Some(r) = renders::recognise(&code.text, &structures) {
+                    phase1_native = Some(r.render);
+                    self.condition_names.insert(symbol.clone(), r.names);
+                }
             }
             if refresh.changed {
                 self.warn_changed_not_kept(el, body, &code.text);
@@ -679,6 +696,7 @@ impl<'a> Lowering<'a> {
             enable_pure,
             phase1,
             phase1_pure,
+            phase1_native,
             phase2,
             span: el.tag_span,
         })

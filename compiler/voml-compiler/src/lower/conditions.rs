@@ -54,6 +54,10 @@ pub(super) enum Datum {
     Let,
     /// `set!` (a token of its own too).
     Set,
+    /// `if`, `begin` and `lambda` (tokens of their own as well).
+    If,
+    Begin,
+    Lambda,
 }
 
 /// The native test `text` (one Scheme expression) is, if it is one.
@@ -105,6 +109,9 @@ pub(super) fn read_all(text: &str) -> Option<Vec<Datum>> {
                 TokenType::BooleanLiteral(b) => Datum::Bool(b),
                 TokenType::Let => Datum::Let,
                 TokenType::Set => Datum::Set,
+                TokenType::If => Datum::If,
+                TokenType::Begin => Datum::Begin,
+                TokenType::Lambda => Datum::Lambda,
                 TokenType::Comment => continue,
                 _ => return None,
             };

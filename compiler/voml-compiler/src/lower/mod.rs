@@ -24,6 +24,7 @@ mod conditions;
 mod declarations;
 mod marks;
 mod pure;
+mod renders;
 mod shared;
 pub use marks::mark_bodies;
 mod names;
@@ -245,14 +246,14 @@ impl<'a> Lowering<'a> {
             Some(ep) => self.ep_components(ep),
             None => Vec::new(),
         };
-        let ir_components = match child("info-rendition") {
+        let mut ir_components = match child("info-rendition") {
             Some(ir) => self.ir_components(ir),
             None => Vec::new(),
         };
         let bound = conditions::bound_names(&self.program.text);
         self.keep_sound_native_conditions(&bound, &mut ep_components);
         self.keep_sound_native_bodies(&bound, &mut ep_components);
-        let mut ir_components = ir_components;
+        self.keep_sound_native_renders(&bound, &mut ir_components);
         self.keep_sound_pure(&bound, &mut ep_components, &mut ir_components);
         self.define_styles();
         self.unused_warnings(vo);
@@ -403,6 +404,28 @@ impl<'a> Lowering<'a> {
             };
             if !sound {
                 input.native = None;
+            }
+        }
+    }
+
+    /// Native drawing parts whose primitives the program gives another meaning stay in
+    /// Scheme.
+    fn keep_sound_native_renders(
+        &self,
+        bound: &Option<HashSet<String>>,
+        components: &mut [ir::IrComponent],
+    ) {
+        for c in components {
+            let names = c
+                .phase1
+                .as_ref()
+                .and_then(|p| self.condition_names.get(&p.symbol));
+            let sound = match (bound, names) {
+                (Some(bound), Some(names)) => conditions::sound(names, bound),
+                _ => false,
+            };
+            if !sound {
+                c.phase1_native = None;
             }
         }
     }

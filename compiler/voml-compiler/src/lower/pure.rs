@@ -90,7 +90,7 @@ pub const DRAWING_ARGUMENTS: &[&str] = &[
 ];
 
 /// The prefix of the styles of literals the compiler makes once per program (`code.rs`).
-pub const STYLE_PREFIX: &str = "voml/style/";
+pub use voml_ir::STYLE_PREFIX;
 
 /// An analysis of code: what it reads of its component's structures (told by the second
 /// argument) and rests on, when it passes.

@@ -2199,7 +2199,23 @@ impl Engine {
 
     pub fn update_value(&mut self, name: &str, value: SteelVal) -> Option<&mut Self> {
         let idx = self.virtual_machine.compiler.read().get_idx(name)?;
+        self.update_global_at(idx, value)
+    }
 
+    /// VOML patch (see PATCHES.md): where the global `name` is kept, to read it
+    /// ([`Engine::global_at`]) and assign it ([`Engine::update_global_at`]) without looking
+    /// its name up again. A global keeps its place for the engine's life.
+    pub fn global_index(&self, name: &str) -> Option<usize> {
+        self.virtual_machine.compiler.read().get_idx(name)
+    }
+
+    /// VOML patch: the value of the global at `idx` ([`Engine::global_index`]).
+    pub fn global_at(&self, idx: usize) -> Option<SteelVal> {
+        self.virtual_machine.extract_value(idx)
+    }
+
+    /// VOML patch: [`Engine::update_value`] of the global at `idx` ([`Engine::global_index`]).
+    pub fn update_global_at(&mut self, idx: usize, value: SteelVal) -> Option<&mut Self> {
         let _ = self
             .virtual_machine
             .enter_safepoint(|thread| thread.heap.lock_arc());
