@@ -197,7 +197,9 @@ impl Parts {
             return self.leaf();
         }
         let d = depth - 1;
-        match self.rng.below(9) {
+        match self.rng.below(11) {
+            9 => format!("(and {} {})", self.expr(d), self.expr(d)),
+            10 => format!("(or {} {} {})", self.expr(d), self.expr(d), self.expr(d)),
             0 => format!("(+ {} {})", self.expr(d), self.expr(d)),
             1 => format!("(- {} {} {})", self.expr(d), self.expr(d), self.expr(d)),
             2 => format!("(* {} {})", self.expr(d), self.expr(d)),
@@ -219,7 +221,14 @@ impl Parts {
     }
 
     fn form(&mut self) -> String {
-        match self.rng.below(10) {
+        match self.rng.below(12) {
+            10 => format!(
+                "(when {} (set! %0 {}) (set! %1 {}))",
+                self.expr(2),
+                self.expr(2),
+                self.expr(1)
+            ),
+            11 => format!("(set! %0 (unless {} {}))", self.expr(2), self.expr(2)),
             0..=3 => format!("(set! %{} {})", self.rng.below(2), self.expr(3)),
             4 => "(if (= (modulo (length $1) 2) 0) (beep))".into(),
             5 | 6 => {

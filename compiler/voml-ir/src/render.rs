@@ -55,8 +55,14 @@ pub enum Form {
         then: Box<Form>,
         otherwise: Option<Box<Form>>,
     },
-    /// `(begin form ...)`: the last form's value.
+    /// `(begin form ...)`: the last form's value (void for none: `when` and `unless` are
+    /// written as an `if` with a `begin`).
     Begin { forms: Vec<Form> },
+    /// `(and form ...)`: `#f` at the first form that gives `#f`, else the last form's value
+    /// (`#t` for none).
+    And { forms: Vec<Form> },
+    /// `(or form ...)`: the first value that is not `#f`, else `#f`.
+    Or { forms: Vec<Form> },
     /// `(let ((VAR value) ...) body ...)`: the values are worked out in order, then bound to
     /// the slots `first`, `first + 1`, ...
     Let {
@@ -224,7 +230,7 @@ impl Form {
                     o.collect(r, depth + 1);
                 }
             }
-            Form::Begin { forms } => all(forms, r),
+            Form::Begin { forms } | Form::And { forms } | Form::Or { forms } => all(forms, r),
             Form::Let {
                 first,
                 values,

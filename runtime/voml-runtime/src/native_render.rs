@@ -42,6 +42,8 @@ enum Node {
     Here(SteelVal),
     If(Box<Node>, Box<Node>, Option<Box<Node>>),
     Begin(Vec<Node>),
+    And(Vec<Node>),
+    Or(Vec<Node>),
     Let(usize, Vec<Node>, Vec<Node>),
     ForEachEntry(usize, usize, Box<Node>, Vec<Node>),
     Call(Op, Vec<Node>),
@@ -118,6 +120,8 @@ impl<'a> Preparer<'a, '_> {
                 },
             ),
             Form::Begin { forms } => Node::Begin(self.nodes(forms)?),
+            Form::And { forms } => Node::And(self.nodes(forms)?),
+            Form::Or { forms } => Node::Or(self.nodes(forms)?),
             Form::Let {
                 first,
                 values,
@@ -320,6 +324,25 @@ impl<'r> Round<'r> {
                 }
             }
             Node::Begin(nodes) => self.eval_all(nodes),
+            Node::And(nodes) => {
+                let mut last = SteelVal::BoolV(true);
+                for n in nodes {
+                    last = self.eval(n)?;
+                    if !truthy(&last) {
+                        break;
+                    }
+                }
+                Ok(last)
+            }
+            Node::Or(nodes) => {
+                for n in nodes {
+                    let v = self.eval(n)?;
+                    if truthy(&v) {
+                        return Ok(v);
+                    }
+                }
+                Ok(SteelVal::BoolV(false))
+            }
             Node::Set(g, value) => self.set(*g, value),
             Node::Here(offset) => {
                 self.here = Some(offset);

@@ -9,6 +9,7 @@
 //! form  := integer | real | string | #t | #f | VAR | STRUCTURE
 //!        | (set! STRUCTURE form) | (set! voml/here integer)
 //!        | (if form form) | (if form form form) | (begin form ...)
+//!        | (and form ...) | (or form ...) | (when form form ...) | (unless form form ...)
 //!        | (let ((VAR form) ...) form ...)
 //!        | (alist-for-each (lambda (VAR VAR) form ...) form)
 //!        | (PRIMITIVE form ...)
@@ -38,6 +39,10 @@ pub struct Recognised {
 /// Integer literals steel reads exactly in every position: it compiles `(+ x N)`, `(< x N)`
 /// ... with N an immediate of 24 bits and cuts larger literals short.
 const LITERAL_LIMIT: u64 = 1 << 23;
+
+/// The control forms recognised by name (steel's macros and the prelude's loop): a variable
+/// of that name would hide them.
+const CONTROL: &[&str] = &["alist-for-each", "and", "or", "when", "unless"];
 
 /// Forms nested deeper than this are left to Scheme.
 const DEPTH_LIMIT: usize = voml_ir::MAX_RENDER_DEPTH;
@@ -117,7 +122,7 @@ impl Reader<'_> {
             return None;
         };
         if RenderOp::named(name).is_some()
-            || name == "alist-for-each"
+            || CONTROL.contains(&name.as_str())
             || name == voml_ir::HERE_GLOBAL
             || self.structures.contains(name)
         {
@@ -207,6 +212,38 @@ impl Reader<'_> {
                     body: body?,
                 })
             }
+            [Datum::Ident(f), forms @ ..] if (f == "and" || f == "or") && self.var(f).is_none() => {
+                self.names.insert(f.clone());
+                let forms = self.forms(forms)?;
+                Some(if f == "and" {
+                    Form::And { forms }
+                } else {
+                    Form::Or { forms }
+                })
+            }
+            [Datum::Ident(f), test, body @ ..]
+                if (f == "when" || f == "unless") && !body.is_empty() && self.var(f).is_none() =>
+            {
+                self.names.insert(f.clone());
+                let test = Box::new(self.form(test)?);
+                let body = Box::new(Form::Begin {
+                    forms: self.forms(body)?,
+                });
+                let nothing = Box::new(Form::Begin { forms: Vec::new() });
+                Some(if f == "when" {
+                    Form::If {
+                        test,
+                        then: body,
+                        otherwise: None,
+                    }
+                } else {
+                    Form::If {
+                        test,
+                        then: nothing,
+                        otherwise: Some(body),
+                    }
+                })
+            }
             [Datum::Ident(f), proc, list] if f == "alist-for-each" && self.var(f).is_none() => {
                 let Datum::List(lambda) = proc else {
                     return None;
@@ -293,6 +330,28 @@ mod tests {
         assert!(!r.names.contains("voml/here"));
         for name in ["alist-for-each", "voml-line", "nth", "beep", "="] {
             assert!(r.names.contains(name), "{name} in {:?}", r.names);
+        }
+    }
+
+    #[test]
+    fn and_or_when_unless_are_recognised_and_hidden_by_no_variable() {
+        let s = structures();
+        let r = recognise(
+            "(when (and info/t (or #f 1)) (unless control/n (beep)))",
+            &s,
+        )
+        .unwrap();
+        assert!(matches!(
+            r.render.forms[0],
+            Form::If {
+                otherwise: None,
+                ..
+            }
+        ));
+        for name in ["and", "or", "when", "unless"] {
+            assert!(r.names.contains(name), "{name}");
+            let code = format!("(let (({name} 1)) {name})");
+            assert_eq!(recognise(&code, &s), None, "{code}");
         }
     }
 
