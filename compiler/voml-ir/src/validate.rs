@@ -136,25 +136,8 @@ impl Checker<'_> {
         arguments: usize,
         span: Span,
     ) {
-        fn own<'v>(k: &usize, list: &'v [Variable]) -> Option<&'v str> {
-            list.get(*k).map(|v| v.global.as_str())
-        }
-        let globals: Vec<&str> = c
-            .infos
-            .iter()
-            .filter_map(|k| own(k, &self.vo.infos))
-            .chain(c.controls.iter().filter_map(|k| own(k, &self.vo.controls)))
-            .collect();
         let reads = native.reads();
-        for g in reads.globals {
-            if !globals.contains(&g) {
-                self.fail(
-                    at.to_string(),
-                    format!("`{g}` is not one of the component's structures"),
-                    span,
-                );
-            }
-        }
+        self.own_structures(at, &c.infos, &c.controls, &reads.globals, span);
         for a in reads.arguments {
             self.index(at.to_string(), a as usize, arguments, "argument", span);
         }
@@ -163,6 +146,35 @@ impl Checker<'_> {
                 self.fail(
                     at.to_string(),
                     format!("reads element {p} of the event (at most {MAX_FIELD_POSITION})"),
+                    span,
+                );
+            }
+        }
+    }
+
+    /// Every global in `read` is one of the structures of a component with these `infos` and
+    /// `controls`.
+    fn own_structures(
+        &mut self,
+        at: &str,
+        infos: &[usize],
+        controls: &[usize],
+        read: &[&str],
+        span: Span,
+    ) {
+        fn own<'v>(k: &usize, list: &'v [Variable]) -> Option<&'v str> {
+            list.get(*k).map(|v| v.global.as_str())
+        }
+        let globals: Vec<&str> = infos
+            .iter()
+            .filter_map(|k| own(k, &self.vo.infos))
+            .chain(controls.iter().filter_map(|k| own(k, &self.vo.controls)))
+            .collect();
+        for g in read {
+            if !globals.contains(g) {
+                self.fail(
+                    at.to_string(),
+                    format!("`{g}` is not one of the component's structures"),
                     span,
                 );
             }
@@ -180,25 +192,8 @@ impl Checker<'_> {
                 c.span,
             );
         }
-        fn own<'v>(k: &usize, list: &'v [Variable]) -> Option<&'v str> {
-            list.get(*k).map(|v| v.global.as_str())
-        }
-        let globals: Vec<&str> = c
-            .infos
-            .iter()
-            .filter_map(|k| own(k, &self.vo.infos))
-            .chain(c.controls.iter().filter_map(|k| own(k, &self.vo.controls)))
-            .collect();
         let reads = native.reads();
-        for g in reads.globals {
-            if !globals.contains(&g) {
-                self.fail(
-                    at.to_string(),
-                    format!("`{g}` is not one of the component's structures"),
-                    c.span,
-                );
-            }
-        }
+        self.own_structures(at, &c.infos, &c.controls, &reads.globals, c.span);
         for s in reads.styles {
             if !crate::is_style_global(s) {
                 self.fail(

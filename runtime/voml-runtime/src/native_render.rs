@@ -8,6 +8,7 @@
 //! [`Outcome::Scheme`]: the runtime then calls the part's procedure, which does it all in
 //! Scheme and raises its errors where they belong.
 
+use steel::primitives::lists::{car, cdr};
 use steel::primitives::numbers;
 use steel::primitives::vectors::vec_ref;
 use steel::rvals::{number_equality, SteelVal};
@@ -53,31 +54,27 @@ impl Prepared {
     /// `native` ready for `engine`; `None` when a global it names is not defined there (the
     /// procedure then runs, and fails as it does).
     pub(crate) fn new(native: &NativeRender, engine: &Engine) -> Option<Prepared> {
-        let mut names: Vec<&str> = Vec::new();
-        let mut globals = Vec::new();
         let mut p = Preparer {
             engine,
-            names: &mut names,
-            globals: &mut globals,
+            names: Vec::new(),
+            globals: Vec::new(),
         };
-        let nodes = native
-            .forms
-            .iter()
-            .map(|f| p.node(f))
-            .collect::<Option<Vec<_>>>()?;
+        let nodes = p.nodes(&native.forms)?;
         Some(Prepared {
             nodes,
             locals: native.locals as usize,
-            globals,
+            globals: p.globals,
             here: engine.global_index(HERE_GLOBAL),
         })
     }
 }
 
+/// Makes forms ready, noting the globals they name.
 struct Preparer<'a, 'e> {
     engine: &'e Engine,
-    names: &'e mut Vec<&'a str>,
-    globals: &'e mut Vec<usize>,
+    names: Vec<&'a str>,
+    /// The engine's place of each of `names`.
+    globals: Vec<usize>,
 }
 
 impl<'a> Preparer<'a, '_> {
@@ -138,13 +135,8 @@ impl<'a> Preparer<'a, '_> {
                 Box::new(self.node(list)?),
                 self.nodes(body)?,
             ),
-            Form::Call { op, args } => {
-                let (min, max) = op.arity();
-                if args.len() < min || args.len() > max {
-                    return None;
-                }
-                Node::Call(*op, self.nodes(args)?)
-            }
+            // (Each with the arguments it takes: the runtime validated the IR.)
+            Form::Call { op, args } => Node::Call(*op, self.nodes(args)?),
         })
     }
 }
@@ -205,19 +197,6 @@ type Value = Result<SteelVal, ToScheme>;
 /// A primitive's result, its error taken as a reason to leave the part to Scheme.
 fn engine_says<T>(r: Result<T, SteelErr>) -> Result<T, ToScheme> {
     r.map_err(|_| ToScheme)
-}
-
-/// steel's `cdr` of a non-empty list: the list without its first element.
-fn rest(v: &SteelVal) -> Option<SteelVal> {
-    let SteelVal::ListV(l) = v else {
-        return None;
-    };
-    if l.is_empty() {
-        return None;
-    }
-    let mut l = l.clone();
-    l.rest_mut();
-    Some(SteelVal::ListV(l))
 }
 
 impl Renders {
@@ -400,13 +379,8 @@ impl<'r> Round<'r> {
             if self.watchdog.has_fired() {
                 return Err(ToScheme);
             }
-            let (k, v) = match entry {
-                SteelVal::Pair(p) => (p.car_ref().clone(), p.cdr_ref().clone()),
-                SteelVal::ListV(l) => (l.car().ok_or(ToScheme)?, rest(entry).ok_or(ToScheme)?),
-                _ => return Err(ToScheme),
-            };
-            self.slots[key] = k;
-            self.slots[value] = v;
+            self.slots[key] = engine_says(car(entry))?;
+            self.slots[value] = engine_says(cdr(&mut entry.clone()))?;
             self.eval_all(body)?;
         }
         Ok(SteelVal::BoolV(true))
@@ -487,16 +461,8 @@ impl<'r> Round<'r> {
                 _ => Err(ToScheme),
             },
             Op::Nth => engine_says(crate::prelude::nth(a)),
-            Op::Car => match &a[0] {
-                SteelVal::Pair(p) => Ok(p.car_ref().clone()),
-                SteelVal::ListV(l) => l.car().ok_or(ToScheme),
-                _ => Err(ToScheme),
-            },
-            Op::Cdr => match &a[0] {
-                SteelVal::Pair(p) => Ok(p.cdr_ref().clone()),
-                list @ SteelVal::ListV(_) => rest(list).ok_or(ToScheme),
-                _ => Err(ToScheme),
-            },
+            Op::Car => engine_says(car(&a[0])),
+            Op::Cdr => engine_says(cdr(&mut a[0].clone())),
             Op::Line => {
                 let host = &mut *self.host;
                 let parts = memory::uncharged(|| host.line_parts(a));

@@ -374,10 +374,7 @@ impl<'a> Lowering<'a> {
             let Some(native) = &mut part.native else {
                 continue;
             };
-            let sound = |key: &str| match (bound, self.condition_names.get(key)) {
-                (Some(bound), Some(names)) => conditions::sound(names, bound),
-                _ => false,
-            };
+            let sound = |key: &str| self.recognised_sound(bound, key);
             if !sound(&format!("{} statements", native.body.symbol)) {
                 native.statements = None;
             }
@@ -394,15 +391,11 @@ impl<'a> Lowering<'a> {
         components: &mut [ir::EpComponent],
     ) {
         for input in components.iter_mut().flat_map(|c| c.inputs.iter_mut()) {
-            let names = input
+            if !input
                 .handler
                 .as_ref()
-                .and_then(|h| self.condition_names.get(&h.symbol));
-            let sound = match (bound, names) {
-                (Some(bound), Some(names)) => conditions::sound(names, bound),
-                _ => false,
-            };
-            if !sound {
+                .is_some_and(|h| self.recognised_sound(bound, &h.symbol))
+            {
                 input.native = None;
             }
         }
@@ -416,17 +409,22 @@ impl<'a> Lowering<'a> {
         components: &mut [ir::IrComponent],
     ) {
         for c in components {
-            let names = c
+            if !c
                 .phase1
                 .as_ref()
-                .and_then(|p| self.condition_names.get(&p.symbol));
-            let sound = match (bound, names) {
-                (Some(bound), Some(names)) => conditions::sound(names, bound),
-                _ => false,
-            };
-            if !sound {
+                .is_some_and(|p| self.recognised_sound(bound, &p.symbol))
+            {
                 c.phase1_native = None;
             }
+        }
+    }
+
+    /// Whether what the compiler recognised in the code noted under `key` keeps its meaning
+    /// in a program that binds `bound` (not known: it does not).
+    fn recognised_sound(&self, bound: &Option<HashSet<String>>, key: &str) -> bool {
+        match (bound, self.condition_names.get(key)) {
+            (Some(bound), Some(names)) => conditions::sound(names, bound),
+            _ => false,
         }
     }
 

@@ -632,7 +632,7 @@ fn first(list: &List<SteelVal>) -> Result<SteelVal> {
 /// > (car (cons 2 3)) ;; => 2
 /// ```
 #[steel_derive::function(name = "car", constant = true)]
-pub(crate) fn car(list: &SteelVal) -> Result<SteelVal> {
+pub fn car(list: &SteelVal) -> Result<SteelVal> {
     match list {
         SteelVal::ListV(l) => l
             .car()
@@ -687,7 +687,7 @@ fn cdr_is_null(args: &[SteelVal]) -> Result<SteelVal> {
 ///   │  ^^^ cdr expects a non empty list
 /// ```
 #[steel_derive::function(name = "cdr", constant = true)]
-pub(crate) fn cdr(arg: &mut SteelVal) -> Result<SteelVal> {
+pub fn cdr(arg: &mut SteelVal) -> Result<SteelVal> {
     match core::mem::replace(arg, SteelVal::Void) {
         SteelVal::ListV(mut l) => {
             if l.is_empty() {
