@@ -197,7 +197,9 @@ impl Parts {
             return self.leaf();
         }
         let d = depth - 1;
-        match self.rng.below(11) {
+        match self.rng.below(12) {
+            // A structure read by an argument before a later one assigns it.
+            11 => format!("(+ %0 (begin (set! %0 {}) {}))", self.expr(d), self.expr(d)),
             9 => format!("(and {} {})", self.expr(d), self.expr(d)),
             10 => format!("(or {} {} {})", self.expr(d), self.expr(d), self.expr(d)),
             0 => format!("(+ {} {})", self.expr(d), self.expr(d)),

@@ -23,131 +23,413 @@ use crate::host::{Host, SoundCommand};
 use crate::memory::{self, Meter};
 use crate::watchdog::Watchdog;
 
-/// A native part made ready to evaluate in one engine: literals made into values once,
-/// structures found by their place among the engine's globals.
+/// A native part made ready to evaluate in one engine: its forms compiled into instructions
+/// over registers (the forms' local slots, then the temporaries their values pass through),
+/// literals made into values once, structures found by their place among the engine's globals.
 pub(crate) struct Prepared {
-    nodes: Vec<Node>,
-    locals: usize,
-    /// The engine's place of each global the nodes name ([`Node::Global`] indexes this).
+    code: Vec<Instr>,
+    consts: Vec<SteelVal>,
+    registers: usize,
+    /// The engine's place of each global the instructions name ([`Src::Global`] indexes this).
     globals: Vec<usize>,
     /// The engine's place of [`HERE_GLOBAL`].
     here: Option<usize>,
 }
 
-/// A form made ready (see [`Form`]).
-enum Node {
-    Const(SteelVal),
-    Local(usize),
-    Global(usize),
-    Set(usize, Box<Node>),
-    Here(SteelVal),
-    If(Box<Node>, Box<Node>, Option<Box<Node>>),
-    Begin(Vec<Node>),
-    And(Vec<Node>),
-    Or(Vec<Node>),
-    Let(usize, Vec<Node>, Vec<Node>),
-    ForEachEntry(usize, usize, Box<Node>, Vec<Node>),
-    Call(Op, Vec<Node>),
+/// Where an instruction finds a value: read where it is, not copied (nothing an instruction
+/// reads changes while it works).
+#[derive(Clone, Copy)]
+enum Src {
+    Reg(u32),
+    Const(u32),
+    /// A global as the forms see it this round (see [`Round::load`]).
+    Global(u32),
+}
+
+/// One instruction. The forms' control (`if`, `begin`, `and`, `or`) becomes jumps within the
+/// code; a loop's body is the code after its [`Instr::ForEach`], up to `end`.
+enum Instr {
+    Move {
+        dst: u32,
+        src: Src,
+    },
+    Unary {
+        op: Op,
+        dst: u32,
+        a: Src,
+    },
+    Binary {
+        op: Op,
+        dst: u32,
+        a: Src,
+        b: Src,
+    },
+    /// A call of any other arity: its arguments copied out in order.
+    Call {
+        op: Op,
+        dst: u32,
+        args: Box<[Src]>,
+    },
+    Set {
+        global: u32,
+        src: Src,
+    },
+    /// `(set! voml/here offset)`, the offset a constant.
+    Here(u32),
+    Jump(u32),
+    JumpIfFalse(Src, u32),
+    JumpIfTrue(Src, u32),
+    /// `alist-for-each`: the code from here to `end` for every entry of the list, `key` and
+    /// `value` in their registers; then on at `end`.
+    ForEach {
+        list: Src,
+        key: u32,
+        value: u32,
+        end: u32,
+    },
 }
 
 impl Prepared {
     /// `native` ready for `engine`; `None` when a global it names is not defined there (the
     /// procedure then runs, and fails as it does).
     pub(crate) fn new(native: &NativeRender, engine: &Engine) -> Option<Prepared> {
-        let mut p = Preparer {
+        let locals = native.locals;
+        let mut c = Compiler {
             engine,
             names: Vec::new(),
             globals: Vec::new(),
+            consts: Vec::new(),
+            code: Vec::new(),
+            next: locals,
+            registers: locals,
         };
-        let nodes = p.nodes(&native.forms)?;
+        for f in &native.forms {
+            c.effect(f)?;
+        }
         Some(Prepared {
-            nodes,
-            locals: native.locals as usize,
-            globals: p.globals,
+            code: c.code,
+            consts: c.consts,
+            registers: c.registers as usize,
+            globals: c.globals,
             here: engine.global_index(HERE_GLOBAL),
         })
     }
 }
 
-/// Makes forms ready, noting the globals they name.
-struct Preparer<'a, 'e> {
+/// Compiles forms into instructions, noting the globals they name.
+struct Compiler<'a, 'e> {
     engine: &'e Engine,
     names: Vec<&'a str>,
     /// The engine's place of each of `names`.
     globals: Vec<usize>,
+    consts: Vec<SteelVal>,
+    code: Vec<Instr>,
+    /// The first free temporary register.
+    next: u32,
+    /// How many registers the code uses.
+    registers: u32,
 }
 
-impl<'a> Preparer<'a, '_> {
-    fn global(&mut self, name: &'a str) -> Option<usize> {
+impl<'a> Compiler<'a, '_> {
+    fn global(&mut self, name: &'a str) -> Option<u32> {
         if let Some(at) = self.names.iter().position(|n| *n == name) {
-            return Some(at);
+            return u32::try_from(at).ok();
         }
         self.globals.push(self.engine.global_index(name)?);
         self.names.push(name);
-        Some(self.names.len() - 1)
+        u32::try_from(self.names.len() - 1).ok()
     }
 
-    fn nodes(&mut self, forms: &'a [Form]) -> Option<Vec<Node>> {
-        forms.iter().map(|f| self.node(f)).collect()
+    fn constant(&mut self, v: SteelVal) -> Option<Src> {
+        self.consts.push(v);
+        Some(Src::Const(u32::try_from(self.consts.len() - 1).ok()?))
     }
 
-    fn node(&mut self, f: &'a Form) -> Option<Node> {
-        Some(match f {
-            Form::Int { value } => Node::Const(SteelVal::IntV(isize::try_from(*value).ok()?)),
-            Form::Real { value } => Node::Const(SteelVal::NumV(*value)),
-            // (One string for every round: strings are immutable in steel.)
-            Form::Str { value } => Node::Const(SteelVal::StringV(value.as_str().into())),
-            Form::Bool { value } => Node::Const(SteelVal::BoolV(*value)),
-            Form::Local { slot } => Node::Local(*slot as usize),
-            Form::Global { name } | Form::Style { name } => Node::Global(self.global(name)?),
-            Form::Set { global, value } => {
-                Node::Set(self.global(global)?, Box::new(self.node(value)?))
-            }
-            Form::Here { offset } => Node::Here(SteelVal::IntV(isize::try_from(*offset).ok()?)),
+    fn temporary(&mut self) -> u32 {
+        let t = self.next;
+        self.next += 1;
+        self.registers = self.registers.max(self.next);
+        t
+    }
+
+    fn here(&self) -> u32 {
+        self.code.len() as u32
+    }
+
+    /// Points the jump at `at` to where the code now ends.
+    fn land(&mut self, at: usize) {
+        let to = self.here();
+        match &mut self.code[at] {
+            Instr::Jump(t) | Instr::JumpIfFalse(_, t) | Instr::JumpIfTrue(_, t) => *t = to,
+            Instr::ForEach { end, .. } => *end = to,
+            _ => unreachable!("only jumps and loops land"),
+        }
+    }
+
+    /// Code for `f` whose value is not used.
+    fn effect(&mut self, f: &'a Form) -> Option<()> {
+        match f {
             Form::If {
                 test,
                 then,
                 otherwise,
-            } => Node::If(
-                Box::new(self.node(test)?),
-                Box::new(self.node(then)?),
+            } => {
+                let test = self.value(test)?;
+                let skip = self.code.len();
+                self.code.push(Instr::JumpIfFalse(test, 0));
+                self.effect(then)?;
+                if let Some(o) = otherwise {
+                    let over = self.code.len();
+                    self.code.push(Instr::Jump(0));
+                    self.land(skip);
+                    self.effect(o)?;
+                    self.land(over);
+                } else {
+                    self.land(skip);
+                }
+            }
+            Form::Begin { forms } => {
+                for f in forms {
+                    self.effect(f)?;
+                }
+            }
+            Form::And { forms } | Form::Or { forms } => {
+                let and = matches!(f, Form::And { .. });
+                let mut exits = Vec::new();
+                for f in forms {
+                    let v = self.value(f)?;
+                    exits.push(self.code.len());
+                    self.code.push(if and {
+                        Instr::JumpIfFalse(v, 0)
+                    } else {
+                        Instr::JumpIfTrue(v, 0)
+                    });
+                }
+                for at in exits {
+                    self.land(at);
+                }
+            }
+            // What only gives a value does nothing here (a literal, a variable); the rest is
+            // worked out as for its value.
+            Form::Int { .. }
+            | Form::Real { .. }
+            | Form::Str { .. }
+            | Form::Bool { .. }
+            | Form::Local { .. } => {}
+            _ => {
+                let mark = self.next;
+                self.value(f)?;
+                self.next = mark;
+            }
+        }
+        Some(())
+    }
+
+    /// Code that works out `f`'s value, and where the value is then. A temporary holding it
+    /// stays taken until the caller lets it go (by resetting `next`).
+    fn value(&mut self, f: &'a Form) -> Option<Src> {
+        Some(match f {
+            Form::Int { value } => self.constant(SteelVal::IntV(isize::try_from(*value).ok()?))?,
+            Form::Real { value } => self.constant(SteelVal::NumV(*value))?,
+            // (One string for every round: strings are immutable in steel.)
+            Form::Str { value } => self.constant(SteelVal::StringV(value.as_str().into()))?,
+            Form::Bool { value } => self.constant(SteelVal::BoolV(*value))?,
+            Form::Local { slot } => Src::Reg(*slot),
+            Form::Global { name } | Form::Style { name } => Src::Global(self.global(name)?),
+            Form::Set { global, value } => {
+                let global = self.global(global)?;
+                let mark = self.next;
+                let src = self.value(value)?;
+                self.code.push(Instr::Set { global, src });
+                self.next = mark;
+                self.constant(SteelVal::Void)?
+            }
+            Form::Here { offset } => {
+                let Src::Const(at) =
+                    self.constant(SteelVal::IntV(isize::try_from(*offset).ok()?))?
+                else {
+                    unreachable!("constant gives a constant")
+                };
+                self.code.push(Instr::Here(at));
+                self.constant(SteelVal::Void)?
+            }
+            Form::If {
+                test,
+                then,
+                otherwise,
+            } => {
+                let dst = self.temporary();
+                let test = self.value(test)?;
+                self.next = dst + 1;
+                let skip = self.code.len();
+                self.code.push(Instr::JumpIfFalse(test, 0));
+                self.value_into(dst, then)?;
+                let over = self.code.len();
+                self.code.push(Instr::Jump(0));
+                self.land(skip);
                 match otherwise {
-                    Some(o) => Some(Box::new(self.node(o)?)),
-                    None => None,
-                },
-            ),
-            Form::Begin { forms } => Node::Begin(self.nodes(forms)?),
-            Form::And { forms } => Node::And(self.nodes(forms)?),
-            Form::Or { forms } => Node::Or(self.nodes(forms)?),
+                    Some(o) => self.value_into(dst, o)?,
+                    None => {
+                        let void = self.constant(SteelVal::Void)?;
+                        self.code.push(Instr::Move { dst, src: void });
+                    }
+                }
+                self.land(over);
+                Src::Reg(dst)
+            }
+            Form::Begin { forms } => match forms.split_last() {
+                Some((last, rest)) => {
+                    for f in rest {
+                        self.effect(f)?;
+                    }
+                    self.value(last)?
+                }
+                None => self.constant(SteelVal::Void)?,
+            },
+            Form::And { forms } | Form::Or { forms } => {
+                let and = matches!(f, Form::And { .. });
+                let dst = self.temporary();
+                if forms.is_empty() {
+                    let v = self.constant(SteelVal::BoolV(and))?;
+                    self.code.push(Instr::Move { dst, src: v });
+                }
+                let mut exits = Vec::new();
+                for f in forms {
+                    self.value_into(dst, f)?;
+                    exits.push(self.code.len());
+                    let v = Src::Reg(dst);
+                    self.code.push(if and {
+                        Instr::JumpIfFalse(v, 0)
+                    } else {
+                        Instr::JumpIfTrue(v, 0)
+                    });
+                }
+                for at in exits {
+                    self.land(at);
+                }
+                Src::Reg(dst)
+            }
             Form::Let {
                 first,
                 values,
                 body,
-            } => Node::Let(*first as usize, self.nodes(values)?, self.nodes(body)?),
+            } => {
+                // The values worked out in order, each into its slot: none can see the slots
+                // the `let` binds.
+                for (k, v) in values.iter().enumerate() {
+                    self.value_into(first.checked_add(u32::try_from(k).ok()?)?, v)?;
+                }
+                match body.split_last() {
+                    Some((last, rest)) => {
+                        for f in rest {
+                            self.effect(f)?;
+                        }
+                        self.value(last)?
+                    }
+                    None => self.constant(SteelVal::Void)?,
+                }
+            }
             Form::ForEachEntry {
                 key,
                 value,
                 list,
                 body,
-            } => Node::ForEachEntry(
-                *key as usize,
-                *value as usize,
-                Box::new(self.node(list)?),
-                self.nodes(body)?,
-            ),
-            // (Each with the arguments it takes: the runtime validated the IR.)
-            Form::Call { op, args } => Node::Call(*op, self.nodes(args)?),
+            } => {
+                let mark = self.next;
+                let list = self.value(list)?;
+                let at = self.code.len();
+                self.code.push(Instr::ForEach {
+                    list,
+                    key: *key,
+                    value: *value,
+                    end: 0,
+                });
+                for f in body {
+                    self.effect(f)?;
+                }
+                self.land(at);
+                self.next = mark;
+                self.constant(SteelVal::BoolV(true))?
+            }
+            Form::Call { op, args } => self.call(*op, args)?,
         })
+    }
+
+    /// Code that leaves `f`'s value in register `dst`.
+    fn value_into(&mut self, dst: u32, f: &'a Form) -> Option<()> {
+        let mark = self.next;
+        let src = self.value(f)?;
+        if !matches!(src, Src::Reg(r) if r == dst) {
+            self.code.push(Instr::Move { dst, src });
+        }
+        self.next = mark;
+        Some(())
+    }
+
+    /// A call: its arguments worked out left to right, then the primitive. (Each with the
+    /// arguments it takes: the runtime validated the IR.)
+    fn call(&mut self, op: Op, args: &'a [Form]) -> Option<Src> {
+        let mark = self.next;
+        let mut srcs = Vec::with_capacity(args.len());
+        for (k, a) in args.iter().enumerate() {
+            let mut src = self.value(a)?;
+            // A structure read before a later argument assigns one is read as it was then.
+            if matches!(src, Src::Global(_)) && args[k + 1..].iter().any(assigns) {
+                let t = self.temporary();
+                self.code.push(Instr::Move { dst: t, src });
+                src = Src::Reg(t);
+            }
+            srcs.push(src);
+        }
+        self.next = mark;
+        let dst = self.temporary();
+        self.code.push(match srcs[..] {
+            [a] => Instr::Unary { op, dst, a },
+            [a, b] => Instr::Binary { op, dst, a, b },
+            _ => Instr::Call {
+                op,
+                dst,
+                args: srcs.into_boxed_slice(),
+            },
+        });
+        Some(Src::Reg(dst))
+    }
+}
+
+/// Whether working out `f` may assign a structure.
+fn assigns(f: &Form) -> bool {
+    match f {
+        Form::Set { .. } => true,
+        Form::Int { .. }
+        | Form::Real { .. }
+        | Form::Str { .. }
+        | Form::Bool { .. }
+        | Form::Local { .. }
+        | Form::Global { .. }
+        | Form::Style { .. }
+        | Form::Here { .. } => false,
+        Form::If {
+            test,
+            then,
+            otherwise,
+        } => assigns(test) || assigns(then) || otherwise.as_deref().is_some_and(assigns),
+        Form::Begin { forms } | Form::And { forms } | Form::Or { forms } => {
+            forms.iter().any(assigns)
+        }
+        Form::Let { values, body, .. } => values.iter().chain(body).any(assigns),
+        Form::ForEachEntry { list, body, .. } => assigns(list) || body.iter().any(assigns),
+        Form::Call { args, .. } => args.iter().any(assigns),
     }
 }
 
 /// The storage native parts reuse from round to round.
 #[derive(Default)]
 pub(crate) struct Renders {
-    slots: Vec<SteelVal>,
-    stack: Vec<SteelVal>,
+    registers: Vec<SteelVal>,
+    args: Vec<SteelVal>,
     /// The globals' values as the forms see them this round (read, or assigned).
     known: Vec<Option<SteelVal>>,
+    effects: Vec<Effect>,
 }
 
 /// How a native part ended.
@@ -174,25 +456,16 @@ struct Round<'r> {
     engine: &'r Engine,
     host: &'r mut Host,
     watchdog: &'r Watchdog,
-    globals: &'r [usize],
-    slots: &'r mut Vec<SteelVal>,
-    stack: &'r mut Vec<SteelVal>,
+    prepared: &'r Prepared,
+    registers: &'r mut Vec<SteelVal>,
+    args: &'r mut Vec<SteelVal>,
     known: &'r mut Vec<Option<SteelVal>>,
-    effects: Vec<Effect>,
+    effects: &'r mut Vec<Effect>,
     here: Option<&'r SteelVal>,
-}
-
-/// An argument of a primitive: where it is, or its value.
-enum Operand<'r> {
-    Slot(usize),
-    Const(&'r SteelVal),
-    Value(SteelVal),
 }
 
 /// Why evaluation stopped: the part goes to Scheme.
 struct ToScheme;
-
-type Value = Result<SteelVal, ToScheme>;
 
 /// A primitive's result, its error taken as a reason to leave the part to Scheme.
 fn engine_says<T>(r: Result<T, SteelErr>) -> Result<T, ToScheme> {
@@ -211,43 +484,50 @@ impl Renders {
         watchdog: &Watchdog,
         meter: &Meter,
     ) -> Outcome {
-        let (slots, stack, known) = (&mut self.slots, &mut self.stack, &mut self.known);
-        // Whatever the forms make or let go of is charged: the values of the slots too, let
-        // go of when the round ends, and the list of changes when they are made.
+        let Renders {
+            registers,
+            args,
+            known,
+            effects,
+        } = self;
+        // Whatever the forms make or let go of is charged: the values of the registers too,
+        // let go of when the round ends, and the changes when they are made.
         let evaluated = boundary::call(meter, || {
-            slots.resize(native.locals, SteelVal::Void);
+            registers.resize(native.registers, SteelVal::Void);
             known.resize(native.globals.len(), None);
             let mut round = Round {
                 engine,
                 host: &mut *host,
                 watchdog,
-                globals: &native.globals,
-                slots,
-                stack,
+                prepared: native,
+                registers,
+                args,
                 known,
-                effects: Vec::new(),
+                effects,
                 here: None,
             };
-            let done = native.nodes.iter().all(|n| round.eval(n).is_ok());
-            let Round { effects, here, .. } = round;
-            let here = here.cloned();
-            slots.clear();
-            stack.clear();
+            let done = round.run(0, native.code.len()).is_ok();
+            let here = round.here.cloned();
+            registers.clear();
+            args.clear();
             known.clear();
-            Ok(done.then_some((effects, here)))
+            if !done {
+                effects.clear();
+            }
+            Ok(done.then_some(here))
         });
         // A panic inside a primitive is left to happen again in Scheme, and be reported.
-        let Ok(Some((effects, here))) = evaluated else {
+        let Ok(Some(here)) = evaluated else {
+            effects.clear();
             return Outcome::Scheme;
         };
         // Every form was evaluated: the changes are made in the order the forms made them.
         if let (Some(at), Some(here)) = (native.here, here) {
             engine.update_global_at(at, here);
         }
-        let mut effects = effects;
-        let made = make(&mut effects, native, engine, host, meter);
+        let made = make(effects, native, engine, host, meter);
         let _charged = meter.enter();
-        drop(effects);
+        effects.clear();
         made
     }
 }
@@ -278,170 +558,170 @@ fn make(
 }
 
 impl<'r> Round<'r> {
-    fn eval_all(&mut self, nodes: &'r [Node]) -> Value {
-        let mut last = SteelVal::Void;
-        for n in nodes {
-            last = self.eval(n)?;
-        }
-        Ok(last)
-    }
-
-    fn eval(&mut self, n: &'r Node) -> Value {
-        match n {
-            Node::Const(v) => Ok(v.clone()),
-            Node::Local(slot) => Ok(self.slots[*slot].clone()),
-            Node::Global(g) => self.global(*g),
-            Node::Call(op, args) => self.call(*op, args),
-            Node::If(test, then, otherwise) => {
-                if truthy(&self.eval(test)?) {
-                    self.eval(then)
-                } else {
-                    match otherwise {
-                        Some(o) => self.eval(o),
-                        None => Ok(SteelVal::Void),
+    /// Runs the code from `pc` to `end`.
+    fn run(&mut self, mut pc: usize, end: usize) -> Result<(), ToScheme> {
+        let code = &self.prepared.code;
+        while pc < end {
+            match &code[pc] {
+                Instr::Move { dst, src } => {
+                    self.load(*src)?;
+                    let v = self.get(*src).clone();
+                    self.put(*dst, v);
+                }
+                Instr::Unary { op, dst, a } => {
+                    self.load(*a)?;
+                    let v = self.unary(*op, *a)?;
+                    self.put(*dst, v);
+                }
+                Instr::Binary { op, dst, a, b } => {
+                    self.load(*a)?;
+                    self.load(*b)?;
+                    // Two numbers: worked out here where steel's answer is plain (fixnums
+                    // that do not overflow, reals); everything else by steel's primitive.
+                    match plain(*op, self.get(*a), self.get(*b)) {
+                        Some(v) => self.put(*dst, v),
+                        None => {
+                            let v = self.binary(*op, *a, *b)?;
+                            self.put(*dst, v);
+                        }
                     }
                 }
-            }
-            Node::Begin(nodes) => self.eval_all(nodes),
-            Node::And(nodes) => {
-                let mut last = SteelVal::BoolV(true);
-                for n in nodes {
-                    last = self.eval(n)?;
-                    if !truthy(&last) {
-                        break;
+                Instr::Call { op, dst, args } => {
+                    let v = self.call(*op, args)?;
+                    self.put(*dst, v);
+                }
+                Instr::Set { global, src } => {
+                    self.load(*src)?;
+                    let v = self.get(*src).clone();
+                    let g = *global as usize;
+                    self.known[g] = Some(v.clone());
+                    self.effects.push(Effect::Set(g, v));
+                }
+                Instr::Here(at) => self.here = Some(&self.prepared.consts[*at as usize]),
+                Instr::Jump(to) => {
+                    pc = *to as usize;
+                    continue;
+                }
+                Instr::JumpIfFalse(src, to) | Instr::JumpIfTrue(src, to) => {
+                    self.load(*src)?;
+                    let truth = truthy(self.get(*src));
+                    if truth == matches!(code[pc], Instr::JumpIfTrue(..)) {
+                        pc = *to as usize;
+                        continue;
                     }
                 }
-                Ok(last)
-            }
-            Node::Or(nodes) => {
-                for n in nodes {
-                    let v = self.eval(n)?;
-                    if truthy(&v) {
-                        return Ok(v);
+                Instr::ForEach {
+                    list,
+                    key,
+                    value,
+                    end,
+                } => {
+                    self.load(*list)?;
+                    let SteelVal::ListV(entries) = self.get(*list).clone() else {
+                        return Err(ToScheme);
+                    };
+                    let body = pc + 1;
+                    let end = *end as usize;
+                    for entry in entries.iter() {
+                        if self.watchdog.has_fired() {
+                            return Err(ToScheme);
+                        }
+                        let k = engine_says(car(entry))?;
+                        self.put(*key, k);
+                        let v = engine_says(cdr(&mut entry.clone()))?;
+                        self.put(*value, v);
+                        self.run(body, end)?;
                     }
+                    pc = end;
+                    continue;
                 }
-                Ok(SteelVal::BoolV(false))
             }
-            Node::Set(g, value) => self.set(*g, value),
-            Node::Here(offset) => {
-                self.here = Some(offset);
-                Ok(SteelVal::Void)
+            pc += 1;
+        }
+        Ok(())
+    }
+
+    /// Puts `v` in register `d`. (The old value is taken out as the new one goes in, and let
+    /// go of after: the new value is then written where it belongs straight after it is
+    /// worked out, rather than kept aside across the letting go and copied whole from memory
+    /// just written in parts, which stalls the processor.)
+    #[inline(always)]
+    fn put(&mut self, d: u32, v: SteelVal) {
+        let old = std::mem::replace(&mut self.registers[d as usize], v);
+        drop(old);
+    }
+
+    /// Makes sure a global `src` names is known this round (read, or assigned).
+    #[inline]
+    fn load(&mut self, src: Src) -> Result<(), ToScheme> {
+        if let Src::Global(g) = src {
+            let g = g as usize;
+            if self.known[g].is_none() {
+                let v = self
+                    .engine
+                    .global_at(self.prepared.globals[g])
+                    .ok_or(ToScheme)?;
+                self.known[g] = Some(v);
             }
-            Node::Let(first, values, body) => self.bind(*first, values, body),
-            Node::ForEachEntry(key, value, list, body) => {
-                self.for_each_entry(*key, *value, list, body)
+        }
+        Ok(())
+    }
+
+    /// The value `src` names ([`Round::load`]ed if a global).
+    #[inline]
+    fn get(&self, src: Src) -> &SteelVal {
+        match src {
+            Src::Reg(r) => &self.registers[r as usize],
+            Src::Const(c) => &self.prepared.consts[c as usize],
+            Src::Global(g) => self.known[g as usize].as_ref().unwrap_or(&SteelVal::Void),
+        }
+    }
+
+    fn unary(&mut self, op: Op, a: Src) -> Result<SteelVal, ToScheme> {
+        let a = self.get(a);
+        match op {
+            Op::Not => Ok(SteelVal::BoolV(matches!(a, SteelVal::BoolV(false)))),
+            Op::Length => match a {
+                SteelVal::ListV(l) => Ok(SteelVal::IntV(l.len() as isize)),
+                _ => Err(ToScheme),
+            },
+            Op::Car => engine_says(car(a)),
+            Op::Cdr => engine_says(cdr(&mut a.clone())),
+            _ => {
+                let a = [a.clone()];
+                self.apply(op, &a)
             }
         }
     }
 
-    /// A global's value: as assigned or read this round, else as the engine holds it.
-    fn global(&mut self, g: usize) -> Value {
-        if let Some(v) = &self.known[g] {
-            return Ok(v.clone());
-        }
-        let v = self.engine.global_at(self.globals[g]).ok_or(ToScheme)?;
-        self.known[g] = Some(v.clone());
-        Ok(v)
-    }
-
-    #[inline(never)]
-    fn set(&mut self, g: usize, value: &'r Node) -> Value {
-        let value = self.eval(value)?;
-        self.known[g] = Some(value.clone());
-        self.effects.push(Effect::Set(g, value));
-        Ok(SteelVal::Void)
-    }
-
-    /// `let`: the values worked out in order, then bound (they cannot see the new slots).
-    #[inline(never)]
-    fn bind(&mut self, first: usize, values: &'r [Node], body: &'r [Node]) -> Value {
-        for (k, v) in values.iter().enumerate() {
-            let value = self.eval(v)?;
-            *self.slots.get_mut(first + k).ok_or(ToScheme)? = value;
-        }
-        self.eval_all(body)
-    }
-
-    /// The prelude's `alist-for-each`: `(proc (car entry) (cdr entry))` for every entry of
-    /// the list, in order, then #t.
-    #[inline(never)]
-    fn for_each_entry(
-        &mut self,
-        key: usize,
-        value: usize,
-        list: &'r Node,
-        body: &'r [Node],
-    ) -> Value {
-        let SteelVal::ListV(list) = self.eval(list)? else {
-            return Err(ToScheme);
-        };
-        for entry in list.iter() {
-            if self.watchdog.has_fired() {
-                return Err(ToScheme);
+    /// `op` of two values that are not both plain numbers.
+    fn binary(&mut self, op: Op, a: Src, b: Src) -> Result<SteelVal, ToScheme> {
+        let (a, b) = (self.get(a), self.get(b));
+        match op {
+            Op::NumEq => engine_says(number_equality(a, b)),
+            Op::VectorRef => engine_says(vec_ref(a, b)),
+            _ => {
+                let pair = [a.clone(), b.clone()];
+                self.apply(op, &pair)
             }
-            self.slots[key] = engine_says(car(entry))?;
-            self.slots[value] = engine_says(cdr(&mut entry.clone()))?;
-            self.eval_all(body)?;
         }
-        Ok(SteelVal::BoolV(true))
     }
 
-    fn call(&mut self, op: Op, args: &'r [Node]) -> Value {
-        if let [a, b] = args {
-            // Left to right; slots and literals are read where they are (nothing an operand
-            // does changes them), the rest worked out.
-            let a = self.operand(a)?;
-            let b = self.operand(b)?;
-            let (a, b) = (self.get(&a), self.get(&b));
-            // Two numbers: worked out here where steel's answer is plain (fixnums that do
-            // not overflow, reals); everything else by steel's own primitive.
-            if let Some(v) = plain(op, a, b) {
-                return Ok(v);
-            }
-            return match op {
-                Op::NumEq => engine_says(number_equality(a, b)),
-                Op::VectorRef => engine_says(vec_ref(a, b)),
-                _ => {
-                    let pair = [a.clone(), b.clone()];
-                    self.apply(op, &pair)
-                }
-            };
+    fn call(&mut self, op: Op, srcs: &[Src]) -> Result<SteelVal, ToScheme> {
+        for s in srcs {
+            self.load(*s)?;
         }
-        let base = self.stack.len();
-        for a in args {
-            let v = match a {
-                Node::Local(slot) => self.slots[*slot].clone(),
-                Node::Const(v) => v.clone(),
-                _ => self.eval(a)?,
-            };
-            self.stack.push(v);
-        }
-        let args = std::mem::take(self.stack);
-        let result = self.apply(op, &args[base..]);
-        *self.stack = args;
-        self.stack.truncate(base);
+        let mut args = std::mem::take(self.args);
+        args.extend(srcs.iter().map(|s| self.get(*s).clone()));
+        let result = self.apply(op, &args);
+        args.clear();
+        *self.args = args;
         result
-    }
-
-    fn operand(&mut self, n: &'r Node) -> Result<Operand<'r>, ToScheme> {
-        Ok(match n {
-            Node::Local(slot) => Operand::Slot(*slot),
-            Node::Const(v) => Operand::Const(v),
-            _ => Operand::Value(self.eval(n)?),
-        })
-    }
-
-    fn get<'x>(&'x self, o: &'x Operand<'r>) -> &'x SteelVal {
-        match o {
-            Operand::Slot(slot) => &self.slots[*slot],
-            Operand::Const(v) => v,
-            Operand::Value(v) => v,
-        }
     }
 
     /// `op` of `a`.
     #[inline(never)]
-    fn apply(&mut self, op: Op, a: &[SteelVal]) -> Value {
+    fn apply(&mut self, op: Op, a: &[SteelVal]) -> Result<SteelVal, ToScheme> {
         match op {
             Op::Add => engine_says(numbers::add_primitive(a)),
             Op::Sub => engine_says(numbers::subtract_primitive(a)),

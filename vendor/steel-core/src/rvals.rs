@@ -1632,7 +1632,9 @@ pub enum TypeKind {
 }
 
 /// A value as represented in the runtime.
-#[repr(C, u8)]
+// VOML patch: the tag a word wide (was `u8`), so that values copy as two plain words (see
+// PATCHES.md).
+#[repr(C, u64)]
 pub enum SteelVal {
     /// Represents a bytecode closure.
     Closure(Gc<ByteCodeLambda>),
