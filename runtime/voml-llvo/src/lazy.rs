@@ -44,9 +44,6 @@ pub struct LazyRaster {
     /// How many waiting commands each frame has, so that undrawing a frame with none waiting
     /// looks at nothing.
     marks: HashMap<Mark, usize>,
-    /// Erasures merged into waiting sets since each view was last rasterised (an upper
-    /// bound of the commands waiting beyond the list's length).
-    merged: HashMap<ViewId, usize>,
     /// Views whose raster holds nothing but this colour (nothing painted on it since it was
     /// made or resized): erasures of this colour there change nothing.
     pristine: HashMap<ViewId, Color>,
@@ -73,6 +70,9 @@ struct Queue {
     /// The list's length at which scrolled-out commands are looked for again (doubling, so
     /// the looking costs a few steps a command).
     compact_at: usize,
+    /// Erasures merged into waiting sets since the view was last rasterised (an upper bound
+    /// of the commands waiting beyond the list's length).
+    merged: usize,
 }
 
 /// The list's length at which scrolled-out commands are first looked for.
@@ -135,7 +135,7 @@ impl LazyRaster {
         let Some(queue) = self.waiting.get_mut(&view) else {
             return Ok(());
         };
-        self.merged.remove(&view);
+        queue.merged = 0;
         if !queue.list.is_empty() {
             self.pristine.remove(&view);
         }
@@ -152,12 +152,12 @@ impl LazyRaster {
     }
 
     fn push(&mut self, view: ViewId, mark: Option<Mark>, cmd: DrawCmd) -> Result<(), LlvoError> {
-        if !self.waiting.contains_key(&view) {
+        let Some(queue) = self.waiting.get_mut(&view) else {
             // An unknown surface: the raster back end says so.
             return self.raster.draw(view, &cmd);
-        }
+        };
         if let DrawCmd::Shift { area, .. } = &cmd {
-            if self.waiting[&view].area.is_some_and(|a| a != *area) {
+            if queue.area.is_some_and(|a| a != *area) {
                 // Scrolls of another area: what waits is painted first.
                 self.settle(view)?;
             }
@@ -166,7 +166,6 @@ impl LazyRaster {
             queue.push_shift(&cmd, &mut self.marks);
             return self.bound(view);
         }
-        let queue = self.waiting.get_mut(&view).expect("checked above");
         let (epoch, at, scrolled) = (queue.epoch, queue.moved, queue.area);
         let list = &mut queue.list;
         if let Some(cover) = covered(&cmd) {
@@ -209,15 +208,16 @@ impl LazyRaster {
             merged = item.also.len().min(1);
         }
         list.push(item);
-        *self.merged.entry(view).or_default() += merged;
-        self.bound(view)
+        queue.merged += merged;
+        if queue.overfull() {
+            self.settle(view)?;
+        }
+        Ok(())
     }
 
     /// Rasterises what waits in `view` when it is more than may wait.
     fn bound(&mut self, view: ViewId) -> Result<(), LlvoError> {
-        let len = self.waiting.get(&view).map_or(0, |q| q.list.len());
-        let merges = self.merged.get(&view).copied().unwrap_or(0);
-        if len > MAX_WAITING || len + merges > MAX_COMMANDS {
+        if self.waiting.get(&view).is_some_and(Queue::overfull) {
             self.settle(view)?;
         }
         Ok(())
@@ -225,6 +225,12 @@ impl LazyRaster {
 }
 
 impl Queue {
+    /// More waits than may wait.
+    fn overfull(&self) -> bool {
+        let len = self.list.len();
+        len > MAX_WAITING || len + self.merged > MAX_COMMANDS
+    }
+
     /// Everything that waits, leaving nothing (and no scrolled area) behind.
     fn take(&mut self) -> Vec<Waiting> {
         self.area = None;
@@ -289,23 +295,22 @@ impl Queue {
                     .intersect(&area)
                     .is_empty()
         };
-        let mut kept: Vec<Waiting> = Vec::with_capacity(self.list.len());
-        for w in self.list.drain(..) {
-            if gone(&w) {
-                if let Some(m) = w.mark {
-                    forget_one(marks, m);
-                }
-                continue;
+        // In place, each kept command moved once per pass: the list keeps its allocation (a
+        // streaming plot compacts every few hundred commands).
+        self.list.retain(|w| {
+            let gone = gone(w);
+            if let Some(m) = w.mark.filter(|_| gone) {
+                forget_one(marks, m);
             }
-            if let Some(last) = kept.last_mut() {
-                if add_shift(&mut last.cmd, &w.cmd) {
-                    (last.epoch, last.at) = (w.epoch, w.at);
-                    continue;
-                }
+            !gone
+        });
+        self.list.dedup_by(|w, last| {
+            let merged = add_shift(&mut last.cmd, &w.cmd);
+            if merged {
+                (last.epoch, last.at) = (w.epoch, w.at);
             }
-            kept.push(w);
-        }
-        self.list = kept;
+            merged
+        });
     }
 }
 
