@@ -95,8 +95,8 @@ impl PxRect {
     pub fn covering(x0: f64, y0: f64, x1: f64, y1: f64) -> PxRect {
         let lim = f64::from(i32::MAX / 2);
         let c = |v: f64| if v.is_nan() { 0.0 } else { v.clamp(-lim, lim) };
-        let (x0, y0) = (c(x0).floor() as i64, c(y0).floor() as i64);
-        let (x1, y1) = (c(x1).ceil() as i64, c(y1).ceil() as i64);
+        let (x0, y0) = (floor_i64(c(x0)), floor_i64(c(y0)));
+        let (x1, y1) = (ceil_i64(c(x1)), ceil_i64(c(y1)));
         PxRect::from_i64(x0, y0, x1.max(x0), y1.max(y0))
     }
 
@@ -136,6 +136,21 @@ impl PxRect {
             (y1 - y0).min(i64::from(u32::MAX)) as u32,
         )
     }
+}
+
+/// `v.floor() as i64`, for every `v` (NaN, infinities and the saturation included), without
+/// a call into the maths library: the baseline x86-64 has no rounding instruction, and every
+/// command's pixel box rounds four numbers.
+pub(crate) fn floor_i64(v: f64) -> i64 {
+    // The cast truncates towards zero (and saturates); below a negative non-integer, one less.
+    let t = v as i64;
+    t.saturating_sub(i64::from(t as f64 > v))
+}
+
+/// `v.ceil() as i64`, for every `v`, as [`floor_i64`].
+pub(crate) fn ceil_i64(v: f64) -> i64 {
+    let t = v as i64;
+    t.saturating_add(i64::from((t as f64) < v))
 }
 
 /// The mapping from a view's world rectangle onto its scrollable area.
@@ -261,6 +276,51 @@ mod tests {
         assert!(m.area.is_empty());
         // Degenerate, but no panic and no NaN pixel positions escape as UB.
         let _ = m.to_px(Point::new(0.5, 0.5));
+    }
+
+    #[test]
+    fn integer_floor_and_ceil_are_the_library_ones() {
+        let mut values = vec![
+            0.0,
+            -0.0,
+            0.5,
+            -0.5,
+            1.0,
+            -1.0,
+            1.5,
+            -1.5,
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::MAX,
+            f64::MIN,
+            f64::MIN_POSITIVE,
+            -f64::MIN_POSITIVE,
+            f64::EPSILON,
+            -f64::EPSILON,
+            9.223372036854775e18,
+            -9.223372036854775e18,
+            9.223372036854776e18,
+            -9.223372036854776e18,
+            4503599627370495.5,
+            -4503599627370495.5,
+            4503599627370496.0,
+            1e300,
+            -1e300,
+        ];
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        for _ in 0..100_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let bits = f64::from_bits(x);
+            let scaled = (x >> 11) as f64 / (1u64 << 53) as f64 * 4000.0 - 2000.0;
+            values.extend([bits, scaled, scaled.round(), scaled.round() + 0.5]);
+        }
+        for v in values {
+            assert_eq!(floor_i64(v), v.floor() as i64, "floor {v:e}");
+            assert_eq!(ceil_i64(v), v.ceil() as i64, "ceil {v:e}");
+        }
     }
 
     #[test]
