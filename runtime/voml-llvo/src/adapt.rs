@@ -446,7 +446,7 @@ impl AdaptState {
 /// polygons, corners of rectangles and figures, the outermost points of
 /// circles, ellipses and arcs, a text's anchor. Returns `false` (without
 /// calling `f`) when the primitive cannot be drawn anyway.
-pub(crate) fn extreme_points(prim: &Primitive, style: &Style, f: &mut dyn FnMut(Point)) -> bool {
+pub(crate) fn extreme_points(prim: &Primitive, style: &Style, f: impl FnMut(Point)) -> bool {
     // Lines, polylines and polygons are their own points, looked at where they lie (a
     // streaming plot's segments come here twice each); the other shapes' are worked out.
     let pair: [Point; 2];
@@ -571,7 +571,7 @@ fn conic_points(out: &mut Vec<Point>, c: Point, r: (f64, f64), arc: Option<(f64,
 /// The world bounding box (x0 x1 y0 y1, ordered) of adaptive points.
 pub(crate) fn bounds(prim: &Primitive, style: &Style) -> Option<[f64; 4]> {
     let mut b: Option<[f64; 4]> = None;
-    let ok = extreme_points(prim, style, &mut |p| {
+    let ok = extreme_points(prim, style, |p| {
         b = Some(match b {
             None => [p.x, p.x, p.y, p.y],
             Some([x0, x1, y0, y1]) => [x0.min(p.x), x1.max(p.x), y0.min(p.y), y1.max(p.y)],

@@ -9,7 +9,7 @@ use crate::backend::{Backend, BackendEvent, DrawCmd, Mark, PxRemap, RgbaPixels};
 use crate::column::Columns;
 use crate::error::LlvoError;
 use crate::geom::{PxRect, WorldMap};
-use crate::lower::{lower, Ctx};
+use crate::lower::{lower, Ctx, Lowered};
 use crate::primitive::{ClipMode, Primitive, Style};
 use crate::raster::RasterBackend;
 use crate::shown::Shown;
@@ -42,6 +42,9 @@ pub struct Llvo<B: Backend = RasterBackend> {
     shown_cap: usize,
     warnings: Vec<LlvoError>,
     warnings_dropped: u64,
+    /// What the latest primitive was lowered to: its buffers serve the next one (a streaming
+    /// plot draws a line at a time).
+    lowered: Lowered,
 }
 
 struct View {
@@ -165,6 +168,7 @@ impl<B: Backend> Llvo<B> {
             shown_cap: DEFAULT_SHOWN_CAP,
             warnings: Vec::new(),
             warnings_dropped: 0,
+            lowered: Lowered::default(),
         }
     }
 
@@ -450,7 +454,7 @@ impl<B: Backend> Llvo<B> {
         let mut window = v.spec.world;
         v.adapt.grow_to(&mut window, &bounds);
         let state = &mut v.adapt;
-        adapt::extreme_points(prim, style, &mut |p| state.remember(p));
+        adapt::extreme_points(prim, style, |p| state.remember(p));
         self.settle(view, window)
     }
 
@@ -843,7 +847,9 @@ impl<B: Backend> Llvo<B> {
             image_size: &image_size,
             warnings: &mut warnings,
         };
-        let lowered = lower(prim, style, &mut ctx);
+        // (An error below loses the buffers; the next primitive makes new ones.)
+        let mut lowered = std::mem::take(&mut self.lowered);
+        let result = lower(prim, style, &mut ctx, &mut lowered);
         let exact = v.shown.is_some();
         let regions: Vec<(PxRect, bool)> = if recording || exact {
             let mut r = vec![(v.map.area, true)];
@@ -858,15 +864,16 @@ impl<B: Backend> Llvo<B> {
         for w in warnings {
             self.warn(w);
         }
-        let lowered = lowered?;
+        result?;
         if !lowered.draw.is_empty() {
             self.touch(view);
         }
         if !recording && !exact {
             // Nothing else needs the commands: the back end takes them.
-            for cmd in lowered.draw {
+            for cmd in lowered.draw.drain(..) {
                 self.backend.draw_moved(view, cmd)?;
             }
+            self.lowered = lowered;
             return Ok(());
         }
         for cmd in &lowered.draw {
@@ -891,10 +898,11 @@ impl<B: Backend> Llvo<B> {
             }
         }
         if !recording || lowered.erase.is_empty() {
+            self.lowered = lowered;
             return Ok(());
         }
         let mut new = Vec::new();
-        for cmd in lowered.erase {
+        for cmd in lowered.erase.drain(..) {
             for &(region, scrolls) in &regions {
                 let Some(cmd) = limit_to(&cmd, region) else {
                     continue;
@@ -911,6 +919,7 @@ impl<B: Backend> Llvo<B> {
             }
         }
         self.record(owner, new);
+        self.lowered = lowered;
         Ok(())
     }
 

@@ -228,10 +228,17 @@ fn finite(prim: &Primitive, what: &str, v: f64) -> Result<f64, LlvoError> {
     }
 }
 
-/// Lowers one primitive. `Ok` with no commands means "nothing visible".
-pub(crate) fn lower(prim: &Primitive, style: &Style, ctx: &mut Ctx) -> Result<Lowered, LlvoError> {
+/// Lowers one primitive into `out`, emptied first (its buffers serve primitive after
+/// primitive). `Ok` with no commands means "nothing visible".
+pub(crate) fn lower(
+    prim: &Primitive,
+    style: &Style,
+    ctx: &mut Ctx,
+    out: &mut Lowered,
+) -> Result<(), LlvoError> {
     let map = ctx.map;
-    let mut out = Lowered::default();
+    out.draw.clear();
+    out.erase.clear();
     match prim {
         Primitive::Line { from, to } => {
             let ink = ink(style, ctx);
@@ -245,7 +252,7 @@ pub(crate) fn lower(prim: &Primitive, style: &Style, ctx: &mut Ctx) -> Result<Lo
                 b.1 = a.1;
             }
             if is_huge(&[a, b]) {
-                stroke_polys(&mut out, ctx, &ink, vec![vec![a, b]], false);
+                stroke_polys(out, ctx, &ink, vec![vec![a, b]], false);
             } else {
                 // A plain segment, the commonest primitive of streaming plots: its path
                 // directly, without the polygons' vectors.
@@ -255,7 +262,7 @@ pub(crate) fn lower(prim: &Primitive, style: &Style, ctx: &mut Ctx) -> Result<Lo
                         PathSeg::LineTo(b.0 as f32, b.1 as f32),
                     ],
                 };
-                push_stroke(&mut out, ctx, &ink, path, true);
+                push_stroke(out, ctx, &ink, path, true);
             }
         }
         Primitive::Polyline { points } => {
@@ -267,12 +274,12 @@ pub(crate) fn lower(prim: &Primitive, style: &Style, ctx: &mut Ctx) -> Result<Lo
             } else {
                 pts
             };
-            stroke_polys(&mut out, ctx, &ink, vec![pts], false);
+            stroke_polys(out, ctx, &ink, vec![pts], false);
         }
         Primitive::Polygon { points } => {
             let ink = ink(style, ctx);
             let pts = points_px(prim, map, points, 3)?;
-            closed_polys(&mut out, ctx, &ink, pts);
+            closed_polys(out, ctx, &ink, pts);
         }
         Primitive::Rectangle { from, to } => {
             let ink = ink(style, ctx);
@@ -285,7 +292,7 @@ pub(crate) fn lower(prim: &Primitive, style: &Style, ctx: &mut Ctx) -> Result<Lo
             };
             let (x0, y0, x1, y1) = (snap(x0, w), snap(y0, w), snap(x1, w), snap(y1, w));
             closed_polys(
-                &mut out,
+                out,
                 ctx,
                 &ink,
                 vec![(x0, y0), (x1, y0), (x1, y1), (x0, y1)],
@@ -293,12 +300,12 @@ pub(crate) fn lower(prim: &Primitive, style: &Style, ctx: &mut Ctx) -> Result<Lo
         }
         Primitive::Circle { center, radius } => {
             let r = finite(prim, "radius", *radius)?;
-            conic(prim, &mut out, ctx, style, *center, (r, r), None)?;
+            conic(prim, out, ctx, style, *center, (r, r), None)?;
         }
         Primitive::Ellipse { center, radii } => {
             let rx = finite(prim, "radius", radii.0)?;
             let ry = finite(prim, "radius", radii.1)?;
-            conic(prim, &mut out, ctx, style, *center, (rx, ry), None)?;
+            conic(prim, out, ctx, style, *center, (rx, ry), None)?;
         }
         Primitive::Arc {
             center,
@@ -313,11 +320,11 @@ pub(crate) fn lower(prim: &Primitive, style: &Style, ctx: &mut Ctx) -> Result<Lo
                 extent = 360.0f64.copysign(extent);
             }
             if extent == 0.0 {
-                return Ok(out);
+                return Ok(());
             }
             conic(
                 prim,
-                &mut out,
+                out,
                 ctx,
                 style,
                 *center,
@@ -332,7 +339,7 @@ pub(crate) fn lower(prim: &Primitive, style: &Style, ctx: &mut Ctx) -> Result<Lo
             halign,
             valign,
         } => text(
-            prim, &mut out, ctx, style, *at, content, *font, *halign, *valign,
+            prim, out, ctx, style, *at, content, *font, *halign, *valign,
         )?,
         Primitive::Figure {
             image,
@@ -342,7 +349,7 @@ pub(crate) fn lower(prim: &Primitive, style: &Style, ctx: &mut Ctx) -> Result<Lo
             world_extents,
         } => figure(
             prim,
-            &mut out,
+            out,
             ctx,
             style,
             *image,
@@ -352,7 +359,7 @@ pub(crate) fn lower(prim: &Primitive, style: &Style, ctx: &mut Ctx) -> Result<Lo
             *world_extents,
         )?,
     }
-    Ok(out)
+    Ok(())
 }
 
 /// An axis-aligned edge moved (by at most half a pixel) so that a stroke
