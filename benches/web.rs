@@ -98,7 +98,7 @@ fn line(i: u64) -> DrawCmd {
     let y = (i % 389) as f32;
     DrawCmd::Stroke {
         path: PxPath {
-            segs: vec![PathSeg::MoveTo(x, y), PathSeg::LineTo(x + 7.5, y + 3.25)],
+            segs: vec![PathSeg::MoveTo(x, y), PathSeg::LineTo(x + 7.5, y + 3.25)].into(),
         },
         style: StrokeStyle {
             width: 1.0,

@@ -397,12 +397,12 @@ impl AdaptState {
     /// edge).
     pub(crate) fn remember(&mut self, p: Point) {
         for side in 0..SIDES {
-            let (axis, far) = side_axis(side);
-            let (lo, hi) = range(&self.base, axis);
-            let (v, key) = (coord(p, axis), coord(p, 1 - axis));
             let Some(e) = self.sides[side].as_mut() else {
                 continue;
             };
+            let (axis, far) = side_axis(side);
+            let (lo, hi) = range(&self.base, axis);
+            let (v, key) = (coord(p, axis), coord(p, 1 - axis));
             if far && v > hi {
                 e.insert(key, v);
             } else if !far && v < lo {

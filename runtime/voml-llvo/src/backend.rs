@@ -8,6 +8,7 @@
 //! that replays them on a canvas.
 
 use serde::{Deserialize, Serialize};
+use smallvec::SmallVec;
 
 use crate::color::Color;
 use crate::error::LlvoError;
@@ -29,11 +30,16 @@ pub enum PathSeg {
     Close,
 }
 
+/// The segments of a path. A straight line's two fit inside (a streaming plot draws a line
+/// at a time, and each stays with its command until it is painted); longer paths are on the
+/// heap. `vec![...].into()` makes one.
+pub type PathSegs = SmallVec<[PathSeg; 2]>;
+
 /// A path in pixel space.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct PxPath {
     /// The segments, starting with a `MoveTo`.
-    pub segs: Vec<PathSeg>,
+    pub segs: PathSegs,
 }
 
 impl PxPath {
@@ -649,6 +655,19 @@ pub trait Backend {
         self.draw(view, &cmd)
     }
 
+    /// Like [`Backend::draw_moved`], given the command's [`DrawCmd::bounds`] as well (the core
+    /// works them out anyway, to drop commands that change no pixel): a back end that keeps
+    /// them need not work them out again. The default draws the command.
+    fn draw_bounded(
+        &mut self,
+        view: ViewId,
+        cmd: DrawCmd,
+        bounds: PxRect,
+    ) -> Result<(), LlvoError> {
+        let _ = bounds;
+        self.draw_moved(view, cmd)
+    }
+
     /// Executes one drawing command of an owner that can be undrawn, as part
     /// of frame `mark`. A back end that keeps what was drawn remembers the
     /// mark with the command; the default just draws.
@@ -772,6 +791,14 @@ impl<B: Backend + ?Sized> Backend for Box<B> {
     }
     fn draw_moved(&mut self, view: ViewId, cmd: DrawCmd) -> Result<(), LlvoError> {
         (**self).draw_moved(view, cmd)
+    }
+    fn draw_bounded(
+        &mut self,
+        view: ViewId,
+        cmd: DrawCmd,
+        bounds: PxRect,
+    ) -> Result<(), LlvoError> {
+        (**self).draw_bounded(view, cmd, bounds)
     }
     fn draw_owned(&mut self, view: ViewId, mark: Mark, cmd: &DrawCmd) -> Result<(), LlvoError> {
         (**self).draw_owned(view, mark, cmd)

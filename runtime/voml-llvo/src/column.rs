@@ -12,7 +12,7 @@
 //! clear or undraw. Dashed lines are never decimated (their dashes follow the path's length).
 
 use crate::backend::Mark;
-use crate::geom::{Point, WorldMap};
+use crate::geom::{floor_i64, Point, WorldMap};
 use crate::primitive::{Primitive, Style};
 
 /// Series followed at once in one view (the oldest is forgotten past it).
@@ -68,8 +68,8 @@ impl Columns {
         if ![x0, y0, x1, y1].iter().all(|v| v.is_finite()) {
             return false;
         }
-        let column = x1.floor() as i64;
-        let within = x0.floor() as i64 == column;
+        let column = floor_i64(x1);
+        let within = floor_i64(x0) == column;
         let (top, bottom) = (y0.min(y1), y0.max(y1));
         // The series this line continues: same frame, same style, starting where it ended.
         let found = self

@@ -422,7 +422,7 @@ mod tests {
                 },
             );
             let path = PxPath {
-                segs: vec![PathSeg::MoveTo(x0, y0), PathSeg::LineTo(x1, y1)],
+                segs: vec![PathSeg::MoveTo(x0, y0), PathSeg::LineTo(x1, y1)].into(),
             };
             let style = StrokeStyle {
                 width: 1.0,
@@ -486,7 +486,7 @@ mod tests {
             dash_offset: 0.0,
         };
         let seg = |x0, y0, x1, y1| PxPath {
-            segs: vec![PathSeg::MoveTo(x0, y0), PathSeg::LineTo(x1, y1)],
+            segs: vec![PathSeg::MoveTo(x0, y0), PathSeg::LineTo(x1, y1)].into(),
         };
         let red = Color::rgb(255, 0, 0);
         let ok = seg(5.0, 5.0, 20.0, 9.0);

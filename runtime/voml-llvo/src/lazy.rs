@@ -151,7 +151,14 @@ impl LazyRaster {
         Ok(())
     }
 
-    fn push(&mut self, view: ViewId, mark: Option<Mark>, cmd: DrawCmd) -> Result<(), LlvoError> {
+    /// Queues `cmd`; `bounds` are its [`DrawCmd::bounds`] when known.
+    fn push(
+        &mut self,
+        view: ViewId,
+        mark: Option<Mark>,
+        cmd: DrawCmd,
+        bounds: Option<PxRect>,
+    ) -> Result<(), LlvoError> {
         let Some(queue) = self.waiting.get_mut(&view) else {
             // An unknown surface: the raster back end says so.
             return self.raster.draw(view, &cmd);
@@ -197,7 +204,7 @@ impl LazyRaster {
             mark,
             epoch,
             at,
-            bounds: cmd.bounds(),
+            bounds: bounds.unwrap_or_else(|| cmd.bounds()),
             cmd,
             also: Vec::new(),
             erases,
@@ -520,15 +527,24 @@ impl Backend for LazyRaster {
     }
 
     fn draw(&mut self, view: ViewId, cmd: &DrawCmd) -> Result<(), LlvoError> {
-        self.push(view, None, cmd.clone())
+        self.push(view, None, cmd.clone(), None)
     }
 
     fn draw_moved(&mut self, view: ViewId, cmd: DrawCmd) -> Result<(), LlvoError> {
-        self.push(view, None, cmd)
+        self.push(view, None, cmd, None)
+    }
+
+    fn draw_bounded(
+        &mut self,
+        view: ViewId,
+        cmd: DrawCmd,
+        bounds: PxRect,
+    ) -> Result<(), LlvoError> {
+        self.push(view, None, cmd, Some(bounds))
     }
 
     fn draw_owned(&mut self, view: ViewId, mark: Mark, cmd: &DrawCmd) -> Result<(), LlvoError> {
-        self.push(view, Some(mark), cmd.clone())
+        self.push(view, Some(mark), cmd.clone(), None)
     }
 
     fn undraw(&mut self, mark: Mark, erase: &[(ViewId, DrawCmd)]) -> Result<(), LlvoError> {
@@ -569,7 +585,7 @@ impl Backend for LazyRaster {
                 }
                 occupied[at].1 = busy.union(&bounds);
             }
-            self.push(*view, None, cmd.clone())?;
+            self.push(*view, None, cmd.clone(), None)?;
         }
         Ok(())
     }

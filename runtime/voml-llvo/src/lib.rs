@@ -113,8 +113,8 @@ mod view;
 use serde::{Deserialize, Serialize};
 
 pub use backend::{
-    Backend, BackendEvent, DrawCmd, Mark, NullBackend, PaintMode, PathSeg, PxPath, PxRemap,
-    RgbaPixels, Status, StrokeStyle,
+    Backend, BackendEvent, DrawCmd, Mark, NullBackend, PaintMode, PathSeg, PathSegs, PxPath,
+    PxRemap, RgbaPixels, Status, StrokeStyle,
 };
 pub use color::Color;
 pub use command::{Command, Recorder};

@@ -847,9 +847,7 @@ impl<B: Backend> Llvo<B> {
             image_size: &image_size,
             warnings: &mut warnings,
         };
-        // (An error below loses the buffers; the next primitive makes new ones.)
-        let mut lowered = std::mem::take(&mut self.lowered);
-        let result = lower(prim, style, &mut ctx, &mut lowered);
+        let result = lower(prim, style, &mut ctx, &mut self.lowered);
         let exact = v.shown.is_some();
         let regions: Vec<(PxRect, bool)> = if recording || exact {
             let mut r = vec![(v.map.area, true)];
@@ -865,15 +863,15 @@ impl<B: Backend> Llvo<B> {
             self.warn(w);
         }
         result?;
-        if !lowered.draw.is_empty() {
+        if !self.lowered.draw.is_empty() {
             self.touch(view);
         }
+        let lowered = &mut self.lowered;
         if !recording && !exact {
             // Nothing else needs the commands: the back end takes them.
-            for cmd in lowered.draw.drain(..) {
-                self.backend.draw_moved(view, cmd)?;
+            for (cmd, bounds) in lowered.draw.drain(..).zip(lowered.bounds.drain(..)) {
+                self.backend.draw_bounded(view, cmd, bounds)?;
             }
-            self.lowered = lowered;
             return Ok(());
         }
         for cmd in &lowered.draw {
@@ -883,26 +881,22 @@ impl<B: Backend> Llvo<B> {
                 self.backend.draw(view, cmd)?;
             }
         }
-        if exact && !lowered.draw.is_empty() {
-            self.show(
-                view,
-                &lowered.draw,
-                recording.then_some(mark),
-                &regions,
-                shift,
-            );
+        let drawn = !lowered.draw.is_empty();
+        if exact && drawn {
+            let cmds = std::mem::take(&mut self.lowered.draw);
+            self.show(view, &cmds, recording.then_some(mark), &regions, shift);
+            self.lowered.draw = cmds;
         }
-        if recording && !lowered.draw.is_empty() {
+        if recording && drawn {
             if let Some(o) = self.owners.get_mut(owner.0 as usize - 1) {
                 o.current.drawn = true;
             }
         }
-        if !recording || lowered.erase.is_empty() {
-            self.lowered = lowered;
+        if !recording || self.lowered.erase.is_empty() {
             return Ok(());
         }
         let mut new = Vec::new();
-        for cmd in lowered.erase.drain(..) {
+        for cmd in self.lowered.erase.drain(..) {
             for &(region, scrolls) in &regions {
                 let Some(cmd) = limit_to(&cmd, region) else {
                     continue;
@@ -919,7 +913,6 @@ impl<B: Backend> Llvo<B> {
             }
         }
         self.record(owner, new);
-        self.lowered = lowered;
         Ok(())
     }
 

@@ -7,7 +7,7 @@
 
 use std::f64::consts::PI;
 
-use crate::backend::{DrawCmd, PaintMode, PathSeg, PxPath, StrokeStyle};
+use crate::backend::{DrawCmd, PaintMode, PathSeg, PathSegs, PxPath, StrokeStyle};
 use crate::color::Color;
 use crate::error::LlvoError;
 use crate::font::MAX_FONT_SIZE;
@@ -36,7 +36,18 @@ pub(crate) struct Ctx<'a> {
 #[derive(Default)]
 pub(crate) struct Lowered {
     pub draw: Vec<DrawCmd>,
+    /// The [`DrawCmd::bounds`] of each drawing command, worked out to see that it can change
+    /// a pixel: the back end is given them.
+    pub bounds: Vec<PxRect>,
     pub erase: Vec<DrawCmd>,
+}
+
+impl Lowered {
+    /// Adds a drawing command, with its bounds.
+    fn push_draw(&mut self, cmd: DrawCmd, bounds: PxRect) {
+        self.draw.push(cmd);
+        self.bounds.push(bounds);
+    }
 }
 
 type Poly = Vec<(f64, f64)>;
@@ -238,6 +249,7 @@ pub(crate) fn lower(
 ) -> Result<(), LlvoError> {
     let map = ctx.map;
     out.draw.clear();
+    out.bounds.clear();
     out.erase.clear();
     match prim {
         Primitive::Line { from, to } => {
@@ -257,10 +269,10 @@ pub(crate) fn lower(
                 // A plain segment, the commonest primitive of streaming plots: its path
                 // directly, without the polygons' vectors.
                 let path = PxPath {
-                    segs: vec![
+                    segs: PathSegs::from_buf([
                         PathSeg::MoveTo(a.0 as f32, a.1 as f32),
                         PathSeg::LineTo(b.0 as f32, b.1 as f32),
-                    ],
+                    ]),
                 };
                 push_stroke(out, ctx, &ink, path, true);
             }
@@ -494,7 +506,7 @@ fn cut_closed(pts: &[(f64, f64)], r: (f64, f64, f64, f64)) -> Poly {
 }
 
 fn poly_path(polys: &[Poly], close: bool) -> PxPath {
-    let mut segs = Vec::new();
+    let mut segs = PathSegs::new();
     for p in polys {
         let Some((first, rest)) = p.split_first() else {
             continue;
@@ -555,10 +567,11 @@ fn push_fill(out: &mut Lowered, ctx: &mut Ctx, color: Color, path: PxPath) {
         clip: ctx.clip,
         mode: PaintMode::Blend,
     };
-    if cmd.bounds().is_empty() {
+    let bounds = cmd.bounds();
+    if bounds.is_empty() {
         return;
     }
-    out.draw.push(cmd);
+    out.push_draw(cmd, bounds);
     if let Some(path) = erase {
         out.erase.push(DrawCmd::Fill {
             path: path.clone(),
@@ -594,10 +607,11 @@ fn push_stroke(out: &mut Lowered, ctx: &mut Ctx, ink: &Ink, path: PxPath, open: 
         clip: ctx.clip,
         mode: PaintMode::Blend,
     };
-    if cmd.bounds().is_empty() {
+    let bounds = cmd.bounds();
+    if bounds.is_empty() {
         return;
     }
-    out.draw.push(cmd);
+    out.push_draw(cmd, bounds);
     if let Some((path, style)) = erase {
         let (path, style) = erase_stroke(path, style, open);
         out.erase.push(DrawCmd::Stroke {
@@ -649,7 +663,7 @@ fn extend_open_ends(path: &PxPath, by: f32) -> PxPath {
             last.push(*s);
         }
     }
-    let mut segs = Vec::with_capacity(path.segs.len() + subpaths.len() * 2);
+    let mut segs = PathSegs::with_capacity(path.segs.len() + subpaths.len() * 2);
     for sp in subpaths {
         let pts: Vec<(f32, f32)> = sp
             .iter()
@@ -705,7 +719,7 @@ fn away<'a>(
 /// Appends an elliptical arc in pixel space as cubic Béziers. Angles are
 /// world angles (counter-clockwise, y up), hence the minus on sin.
 fn arc_segs(
-    segs: &mut Vec<PathSeg>,
+    segs: &mut PathSegs,
     c: (f64, f64),
     r: (f64, f64),
     start: f64,
@@ -772,7 +786,7 @@ fn conic(
     if !(r.0.is_finite() && r.1.is_finite()) || is_huge(&[c, r]) {
         return Err(skipped(prim, "too large to draw".to_string()));
     }
-    let mut segs = Vec::new();
+    let mut segs = PathSegs::new();
     match arc {
         None => {
             arc_segs(&mut segs, c, r, 0.0, 2.0 * PI, true);
@@ -881,7 +895,7 @@ fn text(
         if bounds.is_empty() {
             continue;
         }
-        out.draw.push(cmd);
+        out.push_draw(cmd, bounds);
         if ctx.want_erase {
             out.erase.push(DrawCmd::Clear {
                 rect: bounds,
@@ -982,7 +996,7 @@ fn figure(
     if bounds.is_empty() {
         return Ok(());
     }
-    out.draw.push(cmd);
+    out.push_draw(cmd, bounds);
     if ctx.want_erase {
         out.erase.push(DrawCmd::Clear {
             rect: bounds,
@@ -1074,7 +1088,7 @@ mod tests {
     #[test]
     fn ends_extend_along_tangents() {
         let p = PxPath {
-            segs: vec![PathSeg::MoveTo(0.0, 0.0), PathSeg::LineTo(10.0, 0.0)],
+            segs: vec![PathSeg::MoveTo(0.0, 0.0), PathSeg::LineTo(10.0, 0.0)].into(),
         };
         let e = extend_open_ends(&p, 1.0);
         assert_eq!(e.bounds(), Some((-1.0, 0.0, 11.0, 0.0)));

@@ -514,7 +514,7 @@ fn clipped_rectangles_paint_as_through_a_mask() {
                 PathSeg::LineTo(x1, y1),
                 PathSeg::LineTo(x0, y1),
                 PathSeg::Close,
-            ],
+            ].into(),
         };
         let mut backend = RasterBackend::new();
         backend
@@ -633,7 +633,7 @@ fn erasing_through_a_clip_touches_nothing_outside_it() {
             ViewId(0),
             &DrawCmd::Stroke {
                 path: PxPath {
-                    segs: vec![PathSeg::MoveTo(-5.0, -5.0), PathSeg::LineTo(45.0, 45.0)],
+                    segs: vec![PathSeg::MoveTo(-5.0, -5.0), PathSeg::LineTo(45.0, 45.0)].into(),
                 },
                 style: StrokeStyle {
                     width: 6.0,

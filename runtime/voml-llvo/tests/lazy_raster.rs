@@ -74,7 +74,7 @@ fn command(rng: &mut Rng, w: u32, h: u32) -> DrawCmd {
                     PathSeg::LineTo(x1, y1),
                     PathSeg::LineTo(x0, y1),
                     PathSeg::Close,
-                ],
+                ].into(),
             },
             color: colour(rng),
             clip,
@@ -91,7 +91,7 @@ fn command(rng: &mut Rng, w: u32, h: u32) -> DrawCmd {
                     PathSeg::LineTo(x1, y1),
                     PathSeg::LineTo(x0, y1),
                     PathSeg::Close,
-                ],
+                ].into(),
             },
             color: colour(rng),
             clip,
@@ -99,7 +99,7 @@ fn command(rng: &mut Rng, w: u32, h: u32) -> DrawCmd {
         },
         4 => DrawCmd::Stroke {
             path: PxPath {
-                segs: vec![PathSeg::MoveTo(x0, y0), PathSeg::LineTo(x1, y1)],
+                segs: vec![PathSeg::MoveTo(x0, y0), PathSeg::LineTo(x1, y1)].into(),
             },
             style: StrokeStyle {
                 width: 0.5 + rng.below(8) as f32 / 2.0,
@@ -259,7 +259,7 @@ fn a_scrolling_stream_paints_what_the_raster_paints_and_keeps_only_what_it_shows
                     );
                     let cmd = DrawCmd::Stroke {
                         path: PxPath {
-                            segs: vec![PathSeg::MoveTo(x, y), PathSeg::LineTo(nx, ny)],
+                            segs: vec![PathSeg::MoveTo(x, y), PathSeg::LineTo(nx, ny)].into(),
                         },
                         style: StrokeStyle {
                             width: 1.0 + rng.below(3) as f32,
@@ -412,7 +412,7 @@ fn the_lazy_raster_paints_what_the_raster_paints() {
                                             PathSeg::LineTo(x1, y1),
                                             PathSeg::LineTo(x0, y1),
                                             PathSeg::Close,
-                                        ],
+                                        ].into(),
                                     },
                                     color: bg,
                                     clip,
@@ -424,7 +424,7 @@ fn the_lazy_raster_paints_what_the_raster_paints() {
                                         segs: vec![
                                             PathSeg::MoveTo(x0, y0),
                                             PathSeg::LineTo(x1, y1),
-                                        ],
+                                        ].into(),
                                     },
                                     style: StrokeStyle {
                                         width: 2.0,
@@ -558,7 +558,7 @@ fn bar(x0: f32, x1: f32, top: f32, bottom: f32) -> PxPath {
             PathSeg::LineTo(x1, bottom),
             PathSeg::LineTo(x0, bottom),
             PathSeg::Close,
-        ],
+        ].into(),
     }
 }
 
