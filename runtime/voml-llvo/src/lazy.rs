@@ -91,6 +91,87 @@ struct Waiting {
     also: Vec<Member>,
     /// The colour every command of the set erases with, when it is an erasure set.
     erases: Option<Color>,
+    /// When the scrolls will have moved it out of the scrolled area, worked out by the first
+    /// compaction that looks at it (each looks at every command).
+    exit: Exit,
+}
+
+/// When a waiting command is gone from the scrolled area, in the sum of the scrolls since it
+/// was queued. Every scroll that waits with it moves the same area (see [`Queue`]), so this
+/// is worked out once.
+#[derive(Clone, Copy)]
+enum Exit {
+    /// Not worked out yet.
+    Unknown,
+    /// Never: a scroll, or a command not wholly inside the area (some of it stays).
+    Never,
+    /// Already: it changes no pixel.
+    Now,
+    /// Once the sum is at most `left` or at least `right` along x, or likewise along y
+    /// (`up`, `down`): its bounds then lie beyond the area's edge. (Each is within the area's
+    /// size; small, since every compaction moves the commands it keeps.)
+    Beyond {
+        left: i32,
+        right: i32,
+        up: i32,
+        down: i32,
+    },
+    /// Likewise, in an area too large for those (worked out each time).
+    Far,
+}
+
+impl Exit {
+    fn of(w: &Waiting, area: PxRect) -> Exit {
+        let b = w.bounds;
+        if matches!(w.cmd, DrawCmd::Shift { .. }) || (!b.is_empty() && b.intersect(&area) != b) {
+            Exit::Never
+        } else if b.is_empty() {
+            Exit::Now
+        } else {
+            let [left, right, up, down] = beyond(b, area);
+            match (
+                i32::try_from(left),
+                i32::try_from(right),
+                i32::try_from(up),
+                i32::try_from(down),
+            ) {
+                (Ok(left), Ok(right), Ok(up), Ok(down)) => Exit::Beyond {
+                    left,
+                    right,
+                    up,
+                    down,
+                },
+                _ => Exit::Far,
+            }
+        }
+    }
+
+    /// Whether a command with bounds `b` that has moved by `d` since it was queued is gone.
+    fn gone(self, d: (i64, i64), b: PxRect, area: PxRect) -> bool {
+        let [left, right, up, down] = match self {
+            Exit::Unknown | Exit::Never => return false,
+            Exit::Now => return true,
+            Exit::Beyond {
+                left,
+                right,
+                up,
+                down,
+            } => [left, right, up, down].map(i64::from),
+            Exit::Far => beyond(b, area),
+        };
+        d.0 <= left || d.0 >= right || d.1 <= up || d.1 >= down
+    }
+}
+
+/// How far a rectangle inside `area` moves before it lies beyond the area's left, right, top
+/// or bottom edge.
+fn beyond(b: PxRect, area: PxRect) -> [i64; 4] {
+    [
+        i64::from(area.x) - b.right(),
+        area.right() - i64::from(b.x),
+        i64::from(area.y) - b.bottom(),
+        area.bottom() - i64::from(b.y),
+    ]
 }
 
 /// A merged erasure, with what [`merge_erasure`] asks of it worked out once: a set holds
@@ -208,10 +289,13 @@ impl LazyRaster {
             cmd,
             also: Vec::new(),
             erases,
+            exit: Exit::Unknown,
         };
         let mut merged = 0;
         if let Some(color) = erases {
             item = merge_erasure(list, item, color);
+            // (Its bounds may have grown.)
+            item.exit = Exit::Unknown;
             merged = item.also.len().min(1);
         }
         list.push(item);
@@ -274,6 +358,7 @@ impl Queue {
                 cmd: cmd.clone(),
                 also: Vec::new(),
                 erases: None,
+                exit: Exit::Never,
             });
         }
         if self.list.len() >= self.compact_at.max(FIRST_COMPACTION) {
@@ -288,24 +373,15 @@ impl Queue {
     /// each other.
     fn compact(&mut self, area: PxRect, marks: &mut HashMap<Mark, usize>) {
         let moved = self.moved;
-        let gone = |w: &Waiting| {
-            if matches!(w.cmd, DrawCmd::Shift { .. }) {
-                return false;
-            }
-            let b = w.bounds;
-            if b.is_empty() {
-                // It changes no pixel.
-                return true;
-            }
-            b.intersect(&area) == b
-                && b.translate(moved.0 - w.at.0, moved.1 - w.at.1)
-                    .intersect(&area)
-                    .is_empty()
-        };
         // In place, each kept command moved once per pass: the list keeps its allocation (a
         // streaming plot compacts every few hundred commands).
-        self.list.retain(|w| {
-            let gone = gone(w);
+        self.list.retain_mut(|w| {
+            if let Exit::Unknown = w.exit {
+                w.exit = Exit::of(w, area);
+            }
+            let gone = w
+                .exit
+                .gone((moved.0 - w.at.0, moved.1 - w.at.1), w.bounds, area);
             if let Some(m) = w.mark.filter(|_| gone) {
                 forget_one(marks, m);
             }
