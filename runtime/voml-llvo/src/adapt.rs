@@ -414,7 +414,7 @@ impl AdaptState {
     /// Forgets the extremes that have left `world` along their key axis.
     pub(crate) fn prune(&mut self, world: &[f64; 4]) {
         for (side, e) in self.sides.iter_mut().enumerate() {
-            if let Some(e) = e {
+            if let Some(e) = e.as_mut().filter(|e| e.len() > 0) {
                 let (lo, hi) = range(world, 1 - side_axis(side).0);
                 e.prune(lo, hi);
             }
@@ -446,15 +446,18 @@ impl AdaptState {
 /// polygons, corners of rectangles and figures, the outermost points of
 /// circles, ellipses and arcs, a text's anchor. Returns `false` (without
 /// calling `f`) when the primitive cannot be drawn anyway.
-pub(crate) fn extreme_points(prim: &Primitive, style: &Style, f: impl FnMut(Point)) -> bool {
+pub(crate) fn extreme_points(prim: &Primitive, style: &Style, mut f: impl FnMut(Point)) -> bool {
     // Lines, polylines and polygons are their own points, looked at where they lie (a
     // streaming plot's segments come here twice each); the other shapes' are worked out.
-    let pair: [Point; 2];
     let mut worked_out: Vec<Point> = Vec::new();
     let (pts, ok): (&[Point], bool) = match prim {
         Primitive::Line { from, to } => {
-            pair = [*from, *to];
-            (&pair, true)
+            if !(from.is_finite() && to.is_finite()) {
+                return false;
+            }
+            f(*from);
+            f(*to);
+            return true;
         }
         Primitive::Polyline { points } => (points, points.len() >= 2),
         Primitive::Polygon { points } => (points, points.len() >= 3),
@@ -570,6 +573,12 @@ fn conic_points(out: &mut Vec<Point>, c: Point, r: (f64, f64), arc: Option<(f64,
 
 /// The world bounding box (x0 x1 y0 y1, ordered) of adaptive points.
 pub(crate) fn bounds(prim: &Primitive, style: &Style) -> Option<[f64; 4]> {
+    if let Primitive::Line { from, to } = prim {
+        // Its two points, as the general fold below takes them.
+        let (a, b) = (*from, *to);
+        return (a.is_finite() && b.is_finite())
+            .then(|| [a.x.min(b.x), a.x.max(b.x), a.y.min(b.y), a.y.max(b.y)]);
+    }
     let mut b: Option<[f64; 4]> = None;
     let ok = extreme_points(prim, style, |p| {
         b = Some(match b {

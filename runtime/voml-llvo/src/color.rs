@@ -65,6 +65,10 @@ impl Color {
         } else {
             alpha.clamp(0.0, 1.0)
         };
+        if f == 1.0 {
+            // (The common case, and what the rounding below would give.)
+            return self;
+        }
         Color {
             a: (f64::from(self.a) * f).round() as u8,
             ..self

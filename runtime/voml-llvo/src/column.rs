@@ -45,13 +45,15 @@ impl Columns {
     /// Whether `prim`, about to be drawn with `style` under `mark` in a view mapped by `map`,
     /// adds nothing to the pixels its series painted (then it is not drawn); notes what it
     /// paints otherwise. Primitives other than solid lines are left alone, and those that are
-    /// not strokes make the view forget its series (they may paint over them).
+    /// not strokes make the view forget its series (they may paint over them). A line's ends
+    /// in pixels are `px` ([`WorldMap::line_px`]).
     pub(crate) fn skips(
         &mut self,
         prim: &Primitive,
         style: &Style,
         mark: Mark,
         map: &WorldMap,
+        px: Option<[(f64, f64); 2]>,
     ) -> bool {
         let (from, to) = match prim {
             Primitive::Line { from, to } if style.dash.is_empty() => (*from, *to),
@@ -63,11 +65,9 @@ impl Columns {
                 return false;
             }
         };
-        let (x0, y0) = map.to_px(from);
-        let (x1, y1) = map.to_px(to);
-        if ![x0, y0, x1, y1].iter().all(|v| v.is_finite()) {
+        let Some([(x0, y0), (x1, y1)]) = px else {
             return false;
-        }
+        };
         let column = floor_i64(x1);
         let within = floor_i64(x0) == column;
         let (top, bottom) = (y0.min(y1), y0.max(y1));
@@ -90,10 +90,15 @@ impl Columns {
                 s.bottom = s.bottom.max(bottom);
                 return false;
             }
-            self.series.remove(at);
+            // It left its column: what it has painted in the column its line ends in is that
+            // line's part there, or (when it crosses columns) its end. It becomes the latest
+            // series, where it is not the first forgotten.
+            (s.map, s.column) = (*map, column);
+            (s.top, s.bottom) = if within { (top, bottom) } else { (y1, y1) };
+            self.series[at..].rotate_left(1);
+            return false;
         }
-        // A new series, or one that left its column: what it has painted in the column its
-        // line ends in is that line's part there, or (when it crosses columns) its end.
+        // A new series, likewise.
         let (top, bottom) = if within { (top, bottom) } else { (y1, y1) };
         if self.series.len() == SERIES_KEPT {
             self.series.remove(0);

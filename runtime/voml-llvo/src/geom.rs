@@ -96,8 +96,9 @@ impl PxRect {
         let lim = f64::from(i32::MAX / 2);
         let c = |v: f64| if v.is_nan() { 0.0 } else { v.clamp(-lim, lim) };
         let (x0, y0) = (floor_i64(c(x0)), floor_i64(c(y0)));
-        let (x1, y1) = (ceil_i64(c(x1)), ceil_i64(c(y1)));
-        PxRect::from_i64(x0, y0, x1.max(x0), y1.max(y0))
+        let (x1, y1) = (ceil_i64(c(x1)).max(x0), ceil_i64(c(y1)).max(y0));
+        // (What `from_i64` would do: the sides are within +-2^30, so nothing is clamped.)
+        PxRect::new(x0 as i32, y0 as i32, (x1 - x0) as u32, (y1 - y0) as u32)
     }
 
     /// The same rectangle grown by `by` pixels on every side.
@@ -201,6 +202,18 @@ impl WorldMap {
             f64::from(self.area.x) + (p.x - x0) * sx,
             f64::from(self.area.y) + (y1 - p.y) * sy,
         )
+    }
+
+    /// Both ends of a line in pixels, as [`WorldMap::to_px`] gives them, when all four
+    /// numbers are finite (which they are not for points that are not, or that are too large
+    /// for the mapping).
+    pub(crate) fn line_px(&self, from: Point, to: Point) -> Option<[(f64, f64); 2]> {
+        let [x0, _, _, y1] = self.world;
+        let (sx, sy) = self.scale();
+        let (ax, ay) = (f64::from(self.area.x), f64::from(self.area.y));
+        let a = (ax + (from.x - x0) * sx, ay + (y1 - from.y) * sy);
+        let b = (ax + (to.x - x0) * sx, ay + (y1 - to.y) * sy);
+        (a.0.is_finite() && a.1.is_finite() && b.0.is_finite() && b.1.is_finite()).then_some([a, b])
     }
 
     /// Pixel position to world point; the inverse of [`WorldMap::to_px`].

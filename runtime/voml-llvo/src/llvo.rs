@@ -806,6 +806,8 @@ impl<B: Backend> Llvo<B> {
         if style.adapt {
             self.adapt(view, prim, style)?;
         }
+        // A line's ends in pixels, for its pixel column and its lowering.
+        let line_px;
         {
             // What an owner that never undraws drew stays whatever its frame.
             let series = if recording {
@@ -814,7 +816,11 @@ impl<B: Backend> Llvo<B> {
                 Mark { owner, frame: 0 }
             };
             let v = self.view_mut(view)?;
-            if v.columns.skips(prim, style, series, &v.map) {
+            line_px = match prim {
+                Primitive::Line { from, to } => v.map.line_px(*from, *to),
+                _ => None,
+            };
+            if v.columns.skips(prim, style, series, &v.map, line_px) {
                 return Ok(());
             }
         }
@@ -844,6 +850,7 @@ impl<B: Backend> Llvo<B> {
             clip,
             background: v.spec.background,
             want_erase: recording,
+            line_px,
             image_size: &image_size,
             warnings: &mut warnings,
         };
@@ -869,7 +876,7 @@ impl<B: Backend> Llvo<B> {
         let lowered = &mut self.lowered;
         if !recording && !exact {
             // Nothing else needs the commands: the back end takes them.
-            for (cmd, bounds) in lowered.draw.drain(..).zip(lowered.bounds.drain(..)) {
+            for (cmd, &bounds) in lowered.draw.drain(..).zip(&lowered.bounds) {
                 self.backend.draw_bounded(view, cmd, bounds)?;
             }
             return Ok(());

@@ -28,6 +28,9 @@ pub(crate) struct Ctx<'a> {
     pub clip: PxRect,
     pub background: Color,
     pub want_erase: bool,
+    /// A line's ends in pixels when the caller has them ([`WorldMap::line_px`]): what
+    /// [`to_px`] gives for them.
+    pub line_px: Option<[(f64, f64); 2]>,
     pub image_size: &'a dyn Fn(ImageId) -> Option<(u32, u32)>,
     pub warnings: &'a mut Vec<LlvoError>,
 }
@@ -119,7 +122,24 @@ fn ink(style: &Style, ctx: &mut Ctx) -> Ink {
     } else {
         style.alpha
     };
-    let mut dash: Vec<f64> = style.dash.clone();
+    Ink {
+        color: style.color.with_alpha_factor(alpha),
+        fill: style.fill.map(|f| f.with_alpha_factor(alpha)),
+        thick,
+        dash: if style.dash.is_empty() {
+            Vec::new()
+        } else {
+            dashes(&style.dash, ctx)
+        },
+        cap: style.cap,
+        join: style.join,
+    }
+}
+
+/// A style's dash pattern as drawn: an odd count repeated, lengths bounded; solid (empty)
+/// when it has a bad length or a period under a pixel.
+fn dashes(pattern: &[f64], ctx: &mut Ctx) -> Vec<f32> {
+    let mut dash: Vec<f64> = pattern.to_vec();
     if let Some(bad) = dash.iter().find(|d| !d.is_finite() || **d < 0.0) {
         warn(ctx, "dash length", *bad, "line drawn solid");
         dash.clear();
@@ -133,14 +153,7 @@ fn ink(style: &Style, ctx: &mut Ctx) -> Ink {
         warn(ctx, "dash period", period, "line drawn solid");
         dash.clear();
     }
-    Ink {
-        color: style.color.with_alpha_factor(alpha),
-        fill: style.fill.map(|f| f.with_alpha_factor(alpha)),
-        thick,
-        dash: dash.iter().map(|d| d.min(MAX_DASH) as f32).collect(),
-        cap: style.cap,
-        join: style.join,
-    }
+    dash.iter().map(|d| d.min(MAX_DASH) as f32).collect()
 }
 
 fn skipped(prim: &Primitive, reason: String) -> LlvoError {
@@ -254,7 +267,10 @@ pub(crate) fn lower(
     match prim {
         Primitive::Line { from, to } => {
             let ink = ink(style, ctx);
-            let (mut a, mut b) = (to_px(prim, map, *from)?, to_px(prim, map, *to)?);
+            let [mut a, mut b] = match ctx.line_px {
+                Some(px) => px,
+                None => [to_px(prim, map, *from)?, to_px(prim, map, *to)?],
+            };
             let w = f64::from(ink.stroke_width());
             if a.0 == b.0 {
                 a.0 = snap(a.0, w);
@@ -1009,6 +1025,80 @@ fn figure(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A line lowered from the pixel positions of its ends worked out beforehand
+    /// ([`WorldMap::line_px`], the way [`crate::Llvo::draw`] hands them over) gives the very
+    /// commands, bounds and erasures of one whose ends are mapped here, over random lines:
+    /// inside and across the clip, far outside it and huge, sub-pixel, upright (snapped),
+    /// thin, thick and dashed, with NaN and infinite ends, mappings that overflow.
+    #[test]
+    fn a_line_lowers_the_same_from_pixels_worked_out_before() {
+        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let maps = [
+            WorldMap::new((600, 400), [40, 10, 10, 30], [0.0, 10.0, 0.0, 100.0]),
+            WorldMap::new((300, 200), [0, 0, 0, 0], [-5.0, 5.0, 2.0, -2.0]),
+            WorldMap::new((300, 200), [5, 5, 5, 5], [0.0, 1e-300, 0.0, 1.0]),
+        ];
+        let images = |_: ImageId| None;
+        let mut compared = 0;
+        for i in 0..20_000 {
+            let mut coord = |scale: f64| {
+                let r = next();
+                match r % 23 {
+                    0 => f64::NAN,
+                    1 => f64::INFINITY,
+                    2 => -1e300,
+                    3 => (r >> 8) as f64 % 7.0,
+                    _ => ((r >> 11) as f64 / (1u64 << 53) as f64 - 0.25) * scale,
+                }
+            };
+            let scale = [12.0, 120.0, 0.01, 1e9][i % 4];
+            let from = Point::new(coord(scale), coord(scale * 10.0));
+            let mut to = Point::new(coord(scale), coord(scale * 10.0));
+            match next() % 5 {
+                0 => to.x = from.x,
+                1 => to.y = from.y,
+                _ => {}
+            }
+            let style = Style {
+                thick: [0.0, 1.0, 2.0, 3.5, 12.0][i % 5],
+                dash: if i % 7 == 0 { vec![4.0, 2.0] } else { Vec::new() },
+                cap: [LineCap::Butt, LineCap::Round, LineCap::Square][i % 3],
+                ..Style::default()
+            };
+            let map = &maps[i % maps.len()];
+            let prim = Primitive::Line { from, to };
+            let lowered = |line_px: Option<[(f64, f64); 2]>| {
+                let mut warnings = Vec::new();
+                let mut ctx = Ctx {
+                    map,
+                    clip: map.area,
+                    background: Color::WHITE,
+                    want_erase: i % 2 == 0,
+                    line_px,
+                    image_size: &images,
+                    warnings: &mut warnings,
+                };
+                let mut out = Lowered::default();
+                let result = lower(&prim, &style, &mut ctx, &mut out).map_err(|e| e.to_string());
+                (result, out.draw, out.bounds, out.erase, warnings.len())
+            };
+            let px = map.line_px(from, to);
+            let ends = (to_px(&prim, map, from), to_px(&prim, map, to));
+            assert_eq!(px.is_some(), ends.0.is_ok() && ends.1.is_ok(), "{from:?} {to:?}");
+            if px.is_some() {
+                assert_eq!(lowered(px), lowered(None), "{from:?} {to:?} {style:?}");
+                compared += 1;
+            }
+        }
+        assert!(compared > 10_000, "{compared} lines compared");
+    }
 
     /// A dense polyline keeps, in each column, its extent, its first and its last point, in
     /// order, with at most four points; a sparse one is left as it is.
