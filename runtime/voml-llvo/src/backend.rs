@@ -45,6 +45,10 @@ pub struct PxPath {
 impl PxPath {
     /// The control-point box (x0, y0, x1, y1), `None` when empty.
     pub fn bounds(&self) -> Option<(f32, f32, f32, f32)> {
+        if let [PathSeg::MoveTo(x0, y0), PathSeg::LineTo(x1, y1)] = self.segs[..] {
+            // A straight line, as the loop below takes it.
+            return Some((x0.min(x1), y0.min(y1), x0.max(x1), y0.max(y1)));
+        }
         let mut b: Option<(f32, f32, f32, f32)> = None;
         let mut add = |x: f32, y: f32| {
             b = Some(match b {

@@ -529,6 +529,7 @@ fn forget_one(marks: &mut HashMap<Mark, usize>, mark: Mark) {
 /// The pixels `cmd` certainly replaces whatever was there: a clear's rectangle; the inside of
 /// an upright rectangle filled hard-edged (erasing) or with an opaque colour, to whole pixels,
 /// within its clip.
+#[inline]
 fn covered(cmd: &DrawCmd) -> Option<PxRect> {
     match cmd {
         DrawCmd::Clear { rect, .. } => Some(*rect),

@@ -319,12 +319,7 @@ pub(crate) fn lower(
                 0.0
             };
             let (x0, y0, x1, y1) = (snap(x0, w), snap(y0, w), snap(x1, w), snap(y1, w));
-            closed_polys(
-                out,
-                ctx,
-                &ink,
-                vec![(x0, y0), (x1, y0), (x1, y1), (x0, y1)],
-            );
+            closed_polys(out, ctx, &ink, vec![(x0, y0), (x1, y0), (x1, y1), (x0, y1)]);
         }
         Primitive::Circle { center, radius } => {
             let r = finite(prim, "radius", *radius)?;
@@ -366,9 +361,7 @@ pub(crate) fn lower(
             font,
             halign,
             valign,
-        } => text(
-            prim, out, ctx, style, *at, content, *font, *halign, *valign,
-        )?,
+        } => text(prim, out, ctx, style, *at, content, *font, *halign, *valign)?,
         Primitive::Figure {
             image,
             orig_origin,
@@ -1068,7 +1061,11 @@ mod tests {
             }
             let style = Style {
                 thick: [0.0, 1.0, 2.0, 3.5, 12.0][i % 5],
-                dash: if i % 7 == 0 { vec![4.0, 2.0] } else { Vec::new() },
+                dash: if i % 7 == 0 {
+                    vec![4.0, 2.0]
+                } else {
+                    Vec::new()
+                },
                 cap: [LineCap::Butt, LineCap::Round, LineCap::Square][i % 3],
                 ..Style::default()
             };
@@ -1091,7 +1088,11 @@ mod tests {
             };
             let px = map.line_px(from, to);
             let ends = (to_px(&prim, map, from), to_px(&prim, map, to));
-            assert_eq!(px.is_some(), ends.0.is_ok() && ends.1.is_ok(), "{from:?} {to:?}");
+            assert_eq!(
+                px.is_some(),
+                ends.0.is_ok() && ends.1.is_ok(),
+                "{from:?} {to:?}"
+            );
             if px.is_some() {
                 assert_eq!(lowered(px), lowered(None), "{from:?} {to:?} {style:?}");
                 compared += 1;

@@ -585,7 +585,8 @@ fn clip_upright_rect(path: &PxPath, clip: PxRect, closed: bool) -> Option<Option
             PathSeg::LineTo(x1, y1),
             PathSeg::LineTo(x0, y1),
             PathSeg::Close,
-        ].into(),
+        ]
+        .into(),
     }))
 }
 

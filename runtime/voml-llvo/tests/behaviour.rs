@@ -514,7 +514,8 @@ fn clipped_rectangles_paint_as_through_a_mask() {
                 PathSeg::LineTo(x1, y1),
                 PathSeg::LineTo(x0, y1),
                 PathSeg::Close,
-            ].into(),
+            ]
+            .into(),
         };
         let mut backend = RasterBackend::new();
         backend

@@ -74,7 +74,8 @@ fn command(rng: &mut Rng, w: u32, h: u32) -> DrawCmd {
                     PathSeg::LineTo(x1, y1),
                     PathSeg::LineTo(x0, y1),
                     PathSeg::Close,
-                ].into(),
+                ]
+                .into(),
             },
             color: colour(rng),
             clip,
@@ -91,7 +92,8 @@ fn command(rng: &mut Rng, w: u32, h: u32) -> DrawCmd {
                     PathSeg::LineTo(x1, y1),
                     PathSeg::LineTo(x0, y1),
                     PathSeg::Close,
-                ].into(),
+                ]
+                .into(),
             },
             color: colour(rng),
             clip,
@@ -412,7 +414,8 @@ fn the_lazy_raster_paints_what_the_raster_paints() {
                                             PathSeg::LineTo(x1, y1),
                                             PathSeg::LineTo(x0, y1),
                                             PathSeg::Close,
-                                        ].into(),
+                                        ]
+                                        .into(),
                                     },
                                     color: bg,
                                     clip,
@@ -424,7 +427,8 @@ fn the_lazy_raster_paints_what_the_raster_paints() {
                                         segs: vec![
                                             PathSeg::MoveTo(x0, y0),
                                             PathSeg::LineTo(x1, y1),
-                                        ].into(),
+                                        ]
+                                        .into(),
                                     },
                                     style: StrokeStyle {
                                         width: 2.0,
@@ -558,7 +562,8 @@ fn bar(x0: f32, x1: f32, top: f32, bottom: f32) -> PxPath {
             PathSeg::LineTo(x1, bottom),
             PathSeg::LineTo(x0, bottom),
             PathSeg::Close,
-        ].into(),
+        ]
+        .into(),
     }
 }
 

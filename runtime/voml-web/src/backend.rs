@@ -469,7 +469,8 @@ mod tests {
                             PathSeg::LineTo(x + 9.5, 20.25),
                             PathSeg::LineTo(x + 2.0, 28.0),
                             PathSeg::Close,
-                        ].into(),
+                        ]
+                        .into(),
                     },
                     color: Color::rgba((i * 40 % 256) as u8, 90, 200, 180),
                     clip: PxRect::new(0, 0, 64, 32),
