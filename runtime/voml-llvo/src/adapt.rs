@@ -449,7 +449,7 @@ impl AdaptState {
 pub(crate) fn extreme_points(prim: &Primitive, style: &Style, mut f: impl FnMut(Point)) -> bool {
     // Lines, polylines and polygons are their own points, looked at where they lie (a
     // streaming plot's segments come here twice each); the other shapes' are worked out.
-    let mut worked_out: Vec<Point> = Vec::new();
+    let worked_out: Vec<Point>;
     let (pts, ok): (&[Point], bool) = match prim {
         Primitive::Line { from, to } => {
             if !(from.is_finite() && to.is_finite()) {
@@ -462,7 +462,9 @@ pub(crate) fn extreme_points(prim: &Primitive, style: &Style, mut f: impl FnMut(
         Primitive::Polyline { points } => (points, points.len() >= 2),
         Primitive::Polygon { points } => (points, points.len() >= 3),
         other => {
-            let ok = shape_points(other, style, &mut worked_out);
+            let mut pts = Vec::new();
+            let ok = shape_points(other, style, &mut pts);
+            worked_out = pts;
             (&worked_out, ok)
         }
     };
