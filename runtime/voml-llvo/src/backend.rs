@@ -953,3 +953,52 @@ impl Backend for NullBackend {
         Err(LlvoError::Unsupported("take snapshots (it draws nothing)"))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A straight line's box, read directly, is the one the loop over the segments gives
+    /// (the same path with a `Close`, which adds no point, goes through the loop), bit for
+    /// bit, infinities, NaNs and signed zeros included.
+    #[test]
+    fn a_straight_paths_box_is_the_loops() {
+        let values = [
+            0.0,
+            -0.0,
+            1.5,
+            -3.25,
+            7.0,
+            1e30,
+            -1e30,
+            f32::MAX,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::NAN,
+        ];
+        let bits = |b: Option<(f32, f32, f32, f32)>| {
+            b.map(|(x0, y0, x1, y1)| [x0, y0, x1, y1].map(f32::to_bits))
+        };
+        for x0 in values {
+            for y0 in values {
+                for x1 in values {
+                    for y1 in values {
+                        let line = PxPath {
+                            segs: PathSegs::from_buf([
+                                PathSeg::MoveTo(x0, y0),
+                                PathSeg::LineTo(x1, y1),
+                            ]),
+                        };
+                        let mut looped = line.clone();
+                        looped.segs.push(PathSeg::Close);
+                        assert_eq!(
+                            bits(line.bounds()),
+                            bits(looped.bounds()),
+                            "{x0} {y0} {x1} {y1}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}

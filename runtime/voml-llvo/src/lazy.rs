@@ -116,7 +116,8 @@ enum Exit {
         up: i32,
         down: i32,
     },
-    /// Likewise, in an area too large for those (worked out each time).
+    /// Likewise, in an area too large for those, or reaching past the pixel coordinates
+    /// (where moved rectangles are cut): looked at each time, as the rectangles say.
     Far,
 }
 
@@ -124,54 +125,51 @@ impl Exit {
     fn of(w: &Waiting, area: PxRect) -> Exit {
         let b = w.bounds;
         if matches!(w.cmd, DrawCmd::Shift { .. }) || (!b.is_empty() && b.intersect(&area) != b) {
-            Exit::Never
-        } else if b.is_empty() {
-            Exit::Now
-        } else {
-            let [left, right, up, down] = beyond(b, area);
-            match (
-                i32::try_from(left),
-                i32::try_from(right),
-                i32::try_from(up),
-                i32::try_from(down),
-            ) {
-                (Ok(left), Ok(right), Ok(up), Ok(down)) => Exit::Beyond {
-                    left,
-                    right,
-                    up,
-                    down,
-                },
-                _ => Exit::Far,
-            }
+            return Exit::Never;
+        }
+        if b.is_empty() {
+            return Exit::Now;
+        }
+        let fits = |v: i64| i32::try_from(v).ok();
+        let edges = (
+            fits(area.right()),
+            fits(area.bottom()),
+            fits(i64::from(area.x) - b.right()),
+            fits(area.right() - i64::from(b.x)),
+            fits(i64::from(area.y) - b.bottom()),
+            fits(area.bottom() - i64::from(b.y)),
+        );
+        match edges {
+            (Some(_), Some(_), Some(left), Some(right), Some(up), Some(down)) => Exit::Beyond {
+                left,
+                right,
+                up,
+                down,
+            },
+            _ => Exit::Far,
         }
     }
 
-    /// Whether a command with bounds `b` that has moved by `d` since it was queued is gone.
+    /// Whether a command with bounds `b` that has moved by `d` since it was queued is gone
+    /// from `area`.
     fn gone(self, d: (i64, i64), b: PxRect, area: PxRect) -> bool {
-        let [left, right, up, down] = match self {
-            Exit::Unknown | Exit::Never => return false,
-            Exit::Now => return true,
+        match self {
+            Exit::Unknown | Exit::Never => false,
+            Exit::Now => true,
             Exit::Beyond {
                 left,
                 right,
                 up,
                 down,
-            } => [left, right, up, down].map(i64::from),
-            Exit::Far => beyond(b, area),
-        };
-        d.0 <= left || d.0 >= right || d.1 <= up || d.1 >= down
+            } => {
+                d.0 <= i64::from(left)
+                    || d.0 >= i64::from(right)
+                    || d.1 <= i64::from(up)
+                    || d.1 >= i64::from(down)
+            }
+            Exit::Far => b.translate(d.0, d.1).intersect(&area).is_empty(),
+        }
     }
-}
-
-/// How far a rectangle inside `area` moves before it lies beyond the area's left, right, top
-/// or bottom edge.
-fn beyond(b: PxRect, area: PxRect) -> [i64; 4] {
-    [
-        i64::from(area.x) - b.right(),
-        area.right() - i64::from(b.x),
-        i64::from(area.y) - b.bottom(),
-        area.bottom() - i64::from(b.y),
-    ]
 }
 
 /// A merged erasure, with what [`merge_erasure`] asks of it worked out once: a set holds
@@ -717,5 +715,101 @@ impl Backend for LazyRaster {
 
     fn status(&mut self, status: &Status) {
         self.raster.status(status)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Whether the scrolls took a command out of the area, as compaction first worked it out
+    /// from the rectangles each time.
+    fn gone_as_the_rectangles_say(w: &Waiting, area: PxRect, d: (i64, i64)) -> bool {
+        if matches!(w.cmd, DrawCmd::Shift { .. }) {
+            return false;
+        }
+        let b = w.bounds;
+        b.is_empty()
+            || (b.intersect(&area) == b && b.translate(d.0, d.1).intersect(&area).is_empty())
+    }
+
+    /// A command's way out of the area, worked out once, tells what the rectangles tell,
+    /// over random areas (some larger than the pixel coordinates reach), commands inside,
+    /// across and outside them, empty ones, scrolls, and moves small and huge.
+    #[test]
+    fn a_way_out_worked_out_once_is_what_the_rectangles_say() {
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = move |below: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % below
+        };
+        let fill = Color::rgb(255, 255, 255);
+        for _ in 0..200_000 {
+            let huge = next(8) == 0;
+            let side = |n: &mut dyn FnMut(u64) -> u64| {
+                if huge {
+                    n(u64::from(u32::MAX)) as u32
+                } else {
+                    n(60) as u32
+                }
+            };
+            let at = |n: &mut dyn FnMut(u64) -> u64| {
+                if huge {
+                    n(u64::from(u32::MAX)) as i64 as i32
+                } else {
+                    n(100) as i32 - 50
+                }
+            };
+            let area = PxRect::new(
+                at(&mut next),
+                at(&mut next),
+                side(&mut next),
+                side(&mut next),
+            );
+            let bounds = PxRect::new(
+                area.x.saturating_add(next(20) as i32 - 5),
+                area.y.saturating_add(next(20) as i32 - 5),
+                next(30) as u32,
+                next(30) as u32,
+            );
+            let cmd = if next(10) == 0 {
+                DrawCmd::Shift {
+                    area,
+                    dx: -1,
+                    dy: 0,
+                    fill,
+                }
+            } else {
+                DrawCmd::Clear {
+                    rect: bounds,
+                    color: fill,
+                }
+            };
+            let w = Waiting {
+                mark: None,
+                epoch: 0,
+                at: (0, 0),
+                bounds,
+                cmd,
+                also: Vec::new(),
+                erases: None,
+                exit: Exit::Unknown,
+            };
+            let exit = Exit::of(&w, area);
+            for _ in 0..8 {
+                let step = |n: &mut dyn FnMut(u64) -> u64| match n(4) {
+                    0 => n(1 << 40) as i64 - (1 << 39),
+                    _ => n(160) as i64 - 80,
+                };
+                let d = (step(&mut next), step(&mut next));
+                assert_eq!(
+                    exit.gone(d, bounds, area),
+                    gone_as_the_rectangles_say(&w, area, d),
+                    "{bounds:?} in {area:?} moved by {d:?}"
+                );
+            }
+        }
     }
 }
