@@ -42,7 +42,7 @@ pub(crate) struct Prepared {
 enum Src {
     Reg(u32),
     Const(u32),
-    /// A global as the forms see it this round (see [`Round::load`]).
+    /// A global as the forms see it this round (read when the round begins, then as assigned).
     Global(u32),
 }
 
@@ -427,8 +427,9 @@ fn assigns(f: &Form) -> bool {
 pub(crate) struct Renders {
     registers: Vec<SteelVal>,
     args: Vec<SteelVal>,
-    /// The globals' values as the forms see them this round (read, or assigned).
-    known: Vec<Option<SteelVal>>,
+    /// The globals' values as the forms see them this round: read when it begins (nothing
+    /// changes the engine's globals while it runs), then as assigned.
+    known: Vec<SteelVal>,
     effects: Vec<Effect>,
 }
 
@@ -453,13 +454,12 @@ enum Effect {
 
 /// One round's evaluation.
 struct Round<'r> {
-    engine: &'r Engine,
     host: &'r mut Host,
     watchdog: &'r Watchdog,
     prepared: &'r Prepared,
     registers: &'r mut Vec<SteelVal>,
     args: &'r mut Vec<SteelVal>,
-    known: &'r mut Vec<Option<SteelVal>>,
+    known: &'r mut Vec<SteelVal>,
     effects: &'r mut Vec<Effect>,
     here: Option<&'r SteelVal>,
 }
@@ -494,9 +494,16 @@ impl Renders {
         // let go of when the round ends, and the changes when they are made.
         let evaluated = boundary::call(meter, || {
             registers.resize(native.registers, SteelVal::Void);
-            known.resize(native.globals.len(), None);
+            for at in &native.globals {
+                match engine.global_at(*at) {
+                    Some(v) => known.push(v),
+                    None => {
+                        known.clear();
+                        return Ok(None);
+                    }
+                }
+            }
             let mut round = Round {
-                engine,
                 host: &mut *host,
                 watchdog,
                 prepared: native,
@@ -564,18 +571,14 @@ impl<'r> Round<'r> {
         while pc < end {
             match &code[pc] {
                 Instr::Move { dst, src } => {
-                    self.load(*src)?;
                     let v = self.get(*src).clone();
                     self.put(*dst, v);
                 }
                 Instr::Unary { op, dst, a } => {
-                    self.load(*a)?;
                     let v = self.unary(*op, *a)?;
                     self.put(*dst, v);
                 }
                 Instr::Binary { op, dst, a, b } => {
-                    self.load(*a)?;
-                    self.load(*b)?;
                     // Two numbers: worked out here where steel's answer is plain (fixnums
                     // that do not overflow, reals); everything else by steel's primitive.
                     match plain(*op, self.get(*a), self.get(*b)) {
@@ -591,10 +594,9 @@ impl<'r> Round<'r> {
                     self.put(*dst, v);
                 }
                 Instr::Set { global, src } => {
-                    self.load(*src)?;
                     let v = self.get(*src).clone();
                     let g = *global as usize;
-                    self.known[g] = Some(v.clone());
+                    self.known[g] = v.clone();
                     self.effects.push(Effect::Set(g, v));
                 }
                 Instr::Here(at) => self.here = Some(&self.prepared.consts[*at as usize]),
@@ -603,7 +605,6 @@ impl<'r> Round<'r> {
                     continue;
                 }
                 Instr::JumpIfFalse(src, to) | Instr::JumpIfTrue(src, to) => {
-                    self.load(*src)?;
                     let truth = truthy(self.get(*src));
                     if truth == matches!(code[pc], Instr::JumpIfTrue(..)) {
                         pc = *to as usize;
@@ -616,7 +617,6 @@ impl<'r> Round<'r> {
                     value,
                     end,
                 } => {
-                    self.load(*list)?;
                     let SteelVal::ListV(entries) = self.get(*list).clone() else {
                         return Err(ToScheme);
                     };
@@ -651,29 +651,13 @@ impl<'r> Round<'r> {
         drop(old);
     }
 
-    /// Makes sure a global `src` names is known this round (read, or assigned).
-    #[inline]
-    fn load(&mut self, src: Src) -> Result<(), ToScheme> {
-        if let Src::Global(g) = src {
-            let g = g as usize;
-            if self.known[g].is_none() {
-                let v = self
-                    .engine
-                    .global_at(self.prepared.globals[g])
-                    .ok_or(ToScheme)?;
-                self.known[g] = Some(v);
-            }
-        }
-        Ok(())
-    }
-
-    /// The value `src` names ([`Round::load`]ed if a global).
+    /// The value `src` names.
     #[inline]
     fn get(&self, src: Src) -> &SteelVal {
         match src {
             Src::Reg(r) => &self.registers[r as usize],
             Src::Const(c) => &self.prepared.consts[c as usize],
-            Src::Global(g) => self.known[g as usize].as_ref().unwrap_or(&SteelVal::Void),
+            Src::Global(g) => &self.known[g as usize],
         }
     }
 
@@ -708,9 +692,6 @@ impl<'r> Round<'r> {
     }
 
     fn call(&mut self, op: Op, srcs: &[Src]) -> Result<SteelVal, ToScheme> {
-        for s in srcs {
-            self.load(*s)?;
-        }
         let mut args = std::mem::take(self.args);
         args.extend(srcs.iter().map(|s| self.get(*s).clone()));
         let result = self.apply(op, &args);
