@@ -653,15 +653,10 @@ pub trait Backend {
     /// Executes one drawing command.
     fn draw(&mut self, view: ViewId, cmd: &DrawCmd) -> Result<(), LlvoError>;
 
-    /// Like [`Backend::draw`], handing the command over: a back end that keeps commands
-    /// keeps this one without copying it. The default draws it.
-    fn draw_moved(&mut self, view: ViewId, cmd: DrawCmd) -> Result<(), LlvoError> {
-        self.draw(view, &cmd)
-    }
-
-    /// Like [`Backend::draw_moved`], given the command's [`DrawCmd::bounds`] as well (the core
+    /// Like [`Backend::draw`], handing the command over with its [`DrawCmd::bounds`] (the core
     /// works them out anyway, to drop commands that change no pixel): a back end that keeps
-    /// them need not work them out again. The default draws the command.
+    /// commands keeps this one without copying it or working its bounds out again. The
+    /// default draws it.
     fn draw_bounded(
         &mut self,
         view: ViewId,
@@ -669,7 +664,7 @@ pub trait Backend {
         bounds: PxRect,
     ) -> Result<(), LlvoError> {
         let _ = bounds;
-        self.draw_moved(view, cmd)
+        self.draw(view, &cmd)
     }
 
     /// Executes one drawing command of an owner that can be undrawn, as part
@@ -792,9 +787,6 @@ impl<B: Backend + ?Sized> Backend for Box<B> {
     }
     fn draw(&mut self, view: ViewId, cmd: &DrawCmd) -> Result<(), LlvoError> {
         (**self).draw(view, cmd)
-    }
-    fn draw_moved(&mut self, view: ViewId, cmd: DrawCmd) -> Result<(), LlvoError> {
-        (**self).draw_moved(view, cmd)
     }
     fn draw_bounded(
         &mut self,

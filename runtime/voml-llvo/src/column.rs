@@ -71,6 +71,9 @@ impl Columns {
         let column = floor_i64(x1);
         let within = floor_i64(x0) == column;
         let (top, bottom) = (y0.min(y1), y0.max(y1));
+        // What it paints in the column its line ends in: that line's part there, or (when it
+        // crosses columns) its end.
+        let painted = if within { (top, bottom) } else { (y1, y1) };
         // The series this line continues: same frame, same style, starting where it ended.
         let found = self
             .series
@@ -90,16 +93,15 @@ impl Columns {
                 s.bottom = s.bottom.max(bottom);
                 return false;
             }
-            // It left its column: what it has painted in the column its line ends in is that
-            // line's part there, or (when it crosses columns) its end. It becomes the latest
-            // series, where it is not the first forgotten.
+            // It left its column: it becomes the latest series, where it is not the first
+            // forgotten.
             (s.map, s.column) = (*map, column);
-            (s.top, s.bottom) = if within { (top, bottom) } else { (y1, y1) };
+            (s.top, s.bottom) = painted;
             self.series[at..].rotate_left(1);
             return false;
         }
-        // A new series, likewise.
-        let (top, bottom) = if within { (top, bottom) } else { (y1, y1) };
+        // A new series.
+        let (top, bottom) = painted;
         if self.series.len() == SERIES_KEPT {
             self.series.remove(0);
         }

@@ -208,11 +208,7 @@ impl WorldMap {
     /// numbers are finite (which they are not for points that are not, or that are too large
     /// for the mapping).
     pub(crate) fn line_px(&self, from: Point, to: Point) -> Option<[(f64, f64); 2]> {
-        let [x0, _, _, y1] = self.world;
-        let (sx, sy) = self.scale();
-        let (ax, ay) = (f64::from(self.area.x), f64::from(self.area.y));
-        let a = (ax + (from.x - x0) * sx, ay + (y1 - from.y) * sy);
-        let b = (ax + (to.x - x0) * sx, ay + (y1 - to.y) * sy);
+        let (a, b) = (self.to_px(from), self.to_px(to));
         (a.0.is_finite() && a.1.is_finite() && b.0.is_finite() && b.1.is_finite()).then_some([a, b])
     }
 

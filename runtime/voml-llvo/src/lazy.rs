@@ -91,14 +91,13 @@ struct Waiting {
     also: Vec<Member>,
     /// The colour every command of the set erases with, when it is an erasure set.
     erases: Option<Color>,
-    /// When the scrolls will have moved it out of the scrolled area, worked out by the first
+    /// Whether the scrolls can move it out of the scrolled area, worked out by the first
     /// compaction that looks at it (each looks at every command).
     exit: Exit,
 }
 
-/// When a waiting command is gone from the scrolled area, in the sum of the scrolls since it
-/// was queued. Every scroll that waits with it moves the same area (see [`Queue`]), so this
-/// is worked out once.
+/// Whether a waiting command can leave the scrolled area, worked out once: every scroll that
+/// waits with it moves the same area (see [`Queue`]).
 #[derive(Clone, Copy)]
 enum Exit {
     /// Not worked out yet.
@@ -107,46 +106,19 @@ enum Exit {
     Never,
     /// Already: it changes no pixel.
     Now,
-    /// Once the sum is at most `left` or at least `right` along x, or likewise along y
-    /// (`up`, `down`): its bounds then lie beyond the area's edge. (Each is within the area's
-    /// size; small, since every compaction moves the commands it keeps.)
-    Beyond {
-        left: i32,
-        right: i32,
-        up: i32,
-        down: i32,
-    },
-    /// Likewise, in an area too large for those, or reaching past the pixel coordinates
-    /// (where moved rectangles are cut): looked at each time, as the rectangles say.
-    Far,
+    /// Wholly inside: gone once the scrolls have moved its bounds out of the area.
+    Inside,
 }
 
 impl Exit {
     fn of(w: &Waiting, area: PxRect) -> Exit {
         let b = w.bounds;
         if matches!(w.cmd, DrawCmd::Shift { .. }) || (!b.is_empty() && b.intersect(&area) != b) {
-            return Exit::Never;
-        }
-        if b.is_empty() {
-            return Exit::Now;
-        }
-        let fits = |v: i64| i32::try_from(v).ok();
-        let edges = (
-            fits(area.right()),
-            fits(area.bottom()),
-            fits(i64::from(area.x) - b.right()),
-            fits(area.right() - i64::from(b.x)),
-            fits(i64::from(area.y) - b.bottom()),
-            fits(area.bottom() - i64::from(b.y)),
-        );
-        match edges {
-            (Some(_), Some(_), Some(left), Some(right), Some(up), Some(down)) => Exit::Beyond {
-                left,
-                right,
-                up,
-                down,
-            },
-            _ => Exit::Far,
+            Exit::Never
+        } else if b.is_empty() {
+            Exit::Now
+        } else {
+            Exit::Inside
         }
     }
 
@@ -156,18 +128,7 @@ impl Exit {
         match self {
             Exit::Unknown | Exit::Never => false,
             Exit::Now => true,
-            Exit::Beyond {
-                left,
-                right,
-                up,
-                down,
-            } => {
-                d.0 <= i64::from(left)
-                    || d.0 >= i64::from(right)
-                    || d.1 <= i64::from(up)
-                    || d.1 >= i64::from(down)
-            }
-            Exit::Far => b.translate(d.0, d.1).intersect(&area).is_empty(),
+            Exit::Inside => b.translate(d.0, d.1).intersect(&area).is_empty(),
         }
     }
 }
@@ -603,10 +564,6 @@ impl Backend for LazyRaster {
 
     fn draw(&mut self, view: ViewId, cmd: &DrawCmd) -> Result<(), LlvoError> {
         self.push(view, None, cmd.clone(), None)
-    }
-
-    fn draw_moved(&mut self, view: ViewId, cmd: DrawCmd) -> Result<(), LlvoError> {
-        self.push(view, None, cmd, None)
     }
 
     fn draw_bounded(

@@ -141,8 +141,13 @@ impl<'a> Compiler<'a, '_> {
     }
 
     fn constant(&mut self, v: SteelVal) -> Option<Src> {
+        Some(Src::Const(self.constant_at(v)?))
+    }
+
+    /// Where `v` lies among the constants.
+    fn constant_at(&mut self, v: SteelVal) -> Option<u32> {
         self.consts.push(v);
-        Some(Src::Const(u32::try_from(self.consts.len() - 1).ok()?))
+        u32::try_from(self.consts.len() - 1).ok()
     }
 
     fn temporary(&mut self) -> u32 {
@@ -163,6 +168,30 @@ impl<'a> Compiler<'a, '_> {
             Instr::Jump(t) | Instr::JumpIfFalse(_, t) | Instr::JumpIfTrue(_, t) => *t = to,
             Instr::ForEach { end, .. } => *end = to,
             _ => unreachable!("only jumps and loops land"),
+        }
+    }
+
+    /// The jump out of an `and` (at `#f`) or an `or` (at anything else) after a form whose
+    /// value is `v`; where it lands is set later ([`Compiler::land`]).
+    fn exit(&mut self, and: bool, v: Src) -> usize {
+        self.code.push(if and {
+            Instr::JumpIfFalse(v, 0)
+        } else {
+            Instr::JumpIfTrue(v, 0)
+        });
+        self.code.len() - 1
+    }
+
+    /// Code for a body's forms, and where the last one's value is (void for none).
+    fn body(&mut self, forms: &'a [Form]) -> Option<Src> {
+        match forms.split_last() {
+            Some((last, rest)) => {
+                for f in rest {
+                    self.effect(f)?;
+                }
+                self.value(last)
+            }
+            None => self.constant(SteelVal::Void),
         }
     }
 
@@ -198,12 +227,7 @@ impl<'a> Compiler<'a, '_> {
                 let mut exits = Vec::new();
                 for f in forms {
                     let v = self.value(f)?;
-                    exits.push(self.code.len());
-                    self.code.push(if and {
-                        Instr::JumpIfFalse(v, 0)
-                    } else {
-                        Instr::JumpIfTrue(v, 0)
-                    });
+                    exits.push(self.exit(and, v));
                 }
                 for at in exits {
                     self.land(at);
@@ -245,11 +269,7 @@ impl<'a> Compiler<'a, '_> {
                 self.constant(SteelVal::Void)?
             }
             Form::Here { offset } => {
-                let Src::Const(at) =
-                    self.constant(SteelVal::IntV(isize::try_from(*offset).ok()?))?
-                else {
-                    unreachable!("constant gives a constant")
-                };
+                let at = self.constant_at(SteelVal::IntV(isize::try_from(*offset).ok()?))?;
                 self.code.push(Instr::Here(at));
                 self.constant(SteelVal::Void)?
             }
@@ -277,15 +297,7 @@ impl<'a> Compiler<'a, '_> {
                 self.land(over);
                 Src::Reg(dst)
             }
-            Form::Begin { forms } => match forms.split_last() {
-                Some((last, rest)) => {
-                    for f in rest {
-                        self.effect(f)?;
-                    }
-                    self.value(last)?
-                }
-                None => self.constant(SteelVal::Void)?,
-            },
+            Form::Begin { forms } => self.body(forms)?,
             Form::And { forms } | Form::Or { forms } => {
                 let and = matches!(f, Form::And { .. });
                 let dst = self.temporary();
@@ -296,13 +308,7 @@ impl<'a> Compiler<'a, '_> {
                 let mut exits = Vec::new();
                 for f in forms {
                     self.value_into(dst, f)?;
-                    exits.push(self.code.len());
-                    let v = Src::Reg(dst);
-                    self.code.push(if and {
-                        Instr::JumpIfFalse(v, 0)
-                    } else {
-                        Instr::JumpIfTrue(v, 0)
-                    });
+                    exits.push(self.exit(and, Src::Reg(dst)));
                 }
                 for at in exits {
                     self.land(at);
@@ -319,15 +325,7 @@ impl<'a> Compiler<'a, '_> {
                 for (k, v) in values.iter().enumerate() {
                     self.value_into(first.checked_add(u32::try_from(k).ok()?)?, v)?;
                 }
-                match body.split_last() {
-                    Some((last, rest)) => {
-                        for f in rest {
-                            self.effect(f)?;
-                        }
-                        self.value(last)?
-                    }
-                    None => self.constant(SteelVal::Void)?,
-                }
+                self.body(body)?
             }
             Form::ForEachEntry {
                 key,
