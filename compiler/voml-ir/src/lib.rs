@@ -278,6 +278,10 @@ pub struct Input {
     /// compiler recognised it as one (see [`NativeBody`]); `handler` does the same in Scheme.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub native: Option<NativeBody>,
+    /// The part's code as forms a runtime may evaluate without Scheme (see [`NativeRender`]),
+    /// when it is not a [`NativeBody`]: the input's fields are the slots `0..fields.len()`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub forms: Option<NativeRender>,
     pub span: Span,
 }
 

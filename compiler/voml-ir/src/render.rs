@@ -118,6 +118,11 @@ pub enum Op {
     Style,
     /// `(beep)`.
     Beep,
+    /// `(id-get alist key)`, `(id-put alist key value)`: the prelude's micro-database.
+    IdGet,
+    IdPut,
+    /// `(vector item ...)`: a new mutable vector.
+    Vector,
 }
 
 impl Op {
@@ -147,6 +152,9 @@ impl Op {
         ("voml-line", Op::Line),
         ("voml-style", Op::Style),
         ("beep", Op::Beep),
+        ("id-get", Op::IdGet),
+        ("id-put", Op::IdPut),
+        ("vector", Op::Vector),
     ];
 
     /// The primitive a Scheme name calls.
@@ -168,6 +176,9 @@ impl Op {
             Op::Line => (6, 6),
             Op::Style => (7, 7),
             Op::Beep => (0, 0),
+            Op::IdGet => (2, 2),
+            Op::IdPut => (3, 3),
+            Op::Vector => (0, usize::MAX),
         }
     }
 }
@@ -185,6 +196,8 @@ pub struct RenderReads<'a> {
     pub bad_arity: Vec<Op>,
     /// The deepest nesting of forms.
     pub depth: usize,
+    /// Whether the forms draw ([`Op::Line`]): an input part's may not.
+    pub draws: bool,
 }
 
 impl NativeRender {
@@ -258,6 +271,7 @@ impl Form {
                 if args.len() < min || args.len() > max {
                     r.bad_arity.push(*op);
                 }
+                r.draws |= *op == Op::Line;
                 all(args, r);
             }
         }

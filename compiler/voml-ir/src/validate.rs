@@ -4,8 +4,8 @@
 //! never a panic further on.
 
 use crate::{
-    CompiledVo, EntryPoint, EpComponent, Input, IrComponent, NativeBody, NativeCondition,
-    NativeRender, Operand, Span, Test, Variable, FORMAT_VERSION, MAX_NESTING,
+    CompiledVo, EntryPoint, EpComponent, Input, NativeBody, NativeCondition, NativeRender, Operand,
+    Span, Test, Variable, FORMAT_VERSION, MAX_NESTING,
 };
 
 // The ranges the compiler allows, from the vocabulary's limits: what the compiler writes the
@@ -181,26 +181,41 @@ impl Checker<'_> {
         }
     }
 
-    /// A native drawing part reads and assigns only its component's structures, uses the
-    /// slots it declares, calls its primitives with the arguments they take, nests no deeper
-    /// than code may, and comes with the procedure it stands for.
-    fn native_render(&mut self, at: &str, native: &NativeRender, c: &IrComponent) {
-        if c.phase1.is_none() {
+    /// Native forms (a drawing part, or an input part with `params` fields in its first
+    /// slots, which may not draw) read and assign only their component's structures, use the slots they declare,
+    /// call their primitives with the arguments they take, nest no deeper than code may, and
+    /// come with the procedure they stand for.
+    fn native_forms(&mut self, at: &str, native: &NativeRender, owner: Owner<'_>) {
+        let Owner {
+            infos,
+            controls,
+            procedure,
+            params,
+            span,
+        } = owner;
+        if !procedure {
             self.fail(
                 at.to_string(),
                 "a native part without its procedure".into(),
-                c.span,
+                span,
+            );
+        }
+        let fields = params.unwrap_or(0);
+        if (native.locals as usize) < fields {
+            self.fail(
+                at.to_string(),
+                format!("{} slots for {fields} fields", native.locals),
+                span,
             );
         }
         let reads = native.reads();
-        self.own_structures(at, &c.infos, &c.controls, &reads.globals, c.span);
+        if params.is_some() && reads.draws {
+            self.fail(at.to_string(), "an input part's forms draw".into(), span);
+        }
+        self.own_structures(at, infos, controls, &reads.globals, span);
         for s in reads.styles {
             if !crate::is_style_global(s) {
-                self.fail(
-                    at.to_string(),
-                    format!("`{s}` is not a style global"),
-                    c.span,
-                );
+                self.fail(at.to_string(), format!("`{s}` is not a style global"), span);
             }
         }
         for s in reads.slots {
@@ -209,21 +224,21 @@ impl Checker<'_> {
                 s as usize,
                 native.locals as usize,
                 "slot",
-                c.span,
+                span,
             );
         }
         for op in reads.bad_arity {
             self.fail(
                 at.to_string(),
                 format!("calls {op:?} with a count of arguments it does not take"),
-                c.span,
+                span,
             );
         }
         if reads.depth > crate::MAX_RENDER_DEPTH {
             self.fail(
                 at.to_string(),
                 format!("nests forms more than {} deep", crate::MAX_RENDER_DEPTH),
-                c.span,
+                span,
             );
         }
     }
@@ -401,6 +416,16 @@ impl Checker<'_> {
                 if let Some(native) = &input.native {
                     self.native_body(&at, native, c, input);
                 }
+                if let Some(forms) = &input.forms {
+                    let owner = Owner {
+                        infos: &c.infos,
+                        controls: &c.controls,
+                        procedure: input.handler.is_some(),
+                        params: Some(input.fields.len()),
+                        span: input.span,
+                    };
+                    self.native_forms(&format!("{at}.forms"), forms, owner);
+                }
             }
             self.variables(&at, &c.infos, &c.controls, c.span);
             let parts = c.before.iter().map(|p| ("before", p));
@@ -438,7 +463,14 @@ impl Checker<'_> {
             }
             self.entry(format!("{at}.phase1"), &c.phase1);
             if let Some(native) = &c.phase1_native {
-                self.native_render(&format!("{at}.phase1_native"), native, c);
+                let owner = Owner {
+                    infos: &c.infos,
+                    controls: &c.controls,
+                    procedure: c.phase1.is_some(),
+                    params: None,
+                    span: c.span,
+                };
+                self.native_forms(&format!("{at}.phase1_native"), native, owner);
             }
             self.entry(format!("{at}.phase2"), &c.phase2);
         }
@@ -481,4 +513,14 @@ impl CompiledVo {
             Err(checker.errors)
         }
     }
+}
+/// What native forms belong to: their component's structures, whether the part has its
+/// procedure, how many fields fill their first slots (`None` for a drawing part, which may
+/// draw), and where the part is.
+struct Owner<'c> {
+    infos: &'c [usize],
+    controls: &'c [usize],
+    procedure: bool,
+    params: Option<usize>,
+    span: Span,
 }

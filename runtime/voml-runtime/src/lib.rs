@@ -225,6 +225,8 @@ impl std::fmt::Display for LoadError {
 struct EpState {
     name: String,
     handlers: Vec<Option<SteelVal>>,
+    /// Per input: its part's native forms, ready for this engine ([`native_render`]).
+    forms: Vec<Option<native_render::Prepared>>,
     /// Per input: (record position, declared type, field name) of each argument.
     plans: Vec<Vec<(u32, FieldType, String)>>,
     before: Vec<ConditionState>,
@@ -480,9 +482,18 @@ impl Runtime {
                 .map(condition)
                 .collect::<Result<Vec<_>, _>>()?;
             has_conditions |= !before.is_empty() || !after.is_empty();
+            let forms = c
+                .inputs
+                .iter()
+                .map(|i| {
+                    let forms = i.forms.as_ref()?;
+                    native_render::Prepared::new(forms, &engine)
+                })
+                .collect();
             eps.push(EpState {
                 name: c.name.clone(),
                 handlers,
+                forms,
                 plans,
                 before,
                 after,
@@ -965,7 +976,10 @@ impl Runtime {
             _ => (None, false),
         };
         let Some(body) = body else {
-            return false;
+            return match part {
+                Part::Input(k) => self.run_native_forms(ci, k, args),
+                _ => false,
+            };
         };
         let timed = self.profile.is_some().then(Instant::now);
         let host = self.host.borrow();
@@ -981,6 +995,40 @@ impl Runtime {
         self.stats.native += 1;
         if let (Some(profile), Some(t)) = (&mut self.profile, timed) {
             profile.add(&(Target::Ep(ci), part, true), t.elapsed());
+        }
+        true
+    }
+
+    /// Evaluates the native forms of input part `k` of EP component `ci`, if it has any (see
+    /// [`native_render`]), its fields `args` in the first slots: true when done (its changes
+    /// made, counted and timed), false when the part's procedure must run.
+    fn run_native_forms(&mut self, ci: usize, k: usize, args: &[SteelVal]) -> bool {
+        let Some(Some(forms)) = self.eps[ci].forms.get(k) else {
+            return false;
+        };
+        let timed = self.profile.is_some().then(Instant::now);
+        let outcome = {
+            let host = &mut *self.host.borrow_mut();
+            self.renders.run(
+                forms,
+                args,
+                &mut self.engine,
+                host,
+                &self.watchdog,
+                &self.meter,
+            )
+        };
+        match outcome {
+            native_render::Outcome::Done => {}
+            // (An input part draws nothing: a failed drawing is not among its outcomes.)
+            native_render::Outcome::Scheme | native_render::Outcome::Failed(_) => return false,
+        }
+        let c = &self.vo.ep_components[ci];
+        self.changes.written(&c.infos, &c.controls);
+        self.scheme_runs += 1;
+        self.stats.native += 1;
+        if let (Some(profile), Some(t)) = (&mut self.profile, timed) {
+            profile.add(&(Target::Ep(ci), Part::Input(k), true), t.elapsed());
         }
         true
     }
@@ -1002,8 +1050,14 @@ impl Runtime {
         let timed = self.profile.is_some().then(Instant::now);
         let outcome = {
             let host = &mut *self.host.borrow_mut();
-            self.renders
-                .run(native, &mut self.engine, host, &self.watchdog, &self.meter)
+            self.renders.run(
+                native,
+                &[],
+                &mut self.engine,
+                host,
+                &self.watchdog,
+                &self.meter,
+            )
         };
         if matches!(outcome, native_render::Outcome::Scheme) {
             return Ok(false);

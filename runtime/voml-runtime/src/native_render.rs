@@ -452,6 +452,7 @@ enum Effect {
 
 /// One round's evaluation.
 struct Round<'r> {
+    engine: &'r mut Engine,
     host: &'r mut Host,
     watchdog: &'r Watchdog,
     prepared: &'r Prepared,
@@ -471,12 +472,14 @@ fn engine_says<T>(r: Result<T, SteelErr>) -> Result<T, ToScheme> {
 }
 
 impl Renders {
-    /// Evaluates `native` and makes its changes, or changes nothing (see [`Outcome`]). What
+    /// Evaluates `native`, `fields` in its first slots (an input part's), and makes its
+    /// changes, or changes nothing (see [`Outcome`]). What
     /// the forms hold is charged to `meter` as the Scheme's would be; the host's work is not
     /// (as for the host's procedures called from Scheme).
     pub(crate) fn run(
         &mut self,
         native: &Prepared,
+        fields: &[SteelVal],
         engine: &mut Engine,
         host: &mut Host,
         watchdog: &Watchdog,
@@ -492,6 +495,10 @@ impl Renders {
         // let go of when the round ends, and the changes when they are made.
         let evaluated = boundary::call(meter, || {
             registers.resize(native.registers, SteelVal::Void);
+            let Some(slots) = registers.get_mut(..fields.len()) else {
+                return Ok(None);
+            };
+            slots.clone_from_slice(fields);
             for at in &native.globals {
                 match engine.global_at(*at) {
                     Some(v) => known.push(v),
@@ -502,6 +509,7 @@ impl Renders {
                 }
             }
             let mut round = Round {
+                engine: &mut *engine,
                 host: &mut *host,
                 watchdog,
                 prepared: native,
@@ -737,7 +745,36 @@ impl<'r> Round<'r> {
                 self.effects.push(Effect::Beep);
                 Ok(SteelVal::Void)
             }
+            Op::IdGet => engine_says(crate::prelude::id_get(a)),
+            Op::IdPut => engine_says(crate::prelude::id_put(a)),
+            Op::Vector => Ok(self.vector(a)),
         }
+    }
+
+    /// `(vector a ...)`: a new mutable vector on the engine's heap. A collection the
+    /// allocation runs keeps what the round holds alive: its registers, the structures as it
+    /// sees them, the values it assigns.
+    fn vector(&mut self, a: &[SteelVal]) -> SteelVal {
+        let Round {
+            engine,
+            registers,
+            known,
+            effects,
+            ..
+        } = self;
+        let held = || {
+            let assigned = effects.iter().filter_map(|e| match e {
+                Effect::Set(_, v) => Some(v),
+                _ => None,
+            });
+            registers
+                .iter()
+                .chain(known.iter())
+                .chain(assigned)
+                .cloned()
+                .collect()
+        };
+        engine.make_mutable_vector(a.to_vec(), held)
     }
 }
 

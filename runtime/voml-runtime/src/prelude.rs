@@ -352,7 +352,7 @@ fn same_key(a: &SteelVal, b: &SteelVal) -> bool {
 
 /// `(id-get alist key)`: the value stored under `key`, or `#f`. As in the paper, the value is
 /// what `id-put` stored (Figures 11 and 13 take `(cdr (id-get ...))` of a stored pair).
-fn id_get(args: &[SteelVal]) -> Result<SteelVal, SteelErr> {
+pub(crate) fn id_get(args: &[SteelVal]) -> Result<SteelVal, SteelErr> {
     arity("id-get", args, 2)?;
     for entry in entries("id-get", &args[0])? {
         if key_of(entry).is_some_and(|k| same_key(k, &args[1])) {
@@ -364,7 +364,7 @@ fn id_get(args: &[SteelVal]) -> Result<SteelVal, SteelErr> {
 
 /// `(id-put alist key value)`: a new list with `key` bound to `value` (replacing it in place
 /// if present, else appended).
-fn id_put(args: &[SteelVal]) -> Result<SteelVal, SteelErr> {
+pub(crate) fn id_put(args: &[SteelVal]) -> Result<SteelVal, SteelErr> {
     arity("id-put", args, 3)?;
     let entry = steel::primitives::lists::cons(&mut args[1].clone(), &mut args[2].clone())?;
     let mut out: Vec<SteelVal> = Vec::with_capacity(entry_count(&args[0]) + 1);

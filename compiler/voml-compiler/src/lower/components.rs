@@ -241,6 +241,7 @@ impl<'a> Lowering<'a> {
         }
         let mut handlers: Vec<Option<ir::EntryPoint>> = vec![None; inputs.len()];
         let mut natives: Vec<Option<ir::NativeBody>> = vec![None; inputs.len()];
+        let mut forms: Vec<Option<ir::NativeRender>> = vec![None; inputs.len()];
         // The component's structures as the program names them, by position in its lists
         // (infos, then controls; `None` where a name did not resolve), for shared parts ...
         let globals: Vec<Option<String>> = infos
@@ -323,6 +324,18 @@ impl<'a> Lowering<'a> {
                             {
                                 natives[k] = Some(r.body);
                                 self.condition_names.insert(symbol.clone(), r.names);
+                            } else if let Some(r) = renders::recognise(
+                                &code.text,
+                                &input_params[k],
+                                &structures,
+                                &self.procedures,
+                            )
+                            // (What an input part draws is drawn by its procedure.)
+                            .filter(|r| !r.render.reads().draws)
+                            {
+                                forms[k] = Some(r.render);
+                                self.condition_names.insert(symbol.clone(), r.names);
+                                self.inlined.insert(symbol.clone(), r.inlined);
                             }
                         }
                         handlers[k] = Some(ir::EntryPoint {
@@ -373,7 +386,7 @@ impl<'a> Lowering<'a> {
                         scheme::read_problem(&code.text).is_none()
                             && scheme::read_problem(&wrapped.text).is_none()
                             && conditions::bound_names(&code.text)
-                                .is_some_and(|bound| r.names.iter().all(|n| !bound.contains(n)))
+                                .is_some_and(|bound| conditions::sound(&r.names, &bound))
                     });
                     let mut native = None;
                     if let Some(r) = recognised {
@@ -444,14 +457,15 @@ impl<'a> Lowering<'a> {
             library: el.attr_text("use").map(|u| u.trim().to_string()),
             inputs: inputs
                 .into_iter()
-                .zip(handlers.into_iter().zip(natives))
-                .filter_map(|((event, fields, span), (handler, native))| {
+                .zip(handlers.into_iter().zip(natives.into_iter().zip(forms)))
+                .filter_map(|((event, fields, span), (handler, (native, forms)))| {
                     // Fields that did not resolve (reported) would shift the arguments.
                     let whole = fields.iter().all(Option::is_some);
                     Some(ir::Input {
                         event: event?,
                         fields: fields.into_iter().flatten().collect(),
                         native: native.filter(|_| whole),
+                        forms: forms.filter(|_| whole),
                         handler,
                         span,
                     })
@@ -650,9 +664,11 @@ impl<'a> Lowering<'a> {
                             .filter_map(|&i| Some(self.controls.get(i)?.global.clone())),
                     )
                     .collect();
-                if let Some(r) = renders::recognise(&code.text, &structures) {
+                if let Some(r) = renders::recognise(&code.text, &[], &structures, &self.procedures)
+                {
                     phase1_native = Some(r.render);
                     self.condition_names.insert(symbol.clone(), r.names);
+                    self.inlined.insert(symbol.clone(), r.inlined);
                 }
             }
             if refresh.changed {

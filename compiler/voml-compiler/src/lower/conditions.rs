@@ -21,7 +21,7 @@
 //! meaning the program could change by defining or assigning them: [`bound_names`] finds the
 //! names a program binds, and a test that rests on one of them is not used.
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::{BTreeSet, HashMap};
 
 use steel_parser::lexer::TokenStream;
 use steel_parser::tokens::{IntLiteral, NumberLiteral, Paren, RealLiteral, TokenType};
@@ -58,6 +58,8 @@ pub(super) enum Datum {
     If,
     Begin,
     Lambda,
+    /// `define`.
+    Define,
 }
 
 /// The native test `text` (one Scheme expression) is, if it is one.
@@ -112,6 +114,7 @@ pub(super) fn read_all(text: &str) -> Option<Vec<Datum>> {
                 TokenType::If => Datum::If,
                 TokenType::Begin => Datum::Begin,
                 TokenType::Lambda => Datum::Lambda,
+                TokenType::Define => Datum::Define,
                 TokenType::Comment => continue,
                 _ => return None,
             };
@@ -256,12 +259,16 @@ fn event(d: &Datum, vars: &[&str], names: &mut BTreeSet<String>) -> bool {
     }
 }
 
-/// Every global name `program` may bind: the name after each `define` (also
+/// How many times `program` may bind each global name: the name after each `define` (also
 /// `(define (NAME ...`) and `set!`, wherever it stands, quoted data and local definitions
-/// included. `None` when steel's lexer cannot read the program (it will not load then).
-pub fn bound_names(program: &str) -> Option<HashSet<String>> {
+/// included.
+pub type Bindings = HashMap<String, usize>;
+
+/// The [`Bindings`] of `program`; `None` when steel's lexer cannot read the program (it will
+/// not load then).
+pub fn bound_names(program: &str) -> Option<Bindings> {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        let mut names = HashSet::new();
+        let mut names = Bindings::new();
         let mut binding = false;
         for token in TokenStream::new(program, true, None) {
             let token = token.ok()?;
@@ -270,7 +277,7 @@ pub fn bound_names(program: &str) -> Option<HashSet<String>> {
                 // `(define (name args) ...)`, `(define ((name a) b) ...)`.
                 TokenType::OpenParen(..) if binding => {}
                 TokenType::Identifier(name) if binding => {
-                    names.insert(name.resolve().to_string());
+                    *names.entry(name.resolve().to_string()).or_default() += 1;
                     binding = false;
                 }
                 TokenType::Comment => {}
@@ -285,8 +292,14 @@ pub fn bound_names(program: &str) -> Option<HashSet<String>> {
 
 /// Whether what rests on `names` keeps its meaning in a program that binds `bound` (see
 /// [`bound_names`]).
-pub fn sound(names: &BTreeSet<String>, bound: &HashSet<String>) -> bool {
-    names.iter().all(|n| !bound.contains(n))
+pub fn sound(names: &BTreeSet<String>, bound: &Bindings) -> bool {
+    names.iter().all(|n| !bound.contains_key(n))
+}
+
+/// Whether each of the procedures `inlined` is defined once in a program that binds `bound`:
+/// by the definition that was inlined, nothing else assigning it.
+pub fn defined_once(inlined: &BTreeSet<String>, bound: &Bindings) -> bool {
+    inlined.iter().all(|n| bound.get(n) == Some(&1))
 }
 
 #[cfg(test)]
@@ -414,7 +427,7 @@ mod tests {
              (let () (set! |current-event| 3)) '(define z 1) (define\n w 2)",
         )
         .unwrap();
-        let mut names: Vec<_> = names.into_iter().collect();
+        let mut names: Vec<_> = names.into_keys().collect();
         names.sort();
         assert_eq!(names, ["car", "current-event", "gt", "w", "x", "z"]);
     }

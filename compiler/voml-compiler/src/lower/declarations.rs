@@ -309,6 +309,7 @@ impl<'a> Lowering<'a> {
         }
         if scheme::check_syntax(&code, "utility code", util.tag_span, self.diags) {
             self.gen("\n;; utility code\n");
+            renders::procedures(&code.text, &mut self.procedures);
             self.program.push_program(&code);
             self.gen("\n");
         }

@@ -4,7 +4,7 @@
 //! and one procedure per component part, with markup primitives turned into calls of the
 //! runtime's primitive API.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap};
 
 use base64::Engine as _;
 use voml_ir::{self as ir, Program as Frag, Span};
@@ -56,6 +56,11 @@ pub struct Lowering<'a> {
     /// The global names each native condition or native input part rests on, by its (body)
     /// procedure: a program that binds one of them keeps that part in Scheme.
     condition_names: HashMap<String, BTreeSet<String>>,
+    /// The utility procedures native forms inlined, by the part's procedure: the program
+    /// must define each once ([`conditions::defined_once`]).
+    inlined: HashMap<String, BTreeSet<String>>,
+    /// The utility code's procedures, for native forms to inline.
+    procedures: renders::Procedures,
     /// The names each pure condition or `enable` rests on, by its procedure.
     pure_names: HashMap<String, BTreeSet<String>>,
     /// Styles of literals only, by their text: each is made once (`voml/style/K`).
@@ -154,6 +159,8 @@ impl<'a> Lowering<'a> {
             uses: Uses::default(),
             index: Index::default(),
             condition_names: HashMap::new(),
+            inlined: HashMap::new(),
+            procedures: renders::Procedures::new(),
             pure_names: HashMap::new(),
             styles: HashMap::new(),
             sharing: shared::Sharing::default(),
@@ -332,7 +339,7 @@ impl<'a> Lowering<'a> {
     /// names they rest on, and whose code names structures through components' lists only.
     fn keep_sound_pure(
         &self,
-        bound: &Option<HashSet<String>>,
+        bound: &Option<conditions::Bindings>,
         eps: &mut [ir::EpComponent],
         irs: &mut [ir::IrComponent],
     ) {
@@ -364,7 +371,7 @@ impl<'a> Lowering<'a> {
 
     fn keep_sound_native_conditions(
         &self,
-        bound: &Option<HashSet<String>>,
+        bound: &Option<conditions::Bindings>,
         components: &mut [ir::EpComponent],
     ) {
         for part in components
@@ -387,7 +394,7 @@ impl<'a> Lowering<'a> {
     /// Native input parts whose procedures the program gives another meaning stay in Scheme.
     fn keep_sound_native_bodies(
         &self,
-        bound: &Option<HashSet<String>>,
+        bound: &Option<conditions::Bindings>,
         components: &mut [ir::EpComponent],
     ) {
         for input in components.iter_mut().flat_map(|c| c.inputs.iter_mut()) {
@@ -397,6 +404,7 @@ impl<'a> Lowering<'a> {
                 .is_some_and(|h| self.recognised_sound(bound, &h.symbol))
             {
                 input.native = None;
+                input.forms = None;
             }
         }
     }
@@ -405,7 +413,7 @@ impl<'a> Lowering<'a> {
     /// Scheme.
     fn keep_sound_native_renders(
         &self,
-        bound: &Option<HashSet<String>>,
+        bound: &Option<conditions::Bindings>,
         components: &mut [ir::IrComponent],
     ) {
         for c in components {
@@ -421,9 +429,15 @@ impl<'a> Lowering<'a> {
 
     /// Whether what the compiler recognised in the code noted under `key` keeps its meaning
     /// in a program that binds `bound` (not known: it does not).
-    fn recognised_sound(&self, bound: &Option<HashSet<String>>, key: &str) -> bool {
+    fn recognised_sound(&self, bound: &Option<conditions::Bindings>, key: &str) -> bool {
         match (bound, self.condition_names.get(key)) {
-            (Some(bound), Some(names)) => conditions::sound(names, bound),
+            (Some(bound), Some(names)) => {
+                conditions::sound(names, bound)
+                    && self
+                        .inlined
+                        .get(key)
+                        .is_none_or(|inlined| conditions::defined_once(inlined, bound))
+            }
             _ => false,
         }
     }

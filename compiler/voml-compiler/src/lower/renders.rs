@@ -1,39 +1,99 @@
-//! IR components' phase-1 code recognised as forms the runtime can evaluate without calling
-//! Scheme for every round ([`voml_ir::NativeRender`]).
+//! Component code recognised as forms the runtime can evaluate without calling Scheme
+//! ([`voml_ir::NativeRender`]): IR components' phase-1 code, round after round, and input
+//! parts that are not plain updates ([`super::bodies`]), event after event.
 //!
-//! Recognised, in the code as the program has it (structures as their globals, markup
-//! primitives as calls of the runtime's primitive API), and nothing else (docs/ir.md lists the
-//! same):
+//! Recognised, in the code as the program has it (structures as their globals, an input's
+//! fields as the part's parameters, markup primitives as calls of the runtime's primitive
+//! API), and nothing else (docs/ir.md lists the same):
 //!
 //! ```text
-//! form  := integer | real | string | #t | #f | VAR | STRUCTURE
+//! form  := integer | real | string | #t | #f | VAR | PARAMETER | STRUCTURE
 //!        | (set! STRUCTURE form) | (set! voml/here integer)
 //!        | (if form form) | (if form form form) | (begin form ...)
 //!        | (and form ...) | (or form ...) | (when form form ...) | (unless form form ...)
 //!        | (let ((VAR form) ...) form ...)
 //!        | (alist-for-each (lambda (VAR VAR) form ...) form)
-//!        | (PRIMITIVE form ...)
+//!        | (PRIMITIVE form ...) | (PROCEDURE form ...)
 //! PRIMITIVE := + - * = < > <= >= lt gt le ge quotient remainder modulo not vector-ref
-//!        | length nth car cdr voml-line voml-style beep
+//!        | length nth car cdr voml-line voml-style beep id-get id-put vector
 //! ```
 //!
 //! with each primitive given the arguments it takes ([`voml_ir::RenderOp::arity`]), VAR a
 //! variable bound by an enclosing `let` or `lambda`, and STRUCTURE one of the component's
-//! structures. Integer literals are those steel reads exactly in every position
+//! structures. A PROCEDURE is one the utility code defines as `(define (NAME VAR ...) form
+//! ...)` and calls with as many arguments: the call becomes a `let` of its parameters around
+//! its body (which sees those parameters alone), so the program must define the name that
+//! once and never assign it ([`super::conditions::defined_once`]); a procedure is not inlined
+//! inside itself. Integer literals are those steel reads exactly in every position
 //! ([`LITERAL_LIMIT`]). The names the forms call must keep the engine's meaning: a program
 //! that binds one of them keeps the part in Scheme ([`super::conditions::sound`]).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 use voml_ir::{Form, NativeRender, RenderOp};
 
 use super::conditions::{read_all, Datum};
 
-/// A part recognised as native forms, and the global names their meaning rests on.
+/// A part recognised as native forms, the global names their meaning rests on, and the
+/// utility procedures inlined into them.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Recognised {
     pub render: NativeRender,
     pub names: BTreeSet<String>,
+    pub inlined: BTreeSet<String>,
+}
+
+/// A procedure of the utility code that calls may be inlined as: its parameters and body.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Procedure {
+    params: Vec<String>,
+    body: Vec<Datum>,
+}
+
+/// The utility code's procedures by name (see [`procedures`]).
+pub type Procedures = HashMap<String, Procedure>;
+
+/// The procedures `(define (NAME VAR ...) form ...)` at the top of the utility code `code`
+/// (a name defined twice is left out; code the reader does not know gives none).
+pub fn procedures(code: &str, into: &mut Procedures) {
+    let Some(data) = read_all(code) else {
+        return;
+    };
+    let mut twice = Vec::new();
+    for d in &data {
+        let Datum::List(items) = d else { continue };
+        let [Datum::Define, Datum::List(head), body @ ..] = items.as_slice() else {
+            continue;
+        };
+        let Some((Datum::Ident(name), params)) = head.split_first() else {
+            continue;
+        };
+        let params: Option<Vec<String>> = params
+            .iter()
+            .map(|p| match p {
+                Datum::Ident(p) => Some(p.clone()),
+                _ => None,
+            })
+            .collect();
+        let Some(params) = params else { continue };
+        let distinct = params
+            .iter()
+            .enumerate()
+            .all(|(k, p)| !params[..k].contains(p));
+        if body.is_empty() || !distinct {
+            continue;
+        }
+        let procedure = Procedure {
+            params,
+            body: body.to_vec(),
+        };
+        if into.insert(name.clone(), procedure).is_some() {
+            twice.push(name.clone());
+        }
+    }
+    for name in twice {
+        into.remove(&name);
+    }
 }
 
 /// Integer literals steel reads exactly in every position: it compiles `(+ x N)`, `(< x N)`
@@ -47,17 +107,31 @@ const CONTROL: &[&str] = &["alist-for-each", "and", "or", "when", "unless"];
 /// Forms nested deeper than this are left to Scheme.
 const DEPTH_LIMIT: usize = voml_ir::MAX_RENDER_DEPTH;
 
-/// The native forms the phase-1 code `code` of an IR component with these structures (its
-/// infos' and controls' globals) is, if it is made of them.
-pub fn recognise(code: &str, structures: &[String]) -> Option<Recognised> {
+/// The native forms the code `code` of a part is, if it is made of them: a part with these
+/// parameters (an input's fields, bound to the first slots; none for phase 1) of a component
+/// with these structures (its infos' and controls' globals), in a program with these utility
+/// procedures.
+pub fn recognise(
+    code: &str,
+    params: &[String],
+    structures: &[String],
+    procedures: &Procedures,
+) -> Option<Recognised> {
     let data = read_all(code)?;
     let mut r = Reader {
         structures,
+        procedures,
         vars: Vec::new(),
         locals: 0,
         names: BTreeSet::new(),
+        inlining: Vec::new(),
+        inlined: BTreeSet::new(),
         depth: 0,
     };
+    for p in params {
+        let bound = r.bind(&Datum::Ident(p.clone()))?;
+        r.vars.push(bound);
+    }
     let forms = r.forms(&data)?;
     if forms.is_empty() {
         return None;
@@ -68,17 +142,23 @@ pub fn recognise(code: &str, structures: &[String]) -> Option<Recognised> {
             forms,
         },
         names: r.names,
+        inlined: r.inlined,
     })
 }
 
 struct Reader<'a> {
     structures: &'a [String],
+    procedures: &'a Procedures,
     /// Variables in scope and their slots, innermost last.
     vars: Vec<(String, u32)>,
     /// Slots handed out.
     locals: u32,
     /// Global names the forms call.
     names: BTreeSet<String>,
+    /// The procedures being inlined, innermost last.
+    inlining: Vec<String>,
+    /// The procedures inlined.
+    inlined: BTreeSet<String>,
     depth: usize,
 }
 
@@ -274,6 +354,13 @@ impl Reader<'_> {
                     body: body?,
                 })
             }
+            [Datum::Ident(f), args @ ..]
+                if self.var(f).is_none()
+                    && RenderOp::named(f).is_none()
+                    && self.procedures.contains_key(f) =>
+            {
+                self.inline(f, args)
+            }
             [Datum::Ident(f), args @ ..] if self.var(f).is_none() => {
                 let op = RenderOp::named(f)?;
                 let (min, max) = op.arity();
@@ -291,9 +378,47 @@ impl Reader<'_> {
     }
 }
 
+impl Reader<'_> {
+    /// A call of the utility procedure `f` as a `let` of its parameters around its body. The
+    /// arguments are worked out where the call stands; the body sees the parameters alone.
+    fn inline(&mut self, f: &str, args: &[Datum]) -> Option<Form> {
+        let procedures = self.procedures;
+        let procedure = procedures.get(f)?;
+        if procedure.params.len() != args.len() || self.inlining.iter().any(|p| p == f) {
+            return None;
+        }
+        let values = self.forms(args)?;
+        let first = self.locals;
+        let outer = std::mem::take(&mut self.vars);
+        let mut body = None;
+        let bound: Option<Vec<_>> = procedure
+            .params
+            .iter()
+            .map(|p| self.bind(&Datum::Ident(p.clone())))
+            .collect();
+        if let Some(bound) = bound {
+            self.vars = bound;
+            self.inlining.push(f.to_string());
+            body = self.forms(&procedure.body);
+            self.inlining.pop();
+        }
+        self.vars = outer;
+        self.inlined.insert(f.to_string());
+        Some(Form::Let {
+            first,
+            values,
+            body: body?,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn phase1(code: &str, structures: &[String]) -> Option<Recognised> {
+        recognise(code, &[], structures, &Procedures::new())
+    }
 
     fn structures() -> Vec<String> {
         ["info/t", "info/alist", "control/n"]
@@ -312,7 +437,7 @@ mod tests {
                          (voml-line 0 (vector-ref v 0) 1.5 info/t "x"
                             (voml-style (nth (modulo k len) info/alist) 1 #t "margin" #f 1 "butt")))))
               info/alist))"#;
-        let r = recognise(code, &structures()).unwrap();
+        let r = phase1(code, &structures()).unwrap();
         assert_eq!(r.render.locals, 3);
         let Form::Let {
             first,
@@ -336,7 +461,7 @@ mod tests {
     #[test]
     fn and_or_when_unless_are_recognised_and_hidden_by_no_variable() {
         let s = structures();
-        let r = recognise(
+        let r = phase1(
             "(when (and info/t (or #f 1)) (unless control/n (beep)))",
             &s,
         )
@@ -351,7 +476,7 @@ mod tests {
         for name in ["and", "or", "when", "unless"] {
             assert!(r.names.contains(name), "{name}");
             let code = format!("(let (({name} 1)) {name})");
-            assert_eq!(recognise(&code, &s), None, "{code}");
+            assert_eq!(phase1(&code, &s), None, "{code}");
         }
     }
 
@@ -379,14 +504,14 @@ mod tests {
             // Assigning what is not a structure.
             "(set! other 1)",
         ] {
-            assert_eq!(recognise(code, &s), None, "{code}");
+            assert_eq!(phase1(code, &s), None, "{code}");
         }
     }
 
     #[test]
     fn variables_are_found_innermost_first_and_let_values_outside() {
         let s = structures();
-        let r = recognise("(let ((a 1)) (let ((a (+ a 1)) (b a)) (+ a b)))", &s).unwrap();
+        let r = phase1("(let ((a 1)) (let ((a (+ a 1)) (b a)) (+ a b)))", &s).unwrap();
         let Form::Let { body, .. } = &r.render.forms[0] else {
             panic!()
         };
@@ -412,5 +537,45 @@ mod tests {
                 args: vec![Form::Local { slot: 1 }, Form::Local { slot: 2 }]
             }
         );
+    }
+
+    /// A utility procedure's call becomes a `let` of its parameters around its body, which
+    /// sees its parameters and not the caller's variables; a call of the wrong arity, a
+    /// procedure calling itself, or one the utility code defines twice is not inlined.
+    #[test]
+    fn utility_procedures_are_inlined_in_their_own_scope() {
+        let mut known = Procedures::new();
+        procedures(
+            "(define (twice x) (+ x x)) (define (leak y) (+ y k)) (define (loop n) (loop n))\n\
+             (define (dup a) a) (define (dup b) b) (define (pair a a) a)",
+            &mut known,
+        );
+        let procedures = known;
+        assert!(procedures.contains_key("twice") && procedures.contains_key("loop"));
+        assert!(!procedures.contains_key("dup") && !procedures.contains_key("pair"));
+        let s = structures();
+        let input = |code: &str| recognise(code, &["k".to_string()], &s, &procedures);
+        let r = input("(set! info/t (twice k))").unwrap();
+        assert_eq!(r.render.locals, 2, "k, then x");
+        assert_eq!(r.inlined, BTreeSet::from(["twice".to_string()]));
+        let Form::Set { value, .. } = &r.render.forms[0] else {
+            panic!("{:?}", r.render.forms)
+        };
+        assert_eq!(
+            **value,
+            Form::Let {
+                first: 1,
+                values: vec![Form::Local { slot: 0 }],
+                body: vec![Form::Call {
+                    op: RenderOp::Add,
+                    args: vec![Form::Local { slot: 1 }, Form::Local { slot: 1 }]
+                }]
+            }
+        );
+        // `k` is the caller's parameter, not the procedure's: its body reads a global.
+        assert_eq!(input("(set! info/t (leak 1))"), None);
+        assert_eq!(input("(set! info/t (twice 1 2))"), None);
+        assert_eq!(input("(set! info/t (loop 1))"), None);
+        assert_eq!(input("(set! info/t (dup 1))"), None);
     }
 }

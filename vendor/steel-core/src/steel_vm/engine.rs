@@ -2214,6 +2214,37 @@ impl Engine {
         self.virtual_machine.extract_value(idx)
     }
 
+    /// VOML patch (see PATCHES.md): a new mutable vector of `values`, as `(vector ...)` makes
+    /// one, made from outside the VM. An allocation may run a full collection, which marks
+    /// from the globals and the VM's stack: `roots` gives the values the caller holds that are
+    /// not among them (and must stay alive), and is called only when a collection may mark.
+    pub fn make_mutable_vector(
+        &mut self,
+        values: Vec<SteelVal>,
+        roots: impl FnOnce() -> Vec<SteelVal>,
+    ) -> SteelVal {
+        let thread = &mut self.virtual_machine;
+        let mut heap = thread.heap.lock();
+        let marked: Vec<SteelVal>;
+        let roots: &[SteelVal] = if heap.vector_collection_may_mark() {
+            let mut all = thread.stack.clone();
+            all.extend(roots());
+            marked = all;
+            &marked
+        } else {
+            &thread.stack
+        };
+        let allocated = heap.allocate_vector(
+            values,
+            roots,
+            thread.stack_frames.iter().map(|x| x.function.as_ref()),
+            thread.global_env.roots(),
+            &thread.thread_local_storage,
+            &mut thread.synchronizer,
+        );
+        SteelVal::MutableVector(allocated)
+    }
+
     /// VOML patch: [`Engine::update_value`] of the global at `idx` ([`Engine::global_index`]).
     pub fn update_global_at(&mut self, idx: usize, value: SteelVal) -> Option<&mut Self> {
         let _ = self

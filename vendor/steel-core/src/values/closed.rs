@@ -1862,6 +1862,13 @@ impl Heap {
         }
     }
 
+    /// VOML patch (see PATCHES.md): whether allocating a vector now may run a full
+    /// collection, which marks from the roots the allocation is given (a weak collection
+    /// only frees, so the list is no fuller after it).
+    pub fn vector_collection_may_mark(&self) -> bool {
+        self.vector_free_list.percent_full() > 0.95
+    }
+
     pub fn allocate_vector<'a>(
         &mut self,
         values: Vec<SteelVal>,

@@ -1,0 +1,241 @@
+//! Native input parts as forms: an `<input>` part that is not plain updates of structures
+//! (the paper's line plot keeps an association list of vectors with `id-get`, `id-put`,
+//! `vector` and a procedure of its utility code) is evaluated by the runtime without Scheme,
+//! exactly as the Scheme would evaluate it, or left to Scheme. Runs with and without the
+//! forms end in the same structures, pixels and faults.
+
+mod support;
+
+use std::path::Path;
+
+use support::{compile_spec, compile_text, start_runtime};
+use voml_ir::{CompiledVo, Form, RenderOp};
+
+/// The same visual object with every input part's forms left to Scheme.
+fn without_forms(vo: &CompiledVo) -> CompiledVo {
+    let mut vo = vo.clone();
+    for input in vo.ep_components.iter_mut().flat_map(|c| &mut c.inputs) {
+        input.forms = None;
+    }
+    vo
+}
+
+/// What a run ends with: the structures named, the faults, the pixels of every view.
+#[derive(Debug, PartialEq)]
+struct Ended {
+    values: Vec<Option<String>>,
+    faults: Vec<String>,
+    pixels: Vec<Vec<u8>>,
+}
+
+/// Runs `vo` over `trace` with its input parts' forms and without them: what each run ended
+/// with, and how many parts each carried out natively.
+fn both_ways(vo: &CompiledVo, trace: &[u8], names: &[&str]) -> [(Ended, u64); 2] {
+    [vo.clone(), without_forms(vo)].map(|vo| {
+        let views = vo.views.len();
+        let mut rt = start_runtime(vo, false, 1000);
+        support::replay_bytes(&mut rt, trace, "t.trf", false);
+        let ended = Ended {
+            values: names.iter().map(|n| rt.variable(n)).collect(),
+            faults: support::fault_lines(&rt),
+            pixels: (0..views)
+                .map(|v| support::view_pixels(&mut rt, v).data)
+                .collect(),
+        };
+        (ended, rt.stats().native)
+    })
+}
+
+/// Samples of three scalars, as the replay bench makes them.
+fn lineplot_trace(n: usize) -> String {
+    let mut x = 1u64;
+    let mut values = [40.0f64, 20.0, 78.0];
+    let mut out = String::new();
+    for i in 0..n {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let key = i % 3;
+        values[key] = (values[key] + (x % 1000) as f64 / 100.0 - 5.0).clamp(5.0, 95.0);
+        out.push_str(&format!(
+            "-3 3000 {:.6} {key} {:.3}\n",
+            0.25 + (i / 3) as f64 * 0.15,
+            values[key]
+        ));
+    }
+    out
+}
+
+/// Whether `forms` call `op` anywhere.
+fn calls(forms: &[Form], op: RenderOp) -> bool {
+    forms.iter().any(|f| match f {
+        Form::Call { op: o, args } => *o == op || calls(args, op),
+        Form::Set { value, .. } => calls(std::slice::from_ref(value), op),
+        Form::If {
+            test,
+            then,
+            otherwise,
+        } => {
+            calls(std::slice::from_ref(test), op)
+                || calls(std::slice::from_ref(then), op)
+                || otherwise
+                    .as_deref()
+                    .is_some_and(|o| calls(std::slice::from_ref(o), op))
+        }
+        Form::Begin { forms } | Form::And { forms } | Form::Or { forms } => calls(forms, op),
+        Form::Let { values, body, .. } => calls(values, op) || calls(body, op),
+        Form::ForEachEntry { list, body, .. } => {
+            calls(std::slice::from_ref(list), op) || calls(body, op)
+        }
+        _ => false,
+    })
+}
+
+/// The line plot's input part becomes forms (its utility procedure inlined: the forms make
+/// the vectors themselves), every event runs it natively, and the run ends as Scheme's does.
+#[test]
+fn the_line_plots_input_part_runs_natively_as_scheme_does() {
+    let vo = compile_spec(Path::new("examples/paper/lineplot.voml"));
+    let input = &vo.ep_components[0].inputs[0];
+    assert!(input.native.is_none(), "not plain updates");
+    let forms = input.forms.as_ref().expect("the input part is forms");
+    for op in [RenderOp::IdGet, RenderOp::IdPut, RenderOp::Vector] {
+        assert!(calls(&forms.forms, op), "{op:?} in {forms:?}");
+    }
+    let trace = lineplot_trace(1200);
+    let [(native, done), (scheme, none)] = both_ways(
+        &vo,
+        trace.as_bytes(),
+        &["currenttime", "assoclist", "beepcount"],
+    );
+    assert_eq!(native, scheme);
+    assert!(native.faults.is_empty(), "{:?}", native.faults);
+    assert_eq!(done, 1200, "every event's part ran natively");
+    assert_eq!(none, 0);
+    let list = native.values[1].as_deref().unwrap();
+    assert!(
+        list.starts_with("((0 . #(") && list.contains("(2 . #("),
+        "{list}"
+    );
+}
+
+/// A utility procedure is inlined only while the program defines it once and never assigns
+/// it: a second definition or a `set!` anywhere keeps the part in Scheme, as does a name the
+/// forms call that the program redefines.
+#[test]
+fn a_procedure_the_program_redefines_or_assigns_is_not_inlined() {
+    let text = std::fs::read_to_string("examples/paper/lineplot.voml").unwrap();
+    let vo = compile_text("examples/paper/lineplot.voml", &text);
+    assert!(vo.ep_components[0].inputs[0].forms.is_some());
+    for change in [
+        "(set! advance-scalar (lambda (p t v) (vector t v t v)))",
+        "(define (advance-scalar p t v) (vector 1 2 3 4))",
+        "(define (id-put l k v) l)",
+        "(define (vector . items) items)",
+    ] {
+        let changed = text.replace("</utility-code>", &format!("\n{change}\n</utility-code>"));
+        let vo = compile_text("examples/paper/lineplot.voml", &changed);
+        assert!(vo.ep_components[0].inputs[0].forms.is_none(), "{change}");
+    }
+}
+
+/// Where Scheme fails (an `id-get` of what is not an association list), the forms change
+/// nothing and the part runs in Scheme, which reports the error at the part; the events
+/// before and after are carried out natively.
+#[test]
+fn a_failing_input_part_is_reported_as_schemes() {
+    let spec = r#"<voml version="1.0"><body><visual-object name="v">
+      <event-declarations>
+        <data-event name="s" rtype="entry" etype="3000">
+          <data-field name="k" type="int"/><data-field name="x" type="real"/>
+        </data-event>
+      </event-declarations>
+      <info-structures>
+        <variable name="db" type="list"/>
+        <variable name="last" type="real"/>
+      </info-structures>
+      <utility-code>
+        (define (pair-of a b) (vector a b))
+      </utility-code>
+      <event-processing>
+        <ep-component name="keep" inputs="s.k.x" infos="db last">
+          <input name="^0">
+            (set! $1 ^0/1)
+            (set! $0 (id-put $0 ^0/0 (pair-of ^0/1 (id-get $0 ^0/0))))
+          </input>
+        </ep-component>
+      </event-processing>
+    </visual-object></body></voml>"#;
+    let vo = compile_text("v.voml", spec);
+    assert!(vo.ep_components[0].inputs[0].forms.is_some());
+    let trace = "-3 3000 1 1.5\n-3 3000 2 2.5\n-3 3000 1 3.5\n";
+    let [(native, done), (scheme, _)] = both_ways(&vo, trace.as_bytes(), &["db", "last"]);
+    assert_eq!(native, scheme);
+    assert_eq!(done, 3);
+    assert_eq!(
+        native.values[0].as_deref(),
+        Some("((1 . #(3.5 #(1.5 #false))) (2 . #(2.5 #false)))")
+    );
+    // A structure that is not an association list: `id-get` fails, in Scheme, at the part.
+    let broken = spec.replace(
+        r#"<variable name="db" type="list"/>"#,
+        r#"<variable name="db" type="int" init="5"/>"#,
+    );
+    let broken = compile_text("v.voml", &broken);
+    assert!(broken.ep_components[0].inputs[0].forms.is_some());
+    let [(native, done), (scheme, _)] = both_ways(&broken, trace.as_bytes(), &["db", "last"]);
+    assert_eq!(native, scheme);
+    assert_eq!(done, 0, "each event went to Scheme");
+    assert!(
+        native.faults.iter().any(|f| f.contains("id-get")),
+        "{:?}",
+        native.faults
+    );
+}
+
+/// The vectors a native part makes live in the engine's heap, which a full collection may
+/// sweep: one that runs while a new vector is held only by the part (in a register while the
+/// next is made, or assigned to a structure the part has not yet written) must keep it. Thousands of keys keep enough vectors
+/// alive for full collections; every vector kept is read back at the end.
+#[test]
+fn native_vectors_survive_full_collections() {
+    let spec = r#"<voml version="1.0"><body><visual-object name="v">
+      <event-declarations>
+        <data-event name="s" rtype="entry" etype="3000">
+          <data-field name="k" type="int"/><data-field name="x" type="int"/>
+        </data-event>
+      </event-declarations>
+      <info-structures>
+        <variable name="db" type="list"/>
+        <variable name="last" type="vector"/>
+      </info-structures>
+      <event-processing>
+        <ep-component name="keep" inputs="s.k.x" infos="db last">
+          <input name="^0">
+            (set! $0 (id-put $0 ^0/0
+              (vector (vector ^0/1) (vector ^0/1) (vector ^0/1) (vector ^0/1)
+                      (vector ^0/1) (vector ^0/1) (vector ^0/1) (vector ^0/1))))
+            (set! $1 (vector ^0/1 (id-get $0 ^0/0)))
+          </input>
+        </ep-component>
+      </event-processing>
+    </visual-object></body></voml>"#;
+    let vo = compile_text("v.voml", spec);
+    assert!(vo.ep_components[0].inputs[0].forms.is_some());
+    // (Steel's heap starts with room for 25,600 vectors and collects in full when 95 % of
+    // them are reachable, its weak collections having freed the rest.)
+    let keys = 3600;
+    let trace: String = (0..keys).map(|k| format!("-3 3000 {k} 7\n")).collect();
+    let mut rt = start_runtime(vo, false, 1000);
+    support::replay_bytes(&mut rt, trace.as_bytes(), "t.trf", false);
+    assert_eq!(support::fault_lines(&rt), Vec::<String>::new());
+    assert_eq!(rt.stats().native, keys as u64);
+    // Every vector made holds its 7 still.
+    let db = rt.variable("db").unwrap();
+    let kept = " . #(#(7) #(7) #(7) #(7) #(7) #(7) #(7) #(7)))";
+    assert_eq!(db.matches(kept).count(), keys, "{}", &db[..400]);
+    assert_eq!(
+        rt.variable("last").as_deref(),
+        Some(&*format!("#(7 {})", &kept[3..kept.len() - 1]))
+    );
+}
