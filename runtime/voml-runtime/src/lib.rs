@@ -996,7 +996,7 @@ impl Runtime {
         event: Option<At<'_>>,
     ) -> Result<bool, Stop> {
         let c = &self.vo.ir_components[i];
-        let Some(native) = &self.irs[i].native else {
+        let Some(native) = &mut self.irs[i].native else {
             return Ok(false);
         };
         let timed = self.profile.is_some().then(Instant::now);
