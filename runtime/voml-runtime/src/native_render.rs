@@ -806,6 +806,17 @@ impl<'r> Round<'r> {
         match op {
             Op::NumEq => engine_says(number_equality(a, b)),
             Op::VectorRef => engine_says(vec_ref(a, b)),
+            // An element of a list, as `nth` gives it, without copying the arguments out
+            // (what `nth` refuses is left to it below).
+            Op::Nth => match (a, b) {
+                (SteelVal::IntV(n), SteelVal::ListV(list)) if *n >= 0 => {
+                    list.get(*n as usize).cloned().ok_or(ToScheme)
+                }
+                _ => {
+                    let pair = [a.clone(), b.clone()];
+                    self.apply(op, &pair)
+                }
+            },
             _ => {
                 let pair = [a.clone(), b.clone()];
                 self.apply(op, &pair)
