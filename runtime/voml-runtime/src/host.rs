@@ -1149,8 +1149,6 @@ pub fn register(engine: &mut Engine) {
 mod tests {
     use super::*;
 
-    /// A text without a font gets what the hints `helvetica`, `medium` read as, at the size
-    /// given or 14.
     /// `voml-style` hands back the list it made for the same parts, so that a style computed
     /// at every call is read once; other parts make another list, read as they say.
     #[test]
@@ -1208,6 +1206,8 @@ mod tests {
         assert!(!list(&host.style_list(&parts("red", SteelVal::IntV(2)))).ptr_eq(&list(&red)));
     }
 
+    /// A text without a font gets what the hints `helvetica`, `medium` read as, at the size
+    /// given or 14.
     #[test]
     fn the_default_font_is_what_its_hints_say() {
         let none = SteelVal::BoolV(false);
