@@ -101,6 +101,120 @@ fn the_line_plot_draws_natively_what_scheme_draws() {
     );
 }
 
+/// A visual object whose drawing part draws a line per entry of an association list, its
+/// style worked out per line from the entry's key: a colour of `colours` (a list written in
+/// Scheme), a thickness, a dash every other key, an alpha every third, the clip `clip` (a
+/// Scheme expression over the key `k`).
+fn styled_lines(colours: &str, clip: &str) -> CompiledVo {
+    let text = format!(
+        r#"<voml><body><visual-object name="styled">
+          <event-declarations>
+            <data-event name="e" rtype="entry" etype="1"><data-field name="ts" type="real"/><data-field name="k" type="int"/><data-field name="y" type="real"/></data-event>
+          </event-declarations>
+          <info-structures>
+            <variable name="t" type="real"/>
+            <variable name="alist" type="list"/>
+            <variable name="colours" type="list" init='{colours}'/>
+            <variable name="dash" type="list" init="(3 2)"/>
+          </info-structures>
+          <control-structures>
+            <variable name="n" type="int" init="0"/>
+          </control-structures>
+          <view-initializations>
+            <view name="v" window="120 80" world="0 10 -5 5"/>
+          </view-initializations>
+          <event-processing>
+            <ep-component name="keep" inputs="e.ts.k.y" infos="t alist">
+              <input name="^0">(set! $0 ^0/0) (set! $1 (id-put $1 ^0/1 (vector ^0/0 ^0/2)))</input>
+            </ep-component>
+          </event-processing>
+          <info-rendition>
+            <ir-component name="draw" views="v" infos="t alist colours dash" controls="n">
+              (alist-for-each
+                (lambda (k v)
+                  (set! %0 (+ %0 1))
+                  (voml-line 0 (- (vector-ref v 0) 1) (- (vector-ref v 1) (* 0.2 k)) $0 (vector-ref v 1)
+                    (voml-style (nth (modulo k (length $2)) $2) (+ (quotient k (length $2)) 1) #t {clip}
+                                (if (= (modulo k 2) 0) $3 #f) (if (= (modulo k 3) 0) 0.5 #f) "butt")))
+                $1)
+            </ir-component>
+          </info-rendition>
+        </visual-object></body></voml>"#
+    );
+    compile_text("styled.voml", &text)
+}
+
+/// `n` records of up to `keys` keys, interleaved, a key more every 20 records, the values
+/// moving about.
+fn keyed_trace(keys: usize, n: usize) -> String {
+    let mut rng = support::Rng(0x5eed_1e55);
+    (0..n)
+        .map(|i| {
+            let y = rng.below(90) as f64 / 10.0 - 4.5;
+            let key = (i * 7) % keys.min(2 + i / 20);
+            format!("-3 1 {:.2} {key} {y}\n", i as f64 * 0.05)
+        })
+        .collect()
+}
+
+/// Lines whose styles are worked out per line draw natively what Scheme draws: styles that
+/// come in turn, more of them than a line keeps read; a colour or clip that is not one makes
+/// the round Scheme's, which reports the error as it does without native parts.
+#[test]
+fn styled_lines_draw_natively_what_scheme_draws() {
+    let good = r#"("red" "blue" "green")"#;
+    for (keys, colours, clip, error) in [
+        // 3 colours by 2 thicknesses.
+        (6, good, r#""margin""#, None),
+        // 3 colours by 14 thicknesses: more styles than a line keeps.
+        (40, good, r#"(if (= (modulo k 4) 1) "area" "margin")"#, None),
+        // The key that reads a wrong part comes after 60 records, 120 for the clip.
+        (
+            8,
+            r#"("red" "blue" "green" "orange" "nocolour")"#,
+            r#""margin""#,
+            Some("unknown colour `nocolour`"),
+        ),
+        (
+            8,
+            r#"("red" "blue" "green" "orange" 5)"#,
+            r#""area""#,
+            Some("a colour must be a string"),
+        ),
+        (
+            9,
+            good,
+            r#"(if (= k 7) "nowhere" "margin")"#,
+            Some("clip must be one of"),
+        ),
+    ] {
+        let vo = styled_lines(colours, clip);
+        assert!(
+            vo.ir_components[0].phase1_native.is_some(),
+            "{colours} {clip}: native"
+        );
+        let trace = keyed_trace(keys, 800);
+        let [(native, rounds), (scheme, _)] = both_ways(&vo, trace.as_bytes(), &["t", "n"]);
+        assert_eq!(native, scheme, "{colours} {clip}");
+        match error {
+            None => {
+                assert!(native.faults.is_empty(), "{:?}", native.faults);
+                assert!(rounds >= 800, "{rounds} rounds ran natively");
+            }
+            Some(e) => {
+                assert_eq!(native.faults.len(), 1, "{:?}", native.faults);
+                assert!(native.faults[0].contains(e), "{:?}", native.faults);
+                assert!(rounds >= 60, "{rounds}: the rounds before ran natively");
+            }
+        }
+        let inked = native.pixels[0]
+            .chunks(4)
+            .filter(|p| p[..3] != [255, 255, 255])
+            .count();
+        assert!(inked > 100, "{colours} {clip}: {inked} pixels drawn");
+    }
+}
+
 /// A program that gives a name the forms call another meaning keeps its drawing in Scheme.
 #[test]
 fn a_program_that_redefines_a_primitive_keeps_its_drawing_in_scheme() {
@@ -237,9 +351,19 @@ impl Parts {
                 // (Strings in attributes written as XML wants them.)
                 let mut attr = || self.expr(1).replace('"', "&quot;");
                 let (x0, y0, y1) = (attr(), attr(), attr());
+                // A style worked out per line: mostly a colour of the list, now and then
+                // anything (a colour that is not one, a number); thicknesses by a control.
+                let anything = attr();
+                let color = match self.rng.below(4) {
+                    0 => anything,
+                    _ => "(nth (modulo %1 3) $3)".into(),
+                };
+                let thick = match self.rng.below(3) {
+                    0 => "(+ 1 (modulo %1 2))".to_string(),
+                    _ => format!("{}", 1 + self.rng.below(3)),
+                };
                 format!(
-                    "<line view=\"^0\" from=\"{x0} {y0}\" to=\"$0 {y1}\" color=\"(nth (modulo %1 3) $3)\" thick=\"{}\"/>",
-                    1 + self.rng.below(3)
+                    "<line view=\"^0\" from=\"{x0} {y0}\" to=\"$0 {y1}\" color=\"{color}\" thick=\"{thick}\"/>"
                 )
             }
             _ => format!(

@@ -62,8 +62,9 @@ pub struct Host {
     pub pause: Option<String>,
 }
 
-/// How many styles [`Host::style`] keeps read.
-const STYLES_KEPT: usize = 16;
+/// How many styles [`Host::style`] keeps read (and as many style lists, and styles a native
+/// drawing part's styled line keeps read).
+pub(crate) const STYLES_KEPT: usize = 16;
 
 /// At most this many snapshots wait for the driver; older ones are dropped.
 pub const MAX_PENDING_SNAPSHOTS: usize = 64;
@@ -371,7 +372,8 @@ fn items(v: &SteelVal) -> Option<Vec<SteelVal>> {
 }
 
 impl Host {
-    fn view(&self, name: &str, v: &SteelVal) -> Result<ViewId, SteelErr> {
+    /// The view a drawing procedure's first argument names: a view number or a view's name.
+    pub(crate) fn view(&self, name: &str, v: &SteelVal) -> Result<ViewId, SteelErr> {
         match v {
             SteelVal::IntV(i) => self
                 .views
@@ -464,19 +466,30 @@ impl Host {
         let parts = items(v)
             .filter(|p| p.len() == 7)
             .ok_or_else(|| fail(name, format!("bad style {v}")))?;
+        self.read_style_parts(name, std::array::from_fn(|k| &parts[k]))
+    }
+
+    /// The parts of a style, `(voml-style color thick adapt clip dash alpha cap)`'s
+    /// arguments, read into a [`Style`] (without fill), as [`Host::read_style`] reads the
+    /// list they make.
+    pub(crate) fn read_style_parts(
+        &mut self,
+        name: &str,
+        parts: [&SteelVal; 7],
+    ) -> Result<Style, SteelErr> {
         let mut style = Style {
-            color: self.colour(name, &parts[0])?,
-            thick: num(name, "thick", &parts[1])?,
-            adapt: truthy(&parts[2]),
-            clip: word(name, "clip", &parts[3], CLIP, ClipMode::parse)?,
-            alpha: match &parts[5] {
+            color: self.colour(name, parts[0])?,
+            thick: num(name, "thick", parts[1])?,
+            adapt: truthy(parts[2]),
+            clip: word(name, "clip", parts[3], CLIP, ClipMode::parse)?,
+            alpha: match parts[5] {
                 SteelVal::BoolV(false) => 1.0,
                 a => num(name, "alpha", a)?,
             },
-            cap: word(name, "cap", &parts[6], CAP, LineCap::parse)?,
+            cap: word(name, "cap", parts[6], CAP, LineCap::parse)?,
             ..Style::default()
         };
-        if let Some(dash) = items(&parts[4]) {
+        if let Some(dash) = items(parts[4]) {
             style.dash = dash
                 .iter()
                 .map(|d| num(name, "dash", d))
@@ -517,7 +530,7 @@ impl Host {
 /// Whether two parts of a style are the same value, as far as telling costs nothing: plain
 /// values by value (reals by their bits), lists (dashes) by identity; anything else is taken
 /// as different.
-fn same_part(a: &SteelVal, b: &SteelVal) -> bool {
+pub(crate) fn same_part(a: &SteelVal, b: &SteelVal) -> bool {
     match (a, b) {
         (SteelVal::BoolV(x), SteelVal::BoolV(y)) => x == y,
         (SteelVal::IntV(x), SteelVal::IntV(y)) => x == y,
@@ -644,12 +657,22 @@ impl Host {
     ) -> Result<(ViewId, Primitive, Style), SteelErr> {
         let view = self.view("line", &a[0])?;
         let style = self.style("line", &a[5], None)?;
-        let prim = Primitive::Line {
-            from: point("line", &a[1], &a[2])?,
-            to: point("line", &a[3], &a[4])?,
-        };
+        let prim = segment(&a[1], &a[2], &a[3], &a[4])?;
         Ok((view, prim, style))
     }
+}
+
+/// The segment `(voml-line view x0 y0 x1 y1 style)` draws.
+pub(crate) fn segment(
+    x0: &SteelVal,
+    y0: &SteelVal,
+    x1: &SteelVal,
+    y1: &SteelVal,
+) -> Result<Primitive, SteelErr> {
+    Ok(Primitive::Line {
+        from: point("line", x0, y0)?,
+        to: point("line", x1, y1)?,
+    })
 }
 
 native!(polyline, "voml-polyline", 3, |h, a| {
@@ -1126,8 +1149,6 @@ pub fn register(engine: &mut Engine) {
 mod tests {
     use super::*;
 
-    /// A text without a font gets what the hints `helvetica`, `medium` read as, at the size
-    /// given or 14.
     /// `voml-style` hands back the list it made for the same parts, so that a style computed
     /// at every call is read once; other parts make another list, read as they say.
     #[test]
@@ -1185,6 +1206,8 @@ mod tests {
         assert!(!list(&host.style_list(&parts("red", SteelVal::IntV(2)))).ptr_eq(&list(&red)));
     }
 
+    /// A text without a font gets what the hints `helvetica`, `medium` read as, at the size
+    /// given or 14.
     #[test]
     fn the_default_font_is_what_its_hints_say() {
         let none = SteelVal::BoolV(false);

@@ -1003,7 +1003,7 @@ impl Runtime {
     /// [`native_render`]), its fields `args` in the first slots: true when done (its changes
     /// made, counted and timed), false when the part's procedure must run.
     fn run_native_forms(&mut self, ci: usize, k: usize, args: &[SteelVal]) -> bool {
-        let Some(Some(forms)) = self.eps[ci].forms.get(k) else {
+        let Some(Some(forms)) = self.eps[ci].forms.get_mut(k) else {
             return false;
         };
         let timed = self.profile.is_some().then(Instant::now);
@@ -1044,7 +1044,7 @@ impl Runtime {
         event: Option<At<'_>>,
     ) -> Result<bool, Stop> {
         let c = &self.vo.ir_components[i];
-        let Some(native) = &self.irs[i].native else {
+        let Some(native) = &mut self.irs[i].native else {
             return Ok(false);
         };
         let timed = self.profile.is_some().then(Instant::now);

@@ -19,7 +19,7 @@ use voml_ir::{Form, NativeRender, RenderOp as Op, HERE_GLOBAL};
 use voml_llvo::{Primitive, Style, ViewId};
 
 use crate::boundary;
-use crate::host::{Host, SoundCommand};
+use crate::host::{self, Host, SoundCommand, STYLES_KEPT};
 use crate::memory::{self, Meter};
 use crate::watchdog::Watchdog;
 
@@ -34,6 +34,9 @@ pub(crate) struct Prepared {
     globals: Vec<usize>,
     /// The engine's place of [`HERE_GLOBAL`].
     here: Option<usize>,
+    /// The styles each styled line read lately ([`Instr::StyledLine`] indexes this), kept
+    /// from round to round.
+    styles: Vec<SiteStyles>,
 }
 
 /// Where an instruction finds a value: read where it is, not copied (nothing an instruction
@@ -87,6 +90,63 @@ enum Instr {
         value: u32,
         end: u32,
     },
+    /// `(voml-line view x0 y0 x1 y1 (voml-style color thick adapt clip dash alpha cap))`,
+    /// whose value is void. (Boxed: the other instructions stay small.)
+    StyledLine(Box<StyledLine>),
+}
+
+/// The operands of an [`Instr::StyledLine`].
+struct StyledLine {
+    /// `view x0 y0 x1 y1`.
+    line: [Src; 5],
+    /// The style's parts, as `voml-style` takes them.
+    style: [Src; 7],
+    /// Its place among [`Prepared::styles`].
+    site: u32,
+}
+
+/// The styles one styled line read lately, with the parts each was read from: a style chosen
+/// at every call (a colour by key) is mostly one of a few, each read once instead of making a
+/// style list and reading it at every call. At most [`STYLES_KEPT`]; when full, the one read
+/// longest ago gives way. (Reading parts gives the same style whenever it is done: colours
+/// are read by name from the language's vocabulary, nothing else is looked up.)
+#[derive(Default)]
+struct SiteStyles {
+    kept: Vec<([SteelVal; 7], Style)>,
+    /// Where the next style read goes once `kept` is full.
+    next: usize,
+}
+
+impl SiteStyles {
+    /// The style these parts make: one kept, or read by `host` (as it reads the list
+    /// `voml-style` makes of them) and kept.
+    fn style(&mut self, host: &mut Host, parts: [&SteelVal; 7]) -> Result<Style, SteelErr> {
+        if let Some(style) = self.find(parts) {
+            return Ok(style.clone());
+        }
+        let style = host.read_style_parts("line", parts)?;
+        self.keep(parts.map(SteelVal::clone), style.clone());
+        Ok(style)
+    }
+
+    /// The style kept for these parts, each the same as its kept part as `voml-style`'s
+    /// lists tell (see [`host::same_part`]).
+    fn find(&self, parts: [&SteelVal; 7]) -> Option<&Style> {
+        self.kept
+            .iter()
+            .find(|(known, _)| known.iter().zip(parts).all(|(k, p)| host::same_part(k, p)))
+            .map(|(_, style)| style)
+    }
+
+    /// Keeps `style`, read from `parts`.
+    fn keep(&mut self, parts: [SteelVal; 7], style: Style) {
+        if self.kept.len() < STYLES_KEPT {
+            self.kept.push((parts, style));
+        } else {
+            self.kept[self.next] = (parts, style);
+            self.next = (self.next + 1) % STYLES_KEPT;
+        }
+    }
 }
 
 impl Prepared {
@@ -102,6 +162,7 @@ impl Prepared {
             code: Vec::new(),
             next: locals,
             registers: locals,
+            sites: 0,
         };
         for f in &native.forms {
             c.effect(f)?;
@@ -112,6 +173,7 @@ impl Prepared {
             registers: c.registers as usize,
             globals: c.globals,
             here: engine.global_index(HERE_GLOBAL),
+            styles: (0..c.sites).map(|_| SiteStyles::default()).collect(),
         })
     }
 }
@@ -128,6 +190,8 @@ struct Compiler<'a, 'e> {
     next: u32,
     /// How many registers the code uses.
     registers: u32,
+    /// How many styled lines the code has.
+    sites: u32,
 }
 
 impl<'a> Compiler<'a, '_> {
@@ -367,18 +431,18 @@ impl<'a> Compiler<'a, '_> {
     /// A call: its arguments worked out left to right, then the primitive. (Each with the
     /// arguments it takes: the runtime validated the IR.)
     fn call(&mut self, op: Op, args: &'a [Form]) -> Option<Src> {
-        let mark = self.next;
-        let mut srcs = Vec::with_capacity(args.len());
-        for (k, a) in args.iter().enumerate() {
-            let mut src = self.value(a)?;
-            // A structure read before a later argument assigns one is read as it was then.
-            if matches!(src, Src::Global(_)) && args[k + 1..].iter().any(assigns) {
-                let t = self.temporary();
-                self.code.push(Instr::Move { dst: t, src });
-                src = Src::Reg(t);
-            }
-            srcs.push(src);
+        if let (
+            Op::Line,
+            [line @ .., Form::Call {
+                op: Op::Style,
+                args: style,
+            }],
+        ) = (op, args)
+        {
+            return self.styled_line(line, style);
         }
+        let mark = self.next;
+        let srcs = self.operands(args, &[])?;
         self.next = mark;
         let dst = self.temporary();
         self.code.push(match srcs[..] {
@@ -391,6 +455,41 @@ impl<'a> Compiler<'a, '_> {
             },
         });
         Some(Src::Reg(dst))
+    }
+
+    /// Code that works out `args` left to right, `later` the forms worked out after them
+    /// before the call; and where each value is then. Temporaries holding them stay taken
+    /// until the caller lets them go.
+    fn operands(&mut self, args: &'a [Form], later: &'a [Form]) -> Option<Vec<Src>> {
+        let mut srcs = Vec::with_capacity(args.len());
+        for (k, a) in args.iter().enumerate() {
+            let mut src = self.value(a)?;
+            // A structure read before a later argument assigns one is read as it was then.
+            if matches!(src, Src::Global(_)) && args[k + 1..].iter().chain(later).any(assigns) {
+                let t = self.temporary();
+                self.code.push(Instr::Move { dst: t, src });
+                src = Src::Reg(t);
+            }
+            srcs.push(src);
+        }
+        Some(srcs)
+    }
+
+    /// `(voml-line view x0 y0 x1 y1 (voml-style ...))` as one instruction: the line's
+    /// operands, then the style's parts, worked out as the call's arguments are; the style
+    /// list itself is never made.
+    fn styled_line(&mut self, line: &'a [Form], style: &'a [Form]) -> Option<Src> {
+        let mark = self.next;
+        let line = self.operands(line, style)?;
+        let style = self.operands(style, &[])?;
+        self.next = mark;
+        self.code.push(Instr::StyledLine(Box::new(StyledLine {
+            line: line.try_into().ok()?,
+            style: style.try_into().ok()?,
+            site: self.sites,
+        })));
+        self.sites += 1;
+        self.constant(SteelVal::Void)
     }
 }
 
@@ -455,7 +554,9 @@ struct Round<'r> {
     engine: &'r mut Engine,
     host: &'r mut Host,
     watchdog: &'r Watchdog,
-    prepared: &'r Prepared,
+    code: &'r [Instr],
+    consts: &'r [SteelVal],
+    styles: &'r mut [SiteStyles],
     registers: &'r mut Vec<SteelVal>,
     args: &'r mut Vec<SteelVal>,
     known: &'r mut Vec<SteelVal>,
@@ -478,7 +579,7 @@ impl Renders {
     /// (as for the host's procedures called from Scheme).
     pub(crate) fn run(
         &mut self,
-        native: &Prepared,
+        native: &mut Prepared,
         fields: &[SteelVal],
         engine: &mut Engine,
         host: &mut Host,
@@ -512,7 +613,9 @@ impl Renders {
                 engine: &mut *engine,
                 host: &mut *host,
                 watchdog,
-                prepared: native,
+                code: &native.code,
+                consts: &native.consts,
+                styles: &mut native.styles,
                 registers,
                 args,
                 known,
@@ -573,7 +676,7 @@ fn make(
 impl<'r> Round<'r> {
     /// Runs the code from `pc` to `end`.
     fn run(&mut self, mut pc: usize, end: usize) -> Result<(), ToScheme> {
-        let code = &self.prepared.code;
+        let code = self.code;
         while pc < end {
             match &code[pc] {
                 Instr::Move { dst, src } => {
@@ -605,7 +708,7 @@ impl<'r> Round<'r> {
                     self.known[g] = v.clone();
                     self.effects.push(Effect::Set(g, v));
                 }
-                Instr::Here(at) => self.here = Some(&self.prepared.consts[*at as usize]),
+                Instr::Here(at) => self.here = Some(&self.consts[*at as usize]),
                 Instr::Jump(to) => {
                     pc = *to as usize;
                     continue;
@@ -641,6 +744,11 @@ impl<'r> Round<'r> {
                     pc = end;
                     continue;
                 }
+                Instr::StyledLine(line) => {
+                    let host = memory::uncharged(|| self.styled_line(line));
+                    let (view, prim, style) = engine_says(host)?;
+                    self.effects.push(Effect::Draw(view, prim, style));
+                }
             }
             pc += 1;
         }
@@ -657,14 +765,30 @@ impl<'r> Round<'r> {
         drop(old);
     }
 
+    /// What a styled line draws, where, how, as [`Host::line_parts`] works it out from the
+    /// list the style's parts make.
+    fn styled_line(&mut self, line: &StyledLine) -> Result<(ViewId, Primitive, Style), SteelErr> {
+        let Round {
+            host,
+            registers,
+            consts,
+            known,
+            styles,
+            ..
+        } = self;
+        let (registers, consts, known) = (&registers[..], *consts, &known[..]);
+        let get = |src| operand(registers, consts, known, src);
+        let [view, x0, y0, x1, y1] = line.line.map(get);
+        let view = host.view("line", view)?;
+        let style = styles[line.site as usize].style(host, line.style.map(get))?;
+        let prim = host::segment(x0, y0, x1, y1)?;
+        Ok((view, prim, style))
+    }
+
     /// The value `src` names.
     #[inline]
     fn get(&self, src: Src) -> &SteelVal {
-        match src {
-            Src::Reg(r) => &self.registers[r as usize],
-            Src::Const(c) => &self.prepared.consts[c as usize],
-            Src::Global(g) => &self.known[g as usize],
-        }
+        operand(self.registers, self.consts, self.known, src)
     }
 
     fn unary(&mut self, op: Op, a: Src) -> Result<SteelVal, ToScheme> {
@@ -690,6 +814,17 @@ impl<'r> Round<'r> {
         match op {
             Op::NumEq => engine_says(number_equality(a, b)),
             Op::VectorRef => engine_says(vec_ref(a, b)),
+            // An element of a list, as `nth` gives it, without copying the arguments out
+            // (what `nth` refuses is left to it below).
+            Op::Nth => match (a, b) {
+                (SteelVal::IntV(n), SteelVal::ListV(list)) if *n >= 0 => {
+                    list.get(*n as usize).cloned().ok_or(ToScheme)
+                }
+                _ => {
+                    let pair = [a.clone(), b.clone()];
+                    self.apply(op, &pair)
+                }
+            },
             _ => {
                 let pair = [a.clone(), b.clone()];
                 self.apply(op, &pair)
@@ -778,6 +913,21 @@ impl<'r> Round<'r> {
     }
 }
 
+/// The value `src` names, among these registers, constants and globals.
+#[inline]
+fn operand<'v>(
+    registers: &'v [SteelVal],
+    consts: &'v [SteelVal],
+    known: &'v [SteelVal],
+    src: Src,
+) -> &'v SteelVal {
+    match src {
+        Src::Reg(r) => &registers[r as usize],
+        Src::Const(c) => &consts[c as usize],
+        Src::Global(g) => &known[g as usize],
+    }
+}
+
 /// `op` of two numbers where steel's answer is plain: two fixnums (a sum, difference or
 /// product that fits; a quotient, remainder or modulo by a divisor other than 0 and -1), or
 /// two reals (steel's arithmetic and comparisons of reals are IEEE's). `None` leaves the
@@ -838,6 +988,68 @@ fn truthy(v: &SteelVal) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A styled line's site gives the style its parts read as, whichever of several styles
+    /// come in turn, and still when more come than it keeps (those that gave way are read
+    /// again); parts that do not read as a style are refused and not kept.
+    #[test]
+    fn a_site_gives_the_style_its_parts_read_as() {
+        use SteelVal::{BoolV, IntV, NumV};
+        let backend: Box<dyn voml_llvo::Backend> = Box::new(voml_llvo::LazyRaster::default());
+        let mut host = Host::new(voml_llvo::Llvo::new(backend));
+        let text = |t: &str| SteelVal::StringV(t.into());
+        let parts = |colour: &str, thick: SteelVal| {
+            [
+                text(colour),
+                thick,
+                BoolV(true),
+                text("margin"),
+                BoolV(false),
+                IntV(1),
+                text("butt"),
+            ]
+        };
+        let mut site = SiteStyles::default();
+        let mut check = |site: &mut SiteStyles, p: [SteelVal; 7]| {
+            let given = site.style(&mut host, p.each_ref()).unwrap();
+            let read = host.read_style_parts("line", p.each_ref()).unwrap();
+            assert_eq!(given, read, "{p:?}");
+            given
+        };
+        let colours = ["red", "blue", "green"];
+        // Three colours by two thicknesses, interleaved.
+        let thicks = [IntV(1), NumV(2.5)];
+        for k in 0..60 {
+            check(&mut site, parts(colours[k % 3], thicks[k % 2].clone()));
+        }
+        assert_eq!(site.kept.len(), 6, "each style read once");
+        let blue = check(&mut site, parts("blue", NumV(2.5)));
+        assert_eq!(
+            (blue.color, blue.thick),
+            (voml_llvo::Color::parse("blue").unwrap(), 2.5)
+        );
+        // More than it keeps: the oldest give way, and every style is still its parts'.
+        let many = 3 * STYLES_KEPT;
+        for k in (0..many).chain((0..many).rev()).chain(0..6) {
+            let thick = if k < 6 {
+                thicks[k % 2].clone()
+            } else {
+                IntV(k as isize)
+            };
+            check(&mut site, parts(colours[k % 3], thick));
+        }
+        assert_eq!(site.kept.len(), STYLES_KEPT);
+        // A colour or clip that is not one: refused, nothing kept in its place.
+        let before: Vec<Style> = site.kept.iter().map(|(_, s)| s.clone()).collect();
+        assert!(site
+            .style(&mut host, parts("nocolour", IntV(1)).each_ref())
+            .is_err());
+        let mut clip = parts("red", IntV(1));
+        clip[3] = text("nowhere");
+        assert!(site.style(&mut host, clip.each_ref()).is_err());
+        let after: Vec<Style> = site.kept.iter().map(|(_, s)| s.clone()).collect();
+        assert_eq!(before, after);
+    }
 
     /// Where [`plain`] answers, it answers what steel's primitive answers, value and kind,
     /// at the fixnum limits, for negative divisors, for NaN and the infinities.
