@@ -680,7 +680,7 @@ impl<'r> Round<'r> {
         while pc < end {
             match &code[pc] {
                 Instr::Move { dst, src } => {
-                    let v = self.get(*src).clone();
+                    let v = copy(self.get(*src));
                     self.put(*dst, v);
                 }
                 Instr::Unary { op, dst, a } => {
@@ -735,9 +735,15 @@ impl<'r> Round<'r> {
                         if self.watchdog.has_fired() {
                             return Err(ToScheme);
                         }
-                        let k = engine_says(car(entry))?;
+                        // (A pair's parts read in place: `car` and `cdr` give them.)
+                        let (k, v) = match entry {
+                            SteelVal::Pair(p) => (copy(p.car_ref()), copy(p.cdr_ref())),
+                            _ => (
+                                engine_says(car(entry))?,
+                                engine_says(cdr(&mut entry.clone()))?,
+                            ),
+                        };
                         self.put(*key, k);
-                        let v = engine_says(cdr(&mut entry.clone()))?;
                         self.put(*value, v);
                         self.run(body, end)?;
                     }
@@ -759,10 +765,16 @@ impl<'r> Round<'r> {
     /// go of after: the new value is then written where it belongs straight after it is
     /// worked out, rather than kept aside across the letting go and copied whole from memory
     /// just written in parts, which stalls the processor.)
+    /// A plain old value (a number, a boolean, void: most registers) needs no letting go,
+    /// and is not handed to the general drop.
     #[inline(always)]
     fn put(&mut self, d: u32, v: SteelVal) {
         let old = std::mem::replace(&mut self.registers[d as usize], v);
-        drop(old);
+        if plain_value(&old) {
+            std::mem::forget(old);
+        } else {
+            drop(old);
+        }
     }
 
     /// What a styled line draws, where, how, as [`Host::line_parts`] works it out from the
@@ -978,6 +990,31 @@ fn plain(op: Op, a: &SteelVal, b: &SteelVal) -> Option<SteelVal> {
         }
         _ => return None,
     })
+}
+
+/// Whether `v` holds nothing to count or let go of: a plain number, boolean, character or
+/// void.
+#[inline(always)]
+fn plain_value(v: &SteelVal) -> bool {
+    matches!(
+        v,
+        SteelVal::IntV(_)
+            | SteelVal::NumV(_)
+            | SteelVal::BoolV(_)
+            | SteelVal::CharV(_)
+            | SteelVal::Void
+    )
+}
+
+/// A copy of `v`: plain values copied here, the rest by their own clone.
+#[inline(always)]
+fn copy(v: &SteelVal) -> SteelVal {
+    match v {
+        SteelVal::IntV(i) => SteelVal::IntV(*i),
+        SteelVal::NumV(x) => SteelVal::NumV(*x),
+        SteelVal::BoolV(b) => SteelVal::BoolV(*b),
+        other => other.clone(),
+    }
 }
 
 /// Scheme's truth: everything but `#f`.

@@ -137,7 +137,24 @@ mod list_drop_handler {
             | SteelVal::BigNum(_)
             | SteelVal::MutableVector(_) => true,
             SteelVal::ListV(l) => l.strong_count() > 1 || l.is_empty(),
+            // A pair held elsewhere too is only counted down; one held here alone drops its
+            // two parts, which must each end there (an association list's entries: a key and
+            // a number, string or vector).
+            SteelVal::Pair(p) => {
+                crate::gc::Gc::strong_count(p) > 1
+                    || (drops_at_once(p.car_ref()) && drops_at_once(p.cdr_ref()))
+            }
             _ => false,
+        }
+    }
+
+    /// VOML patch: whether dropping `value` ends there, looking no deeper than its count (a
+    /// pair's parts are not looked at).
+    fn drops_at_once(value: &SteelVal) -> bool {
+        match value {
+            SteelVal::ListV(l) => l.strong_count() > 1 || l.is_empty(),
+            SteelVal::Pair(p) => crate::gc::Gc::strong_count(p) > 1,
+            other => drops_without_recursing(other),
         }
     }
 
