@@ -360,8 +360,11 @@ fn run_profile_shows_each_part_and_its_calls() {
     let row = |part: &str| profile_row(&err, part);
     let calls = |part: &str| profile_calls(&err, part);
     // The EP component runs once per sample record; the IR component renders after each
-    // record, and also at the start and the end of the input (its forms evaluated natively).
-    assert_eq!(calls("EP component `onescalarprocess` input ^0"), records);
+    // record, and also at the start and the end of the input (both as forms, natively).
+    assert_eq!(
+        calls("EP component `onescalarprocess` input ^0 (native)"),
+        records
+    );
     assert!(calls("IR component `lineplotrender` phase 1 (native)") > records);
     assert!(row("everything else").ends_with('%'));
     assert!(err.contains("loading the visual object"), "{err}");
