@@ -210,7 +210,7 @@ impl Command {
 /// The calls of [`Backend`] that change what is drawn, except `remap_area` and `present`
 /// (which each back end answers its own way), written as the [`Command`]s they stand for:
 /// in an `impl Backend for T`, `calls_as_commands!();` gives `create_surface`,
-/// `resize_surface`, `destroy_surface`, `add_image`, `draw`, `draw_owned`, `undraw`,
+/// `resize_surface`, `destroy_surface`, `add_image`, `draw`, `draw_bounded`, `draw_owned`, `undraw`,
 /// `begin_buffer` and `flush`, each handing its command to `T`'s own
 /// `fn take_command(&mut self, command: Command) -> Result<(), LlvoError>`. For back ends
 /// made of commands (the window's, the page's, [`Recorder`]): each call becomes its command in
@@ -275,6 +275,16 @@ macro_rules! calls_as_commands {
                 view,
                 cmd: cmd.clone(),
             })
+        }
+
+        /// The command handed over becomes the message as it is, without a copy.
+        fn draw_bounded(
+            &mut self,
+            view: $crate::ViewId,
+            cmd: $crate::DrawCmd,
+            _bounds: $crate::PxRect,
+        ) -> Result<(), $crate::LlvoError> {
+            self.take_command($crate::Command::Draw { view, cmd })
         }
 
         fn draw_owned(
