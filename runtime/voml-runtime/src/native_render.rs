@@ -8,7 +8,7 @@
 //! [`Outcome::Scheme`]: the runtime then calls the part's procedure, which does it all in
 //! Scheme and raises its errors where they belong.
 
-use steel::primitives::lists::{car, cdr};
+use steel::primitives::lists::{car, cdr, cons};
 use steel::primitives::numbers;
 use steel::primitives::vectors::vec_ref;
 use steel::rvals::{number_equality, SteelVal};
@@ -90,6 +90,13 @@ enum Instr {
         value: u32,
         end: u32,
     },
+    /// `(set! S (id-put S key value))`: the entry put where it is when the structure's list
+    /// is the engine's and the round's alone (see [`Round::put_entry`]), else a new list.
+    PutEntry {
+        global: u32,
+        key: Src,
+        value: Src,
+    },
     /// `(voml-line view x0 y0 x1 y1 (voml-style color thick adapt clip dash alpha cap))`,
     /// whose value is void. (Boxed: the other instructions stay small.)
     StyledLine(Box<StyledLine>),
@@ -163,6 +170,7 @@ impl Prepared {
             next: locals,
             registers: locals,
             sites: 0,
+            in_place: !native.reads().draws,
         };
         for f in &native.forms {
             c.effect(f)?;
@@ -192,6 +200,9 @@ struct Compiler<'a, 'e> {
     registers: u32,
     /// How many styled lines the code has.
     sites: u32,
+    /// Whether entries may be put in place ([`Instr::PutEntry`]): not in forms that draw,
+    /// whose changes may stop half made.
+    in_place: bool,
 }
 
 impl<'a> Compiler<'a, '_> {
@@ -324,6 +335,22 @@ impl<'a> Compiler<'a, '_> {
             Form::Bool { value } => self.constant(SteelVal::BoolV(*value))?,
             Form::Local { slot } => Src::Reg(*slot),
             Form::Global { name } | Form::Style { name } => Src::Global(self.global(name)?),
+            Form::Set {
+                global: name,
+                value,
+            } if self.in_place && puts_entry(name, value) => {
+                let Form::Call { args, .. } = &**value else {
+                    return None;
+                };
+                let global = self.global(name)?;
+                let mark = self.next;
+                let [key, value] = self.operands(&args[1..], &[])?[..] else {
+                    return None;
+                };
+                self.code.push(Instr::PutEntry { global, key, value });
+                self.next = mark;
+                self.constant(SteelVal::Void)?
+            }
             Form::Set { global, value } => {
                 let global = self.global(global)?;
                 let mark = self.next;
@@ -493,6 +520,23 @@ impl<'a> Compiler<'a, '_> {
     }
 }
 
+/// Whether `(set! name value)` is `(set! S (id-put S key value))`, its key and value
+/// assigning nothing.
+fn puts_entry(name: &str, value: &Form) -> bool {
+    match value {
+        Form::Call {
+            op: Op::IdPut,
+            args,
+        } => match &args[..] {
+            [Form::Global { name: list }, key, value] => {
+                list == name && !assigns(key) && !assigns(value)
+            }
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
 /// Whether working out `f` may assign a structure.
 fn assigns(f: &Form) -> bool {
     match f {
@@ -528,6 +572,18 @@ pub(crate) struct Renders {
     /// changes the engine's globals while it runs), then as assigned.
     known: Vec<SteelVal>,
     effects: Vec<Effect>,
+    /// The entries put in place this round, to take back if it goes to Scheme.
+    undo: Vec<Undo>,
+}
+
+/// An entry [`Instr::PutEntry`] put in place: the list (whose global the engine holds void
+/// until the round's changes are made), where, and the entry it replaced.
+struct Undo {
+    /// The engine's place of the global.
+    at: usize,
+    list: SteelVal,
+    index: usize,
+    replaced: SteelVal,
 }
 
 /// How a native part ended.
@@ -561,6 +617,9 @@ struct Round<'r> {
     args: &'r mut Vec<SteelVal>,
     known: &'r mut Vec<SteelVal>,
     effects: &'r mut Vec<Effect>,
+    undo: &'r mut Vec<Undo>,
+    /// The engine's place of each global the code names.
+    globals: &'r [usize],
     here: Option<&'r SteelVal>,
 }
 
@@ -591,6 +650,7 @@ impl Renders {
             args,
             known,
             effects,
+            undo,
         } = self;
         // Whatever the forms make or let go of is charged: the values of the registers too,
         // let go of when the round ends, and the changes when they are made.
@@ -620,6 +680,8 @@ impl Renders {
                 args,
                 known,
                 effects,
+                undo,
+                globals: &native.globals,
                 here: None,
             };
             let done = round.run(0, native.code.len()).is_ok();
@@ -634,7 +696,13 @@ impl Renders {
         });
         // A panic inside a primitive is left to happen again in Scheme, and be reported.
         let Ok(Some(here)) = evaluated else {
+            // (After a panic too, nothing of the round is left for the next.)
+            registers.clear();
+            args.clear();
+            known.clear();
             effects.clear();
+            let _charged = meter.enter();
+            take_back(undo, engine);
             return Outcome::Scheme;
         };
         // Every form was evaluated: the changes are made in the order the forms made them.
@@ -644,7 +712,40 @@ impl Renders {
         let made = make(effects, native, engine, host, meter);
         let _charged = meter.enter();
         effects.clear();
+        undo.clear();
         made
+    }
+}
+
+/// Takes back the entries a round that goes to Scheme put in place, last first, and gives
+/// each list back to its global as it was. (The list is the round's alone again once its
+/// registers and changes are let go of; were it held elsewhere still, a copy with the entry
+/// taken back is given instead: no one else saw the list before the round.)
+fn take_back(undo: &mut Vec<Undo>, engine: &mut Engine) {
+    while let Some(Undo {
+        at,
+        mut list,
+        index,
+        replaced,
+    }) = undo.pop()
+    {
+        if let SteelVal::ListV(l) = &mut list {
+            if let Err(replaced) = l.replace_unique(index, replaced) {
+                let copy = l
+                    .iter()
+                    .enumerate()
+                    .map(|(k, e)| {
+                        if k == index {
+                            replaced.clone()
+                        } else {
+                            e.clone()
+                        }
+                    })
+                    .collect();
+                list = SteelVal::ListV(copy);
+            }
+        }
+        engine.update_global_at(at, list);
     }
 }
 
@@ -750,6 +851,13 @@ impl<'r> Round<'r> {
                     pc = end;
                     continue;
                 }
+                Instr::PutEntry { global, key, value } => {
+                    let g = *global as usize;
+                    let (key, value) = (copy(self.get(*key)), copy(self.get(*value)));
+                    let list = self.put_entry(g, key, value)?;
+                    self.known[g] = list.clone();
+                    self.effects.push(Effect::Set(g, list));
+                }
                 Instr::StyledLine(line) => {
                     let host = memory::uncharged(|| self.styled_line(line));
                     let (view, prim, style) = engine_says(host)?;
@@ -795,6 +903,82 @@ impl<'r> Round<'r> {
         let style = styles[line.site as usize].style(host, line.style.map(get))?;
         let prim = host::segment(x0, y0, x1, y1)?;
         Ok((view, prim, style))
+    }
+
+    /// `(id-put S key value)` of the global `g`, as the list the forms see next. When that
+    /// list is the one the engine holds, held by nothing else, has the key, and has not been
+    /// put in place this round, the engine lets go of it and the new entry replaces the old
+    /// where it is (noted, to be taken back if the round goes to Scheme); otherwise `id-put`
+    /// makes a new list, as in Scheme.
+    fn put_entry(
+        &mut self,
+        g: usize,
+        key: SteelVal,
+        value: SteelVal,
+    ) -> Result<SteelVal, ToScheme> {
+        let at = self.globals[g];
+        if let Some(index) = self.in_place_index(g, at, &key)? {
+            let held = self.engine.replace_global_at(at, SteelVal::Void);
+            let same = matches!(
+                (&held, &self.known[g]),
+                (Some(SteelVal::ListV(a)), SteelVal::ListV(b)) if a.ptr_eq(b)
+            );
+            if !same {
+                // (Not the engine's list after all: the engine keeps its own.)
+                if let Some(held) = held {
+                    self.engine.update_global_at(at, held);
+                }
+            } else {
+                drop(held);
+                let entry = engine_says(cons(&mut key.clone(), &mut value.clone()))?;
+                let SteelVal::ListV(list) = &mut self.known[g] else {
+                    unreachable!("matched above");
+                };
+                match list.replace_unique(index, entry) {
+                    Ok(replaced) => {
+                        let list = self.known[g].clone();
+                        self.undo.push(Undo {
+                            at,
+                            list: list.clone(),
+                            index,
+                            replaced,
+                        });
+                        return Ok(list);
+                    }
+                    // Held elsewhere after all: the engine gets it back, unchanged.
+                    Err(_) => {
+                        self.engine.update_global_at(at, self.known[g].clone());
+                    }
+                }
+            }
+        }
+        let list = self.known[g].clone();
+        engine_says(crate::prelude::id_put(&[list, key, value]))
+    }
+
+    /// Where the entry of `key` is in the list of global `g` (the engine's place `at`), when
+    /// it may be put there in place: the list the engine and the round alone hold, not yet
+    /// put in place this round. An error where `id-put` would fail.
+    fn in_place_index(
+        &self,
+        g: usize,
+        at: usize,
+        key: &SteelVal,
+    ) -> Result<Option<usize>, ToScheme> {
+        let SteelVal::ListV(list) = &self.known[g] else {
+            return Ok(None);
+        };
+        if list.strong_count() != 2 || self.undo.iter().any(|u| u.at == at) {
+            return Ok(None);
+        }
+        let assigned = self
+            .effects
+            .iter()
+            .any(|e| matches!(e, Effect::Set(s, _) if *s == g));
+        if assigned {
+            return Ok(None);
+        }
+        engine_says(crate::prelude::entry_index(&self.known[g], key))
     }
 
     /// The value `src` names.

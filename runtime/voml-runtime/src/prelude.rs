@@ -383,6 +383,12 @@ pub(crate) fn id_put(args: &[SteelVal]) -> Result<SteelVal, SteelErr> {
     Ok(SteelVal::ListV(out.into()))
 }
 
+/// Where the entry `id-put` replaces for `key` is in `alist` (`None` when it would add one),
+/// with `id-put`'s error for what is not an association list.
+pub(crate) fn entry_index(alist: &SteelVal, key: &SteelVal) -> Result<Option<usize>, SteelErr> {
+    Ok(entries("id-put", alist)?.position(|e| key_of(e).is_some_and(|k| same_key(k, key))))
+}
+
 /// `(id-rem alist key)`: a new list without `key`.
 fn id_rem(args: &[SteelVal]) -> Result<SteelVal, SteelErr> {
     arity("id-rem", args, 2)?;

@@ -180,6 +180,14 @@ impl<T: Clone, P: PointerFamily, const N: u32, const G: u32, D: DropHandler<Self
         self.0.drops_shallow(shallow)
     }
 
+    /// VOML patch: replaces the element at `index` where no other list can see the change
+    /// (this list holds every node up to it alone), giving back the element replaced;
+    /// `Err(value)`, nothing changed, otherwise.
+    #[doc(hidden)]
+    pub fn replace_unique(&mut self, index: usize, value: T) -> Result<T, T> {
+        self.0.replace_unique(index, value)
+    }
+
     #[doc(hidden)]
     pub fn node_count(&self) -> usize {
         self.0.cell_count()

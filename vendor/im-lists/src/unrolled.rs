@@ -639,6 +639,39 @@ impl<T: Clone, P: PointerFamily, const N: u32, const G: u32> UnrolledList<T, P, 
     pub fn index(&self) -> u32 {
         self.0.index
     }
+
+    /// VOML patch: replaces the element at `index` where this list holds every node up to it,
+    /// and that node's elements, alone (no other list can see the change), giving back the
+    /// element replaced; `Err(value)`, nothing changed, otherwise or past the end.
+    pub fn replace_unique(&mut self, index: usize, value: T) -> Result<T, T> {
+        replace_in_cell::<T, P, N, G>(&mut self.0, index, value)
+    }
+}
+
+/// VOML patch: [`UnrolledList::replace_unique`] from the node `cell` on.
+fn replace_in_cell<T: Clone + 'static, P: PointerFamily, const N: u32, const G: u32>(
+    cell: &mut P::Pointer<UnrolledCell<T, P, N, G>>,
+    index: usize,
+    value: T,
+) -> Result<T, T> {
+    let Some(cell) = P::get_mut(cell) else {
+        return Err(value);
+    };
+    let here = cell.index as usize;
+    if index >= here {
+        return match cell.next.as_mut() {
+            Some(next) => replace_in_cell::<T, P, N, G>(&mut next.0, index - here, value),
+            None => Err(value),
+        };
+    }
+    // (Elements lie in reverse order, the first at `here - 1`: see `get`.)
+    if !cell.elements.is_unique() || here > cell.elements.len() {
+        return Err(value);
+    }
+    match cell.elements.as_mut_slice().get_mut(here - index - 1) {
+        Some(slot) => Ok(std::mem::replace(slot, value)),
+        None => Err(value),
+    }
 }
 
 // Don't blow the stack

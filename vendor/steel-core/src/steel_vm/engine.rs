@@ -2245,6 +2245,18 @@ impl Engine {
         SteelVal::MutableVector(allocated)
     }
 
+    /// VOML patch (see PATCHES.md): [`Engine::update_global_at`], giving back the value the
+    /// global held (so that the caller may hold it alone).
+    #[cfg(not(feature = "sync"))]
+    pub fn replace_global_at(&mut self, idx: usize, value: SteelVal) -> Option<SteelVal> {
+        let _ = self
+            .virtual_machine
+            .enter_safepoint(|thread| thread.heap.lock_arc());
+        self.virtual_machine
+            .with_locked_env(|this| this.global_env.repl_set_idx(idx, value))
+            .ok()
+    }
+
     /// VOML patch: [`Engine::update_value`] of the global at `idx` ([`Engine::global_index`]).
     pub fn update_global_at(&mut self, idx: usize, value: SteelVal) -> Option<&mut Self> {
         let _ = self
