@@ -412,7 +412,7 @@ impl Host {
         Ok(c)
     }
 
-    /// `(voml-style color thick adapt clip dash alpha)` as passed to a drawing procedure.
+    /// `(voml-style color thick adapt clip dash alpha cap)` as passed to a drawing procedure.
     fn style(
         &mut self,
         name: &str,
