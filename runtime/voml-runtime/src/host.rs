@@ -530,6 +530,7 @@ impl Host {
 /// Whether two parts of a style are the same value, as far as telling costs nothing: plain
 /// values by value (reals by their bits), lists (dashes) by identity; anything else is taken
 /// as different.
+#[inline(always)]
 pub(crate) fn same_part(a: &SteelVal, b: &SteelVal) -> bool {
     match (a, b) {
         (SteelVal::BoolV(x), SteelVal::BoolV(y)) => x == y,

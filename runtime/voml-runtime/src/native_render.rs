@@ -686,7 +686,7 @@ impl Renders {
             };
             let done = round.run(0, native.code.len()).is_ok();
             let here = round.here.cloned();
-            registers.clear();
+            let_go(registers);
             args.clear();
             known.clear();
             if !done {
@@ -714,6 +714,17 @@ impl Renders {
         effects.clear();
         undo.clear();
         made
+    }
+}
+
+/// Lets go of the registers' values, the plain ones (most) without the general drop.
+fn let_go(registers: &mut Vec<SteelVal>) {
+    for v in registers.drain(..) {
+        if plain_value(&v) {
+            std::mem::forget(v);
+        } else {
+            drop(v);
+        }
     }
 }
 
