@@ -182,9 +182,9 @@ impl Checker<'_> {
     }
 
     /// Native forms (a drawing part, or an input part with `params` fields in its first
-    /// slots, which may not draw) read and assign only their component's structures, use the slots they declare,
-    /// call their primitives with the arguments they take, nest no deeper than code may, and
-    /// come with the procedure they stand for.
+    /// slots, which may not draw) read and assign only their component's structures, use the
+    /// slots they declare, call their primitives with the arguments they take, nest no deeper
+    /// than code may, and come with the procedure they stand for.
     fn native_forms(&mut self, at: &str, native: &NativeRender, owner: Owner<'_>) {
         let Owner {
             infos,

@@ -686,9 +686,7 @@ impl Renders {
             };
             let done = round.run(0, native.code.len()).is_ok();
             let here = round.here.cloned();
-            let_go(registers);
-            args.clear();
-            known.clear();
+            let_go(registers, args, known);
             if !done {
                 effects.clear();
             }
@@ -697,11 +695,9 @@ impl Renders {
         // A panic inside a primitive is left to happen again in Scheme, and be reported.
         let Ok(Some(here)) = evaluated else {
             // (After a panic too, nothing of the round is left for the next.)
-            registers.clear();
-            args.clear();
-            known.clear();
-            effects.clear();
             let _charged = meter.enter();
+            let_go(registers, args, known);
+            effects.clear();
             take_back(undo, engine);
             return Outcome::Scheme;
         };
@@ -717,15 +713,11 @@ impl Renders {
     }
 }
 
-/// Lets go of the registers' values, the plain ones (most) without the general drop.
-fn let_go(registers: &mut Vec<SteelVal>) {
-    for v in registers.drain(..) {
-        if plain_value(&v) {
-            std::mem::forget(v);
-        } else {
-            drop(v);
-        }
-    }
+/// Lets go of what a round kept in its registers, arguments and structures.
+fn let_go(registers: &mut Vec<SteelVal>, args: &mut Vec<SteelVal>, known: &mut Vec<SteelVal>) {
+    registers.drain(..).for_each(release);
+    args.clear();
+    known.clear();
 }
 
 /// Takes back the entries a round that goes to Scheme put in place, last first, and gives
@@ -884,16 +876,9 @@ impl<'r> Round<'r> {
     /// go of after: the new value is then written where it belongs straight after it is
     /// worked out, rather than kept aside across the letting go and copied whole from memory
     /// just written in parts, which stalls the processor.)
-    /// A plain old value (a number, a boolean, void: most registers) needs no letting go,
-    /// and is not handed to the general drop.
     #[inline(always)]
     fn put(&mut self, d: u32, v: SteelVal) {
-        let old = std::mem::replace(&mut self.registers[d as usize], v);
-        if plain_value(&old) {
-            std::mem::forget(old);
-        } else {
-            drop(old);
-        }
+        release(std::mem::replace(&mut self.registers[d as usize], v));
     }
 
     /// What a styled line draws, where, how, as [`Host::line_parts`] works it out from the
@@ -929,42 +914,52 @@ impl<'r> Round<'r> {
     ) -> Result<SteelVal, ToScheme> {
         let at = self.globals[g];
         if let Some(index) = self.in_place_index(g, at, &key)? {
-            let held = self.engine.replace_global_at(at, SteelVal::Void);
-            let same = matches!(
-                (&held, &self.known[g]),
-                (Some(SteelVal::ListV(a)), SteelVal::ListV(b)) if a.ptr_eq(b)
-            );
-            if !same {
-                // (Not the engine's list after all: the engine keeps its own.)
-                if let Some(held) = held {
-                    self.engine.update_global_at(at, held);
-                }
-            } else {
-                drop(held);
-                let entry = engine_says(cons(&mut key.clone(), &mut value.clone()))?;
-                let SteelVal::ListV(list) = &mut self.known[g] else {
-                    unreachable!("matched above");
-                };
-                match list.replace_unique(index, entry) {
-                    Ok(replaced) => {
-                        let list = self.known[g].clone();
-                        self.undo.push(Undo {
-                            at,
-                            list: list.clone(),
-                            index,
-                            replaced,
-                        });
-                        return Ok(list);
-                    }
-                    // Held elsewhere after all: the engine gets it back, unchanged.
-                    Err(_) => {
-                        self.engine.update_global_at(at, self.known[g].clone());
-                    }
-                }
+            let entry = engine_says(cons(&mut key.clone(), &mut value.clone()))?;
+            if let Some(list) = self.replace_in_place(g, at, index, entry) {
+                return Ok(list);
             }
         }
         let list = self.known[g].clone();
         engine_says(crate::prelude::id_put(&[list, key, value]))
+    }
+
+    /// Puts `entry` at `index` of the list of global `g` (the engine's place `at`) where it
+    /// is: the engine lets go of the list, which the round then holds alone, and the entry it
+    /// replaced is noted. `None`, the engine's global as it was, when the engine holds
+    /// another list or the list is held elsewhere after all.
+    fn replace_in_place(
+        &mut self,
+        g: usize,
+        at: usize,
+        index: usize,
+        entry: SteelVal,
+    ) -> Option<SteelVal> {
+        let held = self.engine.replace_global_at(at, SteelVal::Void)?;
+        let SteelVal::ListV(list) = &mut self.known[g] else {
+            self.engine.update_global_at(at, held);
+            return None;
+        };
+        if !matches!(&held, SteelVal::ListV(h) if h.ptr_eq(list)) {
+            self.engine.update_global_at(at, held);
+            return None;
+        }
+        drop(held);
+        match list.replace_unique(index, entry) {
+            Ok(replaced) => {
+                let list = self.known[g].clone();
+                self.undo.push(Undo {
+                    at,
+                    list: list.clone(),
+                    index,
+                    replaced,
+                });
+                Some(list)
+            }
+            Err(_) => {
+                self.engine.update_global_at(at, self.known[g].clone());
+                None
+            }
+        }
     }
 
     /// Where the entry of `key` is in the list of global `g` (the engine's place `at`), when
@@ -1187,18 +1182,22 @@ fn plain(op: Op, a: &SteelVal, b: &SteelVal) -> Option<SteelVal> {
     })
 }
 
-/// Whether `v` holds nothing to count or let go of: a plain number, boolean, character or
-/// void.
+/// Lets go of `v`: a plain number, boolean, character or void holds nothing to count or let
+/// go of, and is not handed to the general drop (most registers hold one).
 #[inline(always)]
-fn plain_value(v: &SteelVal) -> bool {
-    matches!(
+fn release(v: SteelVal) {
+    if matches!(
         v,
         SteelVal::IntV(_)
             | SteelVal::NumV(_)
             | SteelVal::BoolV(_)
             | SteelVal::CharV(_)
             | SteelVal::Void
-    )
+    ) {
+        std::mem::forget(v);
+    } else {
+        drop(v);
+    }
 }
 
 /// A copy of `v`: plain values copied here, the rest by their own clone.

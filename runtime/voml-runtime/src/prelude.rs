@@ -367,18 +367,12 @@ pub(crate) fn id_get(args: &[SteelVal]) -> Result<SteelVal, SteelErr> {
 pub(crate) fn id_put(args: &[SteelVal]) -> Result<SteelVal, SteelErr> {
     arity("id-put", args, 3)?;
     let entry = steel::primitives::lists::cons(&mut args[1].clone(), &mut args[2].clone())?;
+    let at = entry_index(&args[0], &args[1])?;
     let mut out: Vec<SteelVal> = Vec::with_capacity(entry_count(&args[0]) + 1);
-    let mut replaced = false;
-    for e in entries("id-put", &args[0])? {
-        if !replaced && key_of(e).is_some_and(|k| same_key(k, &args[1])) {
-            out.push(entry.clone());
-            replaced = true;
-        } else {
-            out.push(e.clone());
-        }
-    }
-    if !replaced {
-        out.push(entry);
+    out.extend(entries("id-put", &args[0])?.cloned());
+    match at.and_then(|k| out.get_mut(k)) {
+        Some(replaced) => *replaced = entry,
+        None => out.push(entry),
     }
     Ok(SteelVal::ListV(out.into()))
 }

@@ -129,7 +129,7 @@ pub fn recognise(
         depth: 0,
     };
     for p in params {
-        let bound = r.bind(&Datum::Ident(p.clone()))?;
+        let bound = r.bind_name(p)?;
         r.vars.push(bound);
     }
     let forms = r.forms(&data)?;
@@ -201,16 +201,21 @@ impl Reader<'_> {
         let Datum::Ident(name) = name else {
             return None;
         };
+        self.bind_name(name)
+    }
+
+    /// [`Reader::bind`] of a name.
+    fn bind_name(&mut self, name: &str) -> Option<(String, u32)> {
         if RenderOp::named(name).is_some()
-            || CONTROL.contains(&name.as_str())
+            || CONTROL.contains(&name)
             || name == voml_ir::HERE_GLOBAL
-            || self.structures.contains(name)
+            || self.structures.iter().any(|s| s == name)
         {
             return None;
         }
         let slot = self.locals;
         self.locals = self.locals.checked_add(1)?;
-        Some((name.clone(), slot))
+        Some((name.to_string(), slot))
     }
 
     fn form_inner(&mut self, d: &Datum) -> Option<Form> {
@@ -391,11 +396,7 @@ impl Reader<'_> {
         let first = self.locals;
         let outer = std::mem::take(&mut self.vars);
         let mut body = None;
-        let bound: Option<Vec<_>> = procedure
-            .params
-            .iter()
-            .map(|p| self.bind(&Datum::Ident(p.clone())))
-            .collect();
+        let bound: Option<Vec<_>> = procedure.params.iter().map(|p| self.bind_name(p)).collect();
         if let Some(bound) = bound {
             self.vars = bound;
             self.inlining.push(f.to_string());

@@ -2227,9 +2227,7 @@ impl Engine {
         let mut heap = thread.heap.lock();
         let marked: Vec<SteelVal>;
         let roots: &[SteelVal] = if heap.vector_collection_may_mark() {
-            let mut all = thread.stack.clone();
-            all.extend(roots());
-            marked = all;
+            marked = thread.stack.iter().cloned().chain(roots()).collect();
             &marked
         } else {
             &thread.stack
