@@ -369,10 +369,7 @@ impl Parts {
 #[test]
 fn random_native_parts_end_as_scheme_does() {
     support::quiet_steel();
-    let seed = std::env::var("VOML_FUZZ_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0x00b0_d1e5_u64);
+    let seed = support::fuzz_seed(0x00b0_d1e5);
     let mut gen = Parts {
         rng: support::Rng(seed | 1),
     };

@@ -169,10 +169,7 @@ fn spec_with_conditions(conditions: &[String]) -> String {
 #[test]
 fn native_decisions_are_the_scheme_conditions_values() {
     support::quiet_steel();
-    let seed = std::env::var("VOML_FUZZ_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0x5eed_c0de_u64);
+    let seed = support::fuzz_seed(0x5eed_c0de);
     let mut gen = Conditions { rng: Rng(seed | 1) };
     let mut records_rng = Rng(seed.rotate_left(17) | 1);
     let (batches, per_batch, records) = (10, 60, 150);

@@ -8,7 +8,7 @@ mod support;
 
 use std::path::Path;
 
-use support::{compile_spec, compile_text, start_runtime};
+use support::{compile_spec, compile_text, lineplot_trace, start_runtime, Ended};
 use voml_ir::{CompiledVo, Form, RenderOp};
 
 /// The same visual object with every input part's forms left to Scheme.
@@ -20,50 +20,42 @@ fn without_forms(vo: &CompiledVo) -> CompiledVo {
     vo
 }
 
-/// What a run ends with: the structures named, the faults, the pixels of every view.
-#[derive(Debug, PartialEq)]
-struct Ended {
-    values: Vec<Option<String>>,
-    faults: Vec<String>,
-    pixels: Vec<Vec<u8>>,
-}
-
 /// Runs `vo` over `trace` with its input parts' forms and without them: what each run ended
 /// with, and how many parts each carried out natively.
 fn both_ways(vo: &CompiledVo, trace: &[u8], names: &[&str]) -> [(Ended, u64); 2] {
     [vo.clone(), without_forms(vo)].map(|vo| {
-        let views = vo.views.len();
-        let mut rt = start_runtime(vo, false, 1000);
-        support::replay_bytes(&mut rt, trace, "t.trf", false);
-        let ended = Ended {
-            values: names.iter().map(|n| rt.variable(n)).collect(),
-            faults: support::fault_lines(&rt),
-            pixels: (0..views)
-                .map(|v| support::view_pixels(&mut rt, v).data)
-                .collect(),
-        };
-        (ended, rt.stats().native)
+        let (ended, stats) = support::run_to_end(vo, trace, names);
+        (ended, stats.native)
     })
 }
 
-/// Samples of three scalars, as the replay bench makes them.
-fn lineplot_trace(n: usize) -> String {
-    let mut x = 1u64;
-    let mut values = [40.0f64, 20.0, 78.0];
-    let mut out = String::new();
-    for i in 0..n {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        let key = i % 3;
-        values[key] = (values[key] + (x % 1000) as f64 / 100.0 - 5.0).clamp(5.0, 95.0);
-        out.push_str(&format!(
-            "-3 3000 {:.6} {key} {:.3}\n",
-            0.25 + (i / 3) as f64 * 0.15,
-            values[key]
-        ));
-    }
-    out
+/// A visual object `v` whose component `keep` runs `part` for each record `-3 3000 F ...`:
+/// the event `s` with these fields (name and type, in order), the structures `db` (a list)
+/// and `last` (declared with the attributes `last`), and `utility` code.
+fn keeper(fields: &[(&str, &str)], last: &str, utility: &str, part: &str) -> String {
+    let declared: String = fields
+        .iter()
+        .map(|(name, ty)| format!(r#"<data-field name="{name}" type="{ty}"/>"#))
+        .collect();
+    let inputs: Vec<&str> = fields.iter().map(|(name, _)| *name).collect();
+    format!(
+        r#"<voml version="1.0"><body><visual-object name="v">
+      <event-declarations>
+        <data-event name="s" rtype="entry" etype="3000">{declared}</data-event>
+      </event-declarations>
+      <info-structures>
+        <variable name="db" type="list"/>
+        <variable name="last" {last}/>
+      </info-structures>
+      <utility-code>{utility}</utility-code>
+      <event-processing>
+        <ep-component name="keep" inputs="s.{}" infos="db last">
+          <input name="^0">{part}</input>
+        </ep-component>
+      </event-processing>
+    </visual-object></body></voml>"#,
+        inputs.join(".")
+    )
 }
 
 /// Whether `forms` call `op` anywhere.
@@ -144,29 +136,14 @@ fn a_procedure_the_program_redefines_or_assigns_is_not_inlined() {
 /// before and after are carried out natively.
 #[test]
 fn a_failing_input_part_is_reported_as_schemes() {
-    let spec = r#"<voml version="1.0"><body><visual-object name="v">
-      <event-declarations>
-        <data-event name="s" rtype="entry" etype="3000">
-          <data-field name="k" type="int"/><data-field name="x" type="real"/>
-        </data-event>
-      </event-declarations>
-      <info-structures>
-        <variable name="db" type="list"/>
-        <variable name="last" type="real"/>
-      </info-structures>
-      <utility-code>
-        (define (pair-of a b) (vector a b))
-      </utility-code>
-      <event-processing>
-        <ep-component name="keep" inputs="s.k.x" infos="db last">
-          <input name="^0">
-            (set! $1 ^0/1)
-            (set! $0 (id-put $0 ^0/0 (pair-of ^0/1 (id-get $0 ^0/0))))
-          </input>
-        </ep-component>
-      </event-processing>
-    </visual-object></body></voml>"#;
-    let vo = compile_text("v.voml", spec);
+    let spec = keeper(
+        &[("k", "int"), ("x", "real")],
+        r#"type="real""#,
+        "(define (pair-of a b) (vector a b))",
+        "(set! $1 ^0/1)
+         (set! $0 (id-put $0 ^0/0 (pair-of ^0/1 (id-get $0 ^0/0))))",
+    );
+    let vo = compile_text("v.voml", &spec);
     assert!(vo.ep_components[0].inputs[0].forms.is_some());
     let trace = "-3 3000 1 1.5\n-3 3000 2 2.5\n-3 3000 1 3.5\n";
     let [(native, done), (scheme, _)] = both_ways(&vo, trace.as_bytes(), &["db", "last"]);
@@ -199,28 +176,16 @@ fn a_failing_input_part_is_reported_as_schemes() {
 /// alive for full collections; every vector kept is read back at the end.
 #[test]
 fn native_vectors_survive_full_collections() {
-    let spec = r#"<voml version="1.0"><body><visual-object name="v">
-      <event-declarations>
-        <data-event name="s" rtype="entry" etype="3000">
-          <data-field name="k" type="int"/><data-field name="x" type="int"/>
-        </data-event>
-      </event-declarations>
-      <info-structures>
-        <variable name="db" type="list"/>
-        <variable name="last" type="vector"/>
-      </info-structures>
-      <event-processing>
-        <ep-component name="keep" inputs="s.k.x" infos="db last">
-          <input name="^0">
-            (set! $0 (id-put $0 ^0/0
-              (vector (vector ^0/1) (vector ^0/1) (vector ^0/1) (vector ^0/1)
-                      (vector ^0/1) (vector ^0/1) (vector ^0/1) (vector ^0/1))))
-            (set! $1 (vector ^0/1 (id-get $0 ^0/0)))
-          </input>
-        </ep-component>
-      </event-processing>
-    </visual-object></body></voml>"#;
-    let vo = compile_text("v.voml", spec);
+    let spec = keeper(
+        &[("k", "int"), ("x", "int")],
+        r#"type="vector""#,
+        "",
+        "(set! $0 (id-put $0 ^0/0
+           (vector (vector ^0/1) (vector ^0/1) (vector ^0/1) (vector ^0/1)
+                   (vector ^0/1) (vector ^0/1) (vector ^0/1) (vector ^0/1))))
+         (set! $1 (vector ^0/1 (id-get $0 ^0/0)))",
+    );
+    let vo = compile_text("v.voml", &spec);
     assert!(vo.ep_components[0].inputs[0].forms.is_some());
     // (Steel's heap starts with room for 25,600 vectors and collects in full when 95 % of
     // them are reachable, its weak collections having freed the rest.)
@@ -308,10 +273,7 @@ impl Inputs {
 #[test]
 fn random_input_parts_end_as_scheme_does() {
     support::quiet_steel();
-    let seed = std::env::var("VOML_FUZZ_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0x51a7_e0b1_u64);
+    let seed = support::fuzz_seed(0x51a7_e0b1);
     let mut gen = Inputs {
         rng: support::Rng(seed | 1),
     };
@@ -345,16 +307,7 @@ fn random_input_parts_end_as_scheme_does() {
         if vo.ep_components[0].inputs[0].forms.is_some() {
             native_parts += 1;
         }
-        let mut trace = String::new();
-        for i in 0..16 {
-            let y = match gen.rng.below(6) {
-                0 => "2.5".to_string(),
-                1 => "\"s\"".to_string(),
-                2 => "-1".to_string(),
-                _ => format!("{}", gen.rng.below(4)),
-            };
-            trace.push_str(&format!("-3 1 {}.0 {} {y}\n", i / 2, gen.rng.below(3)));
-        }
+        let trace = support::random_records(&mut gen.rng);
         let [(native, events), (scheme, _)] = both_ways(&vo, trace.as_bytes(), &["db", "a", "b"]);
         assert_eq!(
             native, scheme,
@@ -379,30 +332,14 @@ fn random_input_parts_end_as_scheme_does() {
 /// the structures as they were, and ends as Scheme alone would.
 #[test]
 fn an_entry_put_in_place_is_taken_back_when_the_part_fails() {
-    let spec = r#"<voml version="1.0"><body><visual-object name="v">
-      <event-declarations>
-        <data-event name="s" rtype="entry" etype="3000">
-          <data-field name="k" type="int"/><data-field name="x" type="int"/>
-          <data-field name="y" type="any"/>
-        </data-event>
-      </event-declarations>
-      <info-structures>
-        <variable name="db" type="list"/>
-        <variable name="last" type="any" init="0"/>
-      </info-structures>
-      <utility-code>
-        (define (advance old x) (if old (vector (+ (vector-ref old 0) 1) x) (vector 0 x)))
-      </utility-code>
-      <event-processing>
-        <ep-component name="keep" inputs="s.k.x.y" infos="db last">
-          <input name="^0">
-            (set! $0 (id-put $0 ^0/0 (advance (id-get $0 ^0/0) ^0/1)))
-            (set! $1 (+ ^0/2 1))
-          </input>
-        </ep-component>
-      </event-processing>
-    </visual-object></body></voml>"#;
-    let vo = compile_text("v.voml", spec);
+    let spec = keeper(
+        &[("k", "int"), ("x", "int"), ("y", "any")],
+        r#"type="any" init="0""#,
+        "(define (advance old x) (if old (vector (+ (vector-ref old 0) 1) x) (vector 0 x)))",
+        "(set! $0 (id-put $0 ^0/0 (advance (id-get $0 ^0/0) ^0/1)))
+         (set! $1 (+ ^0/2 1))",
+    );
+    let vo = compile_text("v.voml", &spec);
     assert!(vo.ep_components[0].inputs[0].forms.is_some());
     let trace = "-3 3000 1 10 1\n-3 3000 2 20 1\n-3 3000 1 11 \"s\"\n-3 3000 1 12 2\n";
     let [(native, done), (scheme, _)] = both_ways(&vo, trace.as_bytes(), &["db", "last"]);

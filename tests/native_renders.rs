@@ -10,7 +10,7 @@ mod support;
 
 use std::path::Path;
 
-use support::{compile_spec, compile_text, start_runtime};
+use support::{compile_spec, compile_text, lineplot_trace, Ended};
 use voml_ir::{CompiledVo, Form};
 
 /// The same visual object with every IR component's phase 1 left to Scheme.
@@ -22,51 +22,13 @@ fn without_native(vo: &CompiledVo) -> CompiledVo {
     vo
 }
 
-/// What a run ends with: the structures named, the faults, the beeps, the pixels of every
-/// view, and how many rounds ran natively.
-#[derive(Debug, PartialEq)]
-struct Ended {
-    values: Vec<Option<String>>,
-    faults: Vec<String>,
-    beeps: Vec<f64>,
-    pixels: Vec<Vec<u8>>,
-}
-
+/// Runs `vo` over `trace` with its drawing parts' forms and without them: what each run
+/// ended with, and how many rounds each evaluated natively.
 fn both_ways(vo: &CompiledVo, trace: &[u8], names: &[&str]) -> [(Ended, u64); 2] {
     [vo.clone(), without_native(vo)].map(|vo| {
-        let views = vo.views.len();
-        let mut rt = start_runtime(vo, false, 1000);
-        support::replay_bytes(&mut rt, trace, "t.trf", false);
-        let ended = Ended {
-            values: names.iter().map(|n| rt.variable(n)).collect(),
-            faults: support::fault_lines(&rt),
-            beeps: rt.beeps(),
-            pixels: (0..views)
-                .map(|v| support::view_pixels(&mut rt, v).data)
-                .collect(),
-        };
-        (ended, rt.stats().native_renders)
+        let (ended, stats) = support::run_to_end(vo, trace, names);
+        (ended, stats.native_renders)
     })
-}
-
-/// The paper's line plot's trace: samples of three scalars, as the replay bench makes them.
-fn lineplot_trace(n: usize) -> String {
-    let mut x = 1u64;
-    let mut values = [40.0f64, 20.0, 78.0];
-    let mut out = String::new();
-    for i in 0..n {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        let key = i % 3;
-        values[key] = (values[key] + (x % 1000) as f64 / 100.0 - 5.0).clamp(5.0, 95.0);
-        out.push_str(&format!(
-            "-3 3000 {:.6} {key} {:.3}\n",
-            0.25 + (i / 3) as f64 * 0.15,
-            values[key]
-        ));
-    }
-    out
 }
 
 /// The line plot's drawing part is native, every round of it runs natively, and the picture,
@@ -379,10 +341,7 @@ impl Parts {
 #[test]
 fn random_drawing_parts_end_as_scheme_does() {
     support::quiet_steel();
-    let seed = std::env::var("VOML_FUZZ_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0x0d2a_3e55_u64);
+    let seed = support::fuzz_seed(0x0d2a_3e55);
     let mut gen = Parts {
         rng: support::Rng(seed | 1),
     };
@@ -425,16 +384,7 @@ fn random_drawing_parts_end_as_scheme_does() {
         } else if std::env::var("SHOW").is_ok() {
             eprintln!("NOT NATIVE:\n{}", body.join("\n"));
         }
-        let mut trace = String::new();
-        for i in 0..16 {
-            let y = match gen.rng.below(6) {
-                0 => "2.5".to_string(),
-                1 => "\"s\"".to_string(),
-                2 => "-1".to_string(),
-                _ => format!("{}", gen.rng.below(4)),
-            };
-            trace.push_str(&format!("-3 1 {}.0 {} {y}\n", i / 2, gen.rng.below(3)));
-        }
+        let trace = support::random_records(&mut gen.rng);
         let [(native, rounds), (scheme, _)] = both_ways(&vo, trace.as_bytes(), &["t", "n", "m"]);
         assert_eq!(
             native, scheme,

@@ -300,6 +300,81 @@ pub fn start_runtime(
     }
 }
 
+/// What a run ends with, to compare two runs of a visual object: the structures named, the
+/// faults, the beeps, the pixels of every view.
+#[derive(Debug, PartialEq)]
+pub struct Ended {
+    pub values: Vec<Option<String>>,
+    pub faults: Vec<String>,
+    pub beeps: Vec<f64>,
+    pub pixels: Vec<Vec<u8>>,
+}
+
+/// Runs `vo` headless over the records `trace`: what it ended with (the structures `names`
+/// among it), and its counters.
+pub fn run_to_end(
+    vo: voml_ir::CompiledVo,
+    trace: &[u8],
+    names: &[&str],
+) -> (Ended, voml_runtime::Stats) {
+    let views = vo.views.len();
+    let mut rt = start_runtime(vo, false, 1000);
+    replay_bytes(&mut rt, trace, "t.trf", false);
+    let ended = Ended {
+        values: names.iter().map(|n| rt.variable(n)).collect(),
+        faults: fault_lines(&rt),
+        beeps: rt.beeps(),
+        pixels: (0..views).map(|v| view_pixels(&mut rt, v).data).collect(),
+    };
+    (ended, rt.stats().clone())
+}
+
+/// The paper's line plot's trace: `n` samples of three scalars, as the replay bench makes
+/// them.
+pub fn lineplot_trace(n: usize) -> String {
+    let mut x = 1u64;
+    let mut values = [40.0f64, 20.0, 78.0];
+    let mut out = String::new();
+    for i in 0..n {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let key = i % 3;
+        values[key] = (values[key] + (x % 1000) as f64 / 100.0 - 5.0).clamp(5.0, 95.0);
+        out.push_str(&format!(
+            "-3 3000 {:.6} {key} {:.3}\n",
+            0.25 + (i / 3) as f64 * 0.15,
+            values[key]
+        ));
+    }
+    out
+}
+
+/// The seed of a property test: `VOML_FUZZ_SEED` when it is set (to reproduce a run), else
+/// `default`.
+pub fn fuzz_seed(default: u64) -> u64 {
+    std::env::var("VOML_FUZZ_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(default)
+}
+
+/// Sixteen random records `-3 1 TS K Y` for property tests: two per timestamp, keys 0 to 2,
+/// values mostly small integers, now and then a real, a string or -1.
+pub fn random_records(rng: &mut Rng) -> String {
+    let mut trace = String::new();
+    for i in 0..16 {
+        let y = match rng.below(6) {
+            0 => "2.5".to_string(),
+            1 => "\"s\"".to_string(),
+            2 => "-1".to_string(),
+            _ => format!("{}", rng.below(4)),
+        };
+        trace.push_str(&format!("-3 1 {}.0 {} {y}\n", i / 2, rng.below(3)));
+    }
+    trace
+}
+
 /// A run's faults as they are reported: kind, part, place, record and message.
 pub fn fault_lines(rt: &voml_runtime::Runtime) -> Vec<String> {
     rt.faults()
