@@ -333,6 +333,9 @@ pub struct Runtime {
     natives: native_body::Natives,
     /// Storage for IR components' native phase-1 forms.
     renders: native_render::Renders,
+    /// The IR components a round found enabled, and those whose phase 1 ran (kept from
+    /// round to round, see [`Runtime::render`]).
+    render_lists: (Vec<usize>, Vec<usize>),
     /// Counts what may change the structures besides native parts (Scheme code run, values
     /// set from outside), so that native parts know when to read them again.
     scheme_runs: u64,
@@ -544,6 +547,7 @@ impl Runtime {
             call_args: Vec::new(),
             natives: Default::default(),
             renders: Default::default(),
+            render_lists: Default::default(),
             scheme_runs: 0,
             has_conditions,
             conditions_by_type,
@@ -1205,7 +1209,10 @@ impl Runtime {
             return self.redraw_resized(event);
         }
         // Every `enable` is evaluated first, so all components see the same control state.
-        let mut enabled = Vec::with_capacity(self.irs.len());
+        // (The lists of a round are kept from round to round: one is made for every record.)
+        let (mut enabled, mut ran) = std::mem::take(&mut self.render_lists);
+        enabled.clear();
+        ran.clear();
         for i in 0..self.irs.len() {
             if self.irs[i].disabled {
                 continue;
@@ -1241,8 +1248,7 @@ impl Runtime {
                 enabled.push(i);
             }
         }
-        let mut ran = Vec::with_capacity(enabled.len());
-        for i in enabled {
+        for &i in &enabled {
             if self.irs[i].disabled {
                 continue;
             }
@@ -1258,7 +1264,7 @@ impl Runtime {
             self.phase1(i, event)?;
             ran.push(i);
         }
-        for i in ran {
+        for &i in &ran {
             if self.irs[i].disabled {
                 continue;
             }
@@ -1272,6 +1278,7 @@ impl Runtime {
                 self.call(&f, &mut [], &who, event)?;
             }
         }
+        self.render_lists = (enabled, ran);
         self.redraw_resized(event)
     }
 

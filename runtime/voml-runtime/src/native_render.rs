@@ -24,13 +24,18 @@ use crate::memory::{self, Meter};
 use crate::watchdog::Watchdog;
 
 /// A native part made ready to evaluate in one engine: its forms compiled into instructions
-/// over registers (the forms' local slots, then the temporaries their values pass through),
-/// literals made into values once, structures found by their place among the engine's globals.
+/// over one row of slots, where every value an instruction reads lies: first the registers
+/// (the forms' local slots, then the temporaries their values pass through), then the
+/// structures the forms name (read from the engine's globals when a round begins), then the
+/// literals (made into values once). An operand is a place in the row, read without asking
+/// what kind of value lies there.
 pub(crate) struct Prepared {
     code: Vec<Instr>,
-    consts: Vec<SteelVal>,
+    /// The row: `registers` registers, the structures, the literals.
+    slots: Vec<SteelVal>,
     registers: usize,
-    /// The engine's place of each global the instructions name ([`Src::Global`] indexes this).
+    /// The engine's place of each global the instructions name (the structure in slot
+    /// `registers + g` is the engine's global `globals[g]`).
     globals: Vec<usize>,
     /// The engine's place of [`HERE_GLOBAL`].
     here: Option<usize>,
@@ -39,15 +44,12 @@ pub(crate) struct Prepared {
     styles: Vec<SiteStyles>,
 }
 
-/// Where an instruction finds a value: read where it is, not copied (nothing an instruction
-/// reads changes while it works).
-#[derive(Clone, Copy)]
-enum Src {
-    Reg(u32),
-    Const(u32),
-    /// A global as the forms see it this round (read when the round begins, then as assigned).
-    Global(u32),
-}
+/// Where an instruction finds a value: its place in the part's row of slots (see
+/// [`Prepared`]), read where it is, not copied (nothing an instruction reads changes while it
+/// works). A structure's slot holds it as the forms see it this round: as read when the round
+/// began, then as assigned.
+#[derive(Clone, Copy, PartialEq)]
+struct Src(u32);
 
 /// One instruction. The forms' control (`if`, `begin`, `and`, `or`) becomes jumps within the
 /// code; a loop's body is the code after its [`Instr::ForEach`], up to `end`.
@@ -67,6 +69,13 @@ enum Instr {
         a: Src,
         b: Src,
     },
+    /// `(vector-ref v k)`, read by steel's primitive without going through
+    /// [`Instr::Binary`]'s arithmetic first.
+    VectorRef {
+        dst: u32,
+        v: Src,
+        k: Src,
+    },
     /// A call of any other arity: its arguments copied out in order.
     Call {
         op: Op,
@@ -77,10 +86,18 @@ enum Instr {
         global: u32,
         src: Src,
     },
-    /// `(set! voml/here offset)`, the offset a constant.
-    Here(u32),
+    /// `(set! voml/here offset)`, the offset a literal's slot.
+    Here(Src),
     Jump(u32),
     JumpIfFalse(Src, u32),
+    /// `(if (op a b) ...)` for a comparison `op`: on to `to` unless `(op a b)` holds (the
+    /// test's value, which nothing else reads, is never kept).
+    Unless {
+        op: Op,
+        a: Src,
+        b: Src,
+        to: u32,
+    },
     JumpIfTrue(Src, u32),
     /// `alist-for-each`: the code from here to `end` for every entry of the list, `key` and
     /// `value` in their registers; then on at `end`.
@@ -160,31 +177,36 @@ impl Prepared {
     /// `native` ready for `engine`; `None` when a global it names is not defined there (the
     /// procedure then runs, and fails as it does).
     pub(crate) fn new(native: &NativeRender, engine: &Engine) -> Option<Prepared> {
-        let locals = native.locals;
-        let mut c = Compiler {
-            engine,
-            names: Vec::new(),
-            globals: Vec::new(),
-            consts: Vec::new(),
-            code: Vec::new(),
-            next: locals,
-            registers: locals,
-            sites: 0,
-            in_place: !native.reads().draws,
-        };
-        for f in &native.forms {
-            c.effect(f)?;
+        // The row's layout is known once the code is: compiled once to count the registers
+        // and structures, then again with the structures and literals where they lie.
+        let counted = Compiler::compile(native, engine, FIRST_PASS, FIRST_PASS * 2)?;
+        let registers = counted.registers;
+        let literals = registers.checked_add(u32::try_from(counted.globals.len()).ok()?)?;
+        let c = Compiler::compile(native, engine, registers, literals)?;
+        if c.registers != registers || c.globals.len() != counted.globals.len() {
+            return None;
         }
+        let mut slots = vec![SteelVal::Void; literals as usize];
+        slots.extend(c.consts);
         Some(Prepared {
             code: c.code,
-            consts: c.consts,
-            registers: c.registers as usize,
+            slots,
+            registers: registers as usize,
             globals: c.globals,
             here: engine.global_index(HERE_GLOBAL),
             styles: (0..c.sites).map(|_| SiteStyles::default()).collect(),
         })
     }
+
+    /// The slots of the registers and the structures: what a round fills and lets go of.
+    fn round_slots(&self) -> usize {
+        self.registers + self.globals.len()
+    }
 }
+
+/// Where the first compilation puts structures and literals, beyond any register (its code
+/// is only counted, never run).
+const FIRST_PASS: u32 = 1 << 30;
 
 /// Compiles forms into instructions, noting the globals they name.
 struct Compiler<'a, 'e> {
@@ -192,6 +214,9 @@ struct Compiler<'a, 'e> {
     names: Vec<&'a str>,
     /// The engine's place of each of `names`.
     globals: Vec<usize>,
+    /// The slot of the first structure, and of the first literal.
+    global_base: u32,
+    const_base: u32,
     consts: Vec<SteelVal>,
     code: Vec<Instr>,
     /// The first free temporary register.
@@ -205,7 +230,36 @@ struct Compiler<'a, 'e> {
     in_place: bool,
 }
 
-impl<'a> Compiler<'a, '_> {
+impl<'a, 'e> Compiler<'a, 'e> {
+    /// `native`'s code, the structures in slots from `global_base` on and the literals from
+    /// `const_base` on.
+    fn compile(
+        native: &'a NativeRender,
+        engine: &'e Engine,
+        global_base: u32,
+        const_base: u32,
+    ) -> Option<Self> {
+        let locals = native.locals;
+        let mut c = Compiler {
+            engine,
+            names: Vec::new(),
+            globals: Vec::new(),
+            global_base,
+            const_base,
+            consts: Vec::new(),
+            code: Vec::new(),
+            next: locals,
+            registers: locals,
+            sites: 0,
+            in_place: !native.reads().draws,
+        };
+        for f in &native.forms {
+            c.effect(f)?;
+        }
+        Some(c)
+    }
+
+    /// The number of the global `name` among those the code names.
     fn global(&mut self, name: &'a str) -> Option<u32> {
         if let Some(at) = self.names.iter().position(|n| *n == name) {
             return u32::try_from(at).ok();
@@ -215,14 +269,22 @@ impl<'a> Compiler<'a, '_> {
         u32::try_from(self.names.len() - 1).ok()
     }
 
-    fn constant(&mut self, v: SteelVal) -> Option<Src> {
-        Some(Src::Const(self.constant_at(v)?))
+    /// The slot of the structure `name`.
+    fn global_slot(&mut self, name: &'a str) -> Option<Src> {
+        let g = self.global(name)?;
+        Some(Src(self.global_base.checked_add(g)?))
     }
 
-    /// Where `v` lies among the constants.
-    fn constant_at(&mut self, v: SteelVal) -> Option<u32> {
+    /// Whether `src` is a structure's slot.
+    fn is_global(&self, src: Src) -> bool {
+        (self.global_base..self.const_base).contains(&src.0)
+    }
+
+    /// The slot of a literal `v`.
+    fn constant(&mut self, v: SteelVal) -> Option<Src> {
         self.consts.push(v);
-        u32::try_from(self.consts.len() - 1).ok()
+        let c = u32::try_from(self.consts.len() - 1).ok()?;
+        Some(Src(self.const_base.checked_add(c)?))
     }
 
     fn temporary(&mut self) -> u32 {
@@ -240,7 +302,10 @@ impl<'a> Compiler<'a, '_> {
     fn land(&mut self, at: usize) {
         let to = self.here();
         match &mut self.code[at] {
-            Instr::Jump(t) | Instr::JumpIfFalse(_, t) | Instr::JumpIfTrue(_, t) => *t = to,
+            Instr::Jump(t)
+            | Instr::JumpIfFalse(_, t)
+            | Instr::JumpIfTrue(_, t)
+            | Instr::Unless { to: t, .. } => *t = to,
             Instr::ForEach { end, .. } => *end = to,
             _ => unreachable!("only jumps and loops land"),
         }
@@ -255,6 +320,31 @@ impl<'a> Compiler<'a, '_> {
             Instr::JumpIfTrue(v, 0)
         });
         self.code.len() - 1
+    }
+
+    /// Code that works out `test` and jumps unless it holds; where the jump is, to land
+    /// later ([`Compiler::land`]). A comparison of two values is tested as it is worked
+    /// out ([`Instr::Unless`]).
+    fn unless(&mut self, test: &'a Form) -> Option<usize> {
+        let jump = match test {
+            Form::Call {
+                op: op @ (Op::NumEq | Op::Lt | Op::Gt | Op::Le | Op::Ge),
+                args,
+            } if args.len() == 2 => {
+                let [a, b] = self.operands(args, &[])?[..] else {
+                    return None;
+                };
+                Instr::Unless {
+                    op: *op,
+                    a,
+                    b,
+                    to: 0,
+                }
+            }
+            _ => Instr::JumpIfFalse(self.value(test)?, 0),
+        };
+        self.code.push(jump);
+        Some(self.code.len() - 1)
     }
 
     /// Code for a body's forms, and where the last one's value is (void for none).
@@ -278,9 +368,9 @@ impl<'a> Compiler<'a, '_> {
                 then,
                 otherwise,
             } => {
-                let test = self.value(test)?;
-                let skip = self.code.len();
-                self.code.push(Instr::JumpIfFalse(test, 0));
+                let mark = self.next;
+                let skip = self.unless(test)?;
+                self.next = mark;
                 self.effect(then)?;
                 if let Some(o) = otherwise {
                     let over = self.code.len();
@@ -333,8 +423,8 @@ impl<'a> Compiler<'a, '_> {
             // (One string for every round: strings are immutable in steel.)
             Form::Str { value } => self.constant(SteelVal::StringV(value.as_str().into()))?,
             Form::Bool { value } => self.constant(SteelVal::BoolV(*value))?,
-            Form::Local { slot } => Src::Reg(*slot),
-            Form::Global { name } | Form::Style { name } => Src::Global(self.global(name)?),
+            Form::Local { slot } => Src(*slot),
+            Form::Global { name } | Form::Style { name } => self.global_slot(name)?,
             Form::Set {
                 global: name,
                 value,
@@ -360,7 +450,7 @@ impl<'a> Compiler<'a, '_> {
                 self.constant(SteelVal::Void)?
             }
             Form::Here { offset } => {
-                let at = self.constant_at(SteelVal::IntV(isize::try_from(*offset).ok()?))?;
+                let at = self.constant(SteelVal::IntV(isize::try_from(*offset).ok()?))?;
                 self.code.push(Instr::Here(at));
                 self.constant(SteelVal::Void)?
             }
@@ -370,10 +460,8 @@ impl<'a> Compiler<'a, '_> {
                 otherwise,
             } => {
                 let dst = self.temporary();
-                let test = self.value(test)?;
+                let skip = self.unless(test)?;
                 self.next = dst + 1;
-                let skip = self.code.len();
-                self.code.push(Instr::JumpIfFalse(test, 0));
                 self.value_into(dst, then)?;
                 let over = self.code.len();
                 self.code.push(Instr::Jump(0));
@@ -386,7 +474,7 @@ impl<'a> Compiler<'a, '_> {
                     }
                 }
                 self.land(over);
-                Src::Reg(dst)
+                Src(dst)
             }
             Form::Begin { forms } => self.body(forms)?,
             Form::And { forms } | Form::Or { forms } => {
@@ -399,12 +487,12 @@ impl<'a> Compiler<'a, '_> {
                 let mut exits = Vec::new();
                 for f in forms {
                     self.value_into(dst, f)?;
-                    exits.push(self.exit(and, Src::Reg(dst)));
+                    exits.push(self.exit(and, Src(dst)));
                 }
                 for at in exits {
                     self.land(at);
                 }
-                Src::Reg(dst)
+                Src(dst)
             }
             Form::Let {
                 first,
@@ -448,7 +536,7 @@ impl<'a> Compiler<'a, '_> {
     fn value_into(&mut self, dst: u32, f: &'a Form) -> Option<()> {
         let mark = self.next;
         let src = self.value(f)?;
-        if !matches!(src, Src::Reg(r) if r == dst) {
+        if src != Src(dst) {
             self.code.push(Instr::Move { dst, src });
         }
         self.next = mark;
@@ -473,6 +561,7 @@ impl<'a> Compiler<'a, '_> {
         self.next = mark;
         let dst = self.temporary();
         self.code.push(match srcs[..] {
+            [v, k] if op == Op::VectorRef => Instr::VectorRef { dst, v, k },
             [a] => Instr::Unary { op, dst, a },
             [a, b] => Instr::Binary { op, dst, a, b },
             _ => Instr::Call {
@@ -481,7 +570,7 @@ impl<'a> Compiler<'a, '_> {
                 args: srcs.into_boxed_slice(),
             },
         });
-        Some(Src::Reg(dst))
+        Some(Src(dst))
     }
 
     /// Code that works out `args` left to right, `later` the forms worked out after them
@@ -492,10 +581,10 @@ impl<'a> Compiler<'a, '_> {
         for (k, a) in args.iter().enumerate() {
             let mut src = self.value(a)?;
             // A structure read before a later argument assigns one is read as it was then.
-            if matches!(src, Src::Global(_)) && args[k + 1..].iter().chain(later).any(assigns) {
+            if self.is_global(src) && args[k + 1..].iter().chain(later).any(assigns) {
                 let t = self.temporary();
                 self.code.push(Instr::Move { dst: t, src });
-                src = Src::Reg(t);
+                src = Src(t);
             }
             srcs.push(src);
         }
@@ -566,11 +655,7 @@ fn assigns(f: &Form) -> bool {
 /// The storage native parts reuse from round to round.
 #[derive(Default)]
 pub(crate) struct Renders {
-    registers: Vec<SteelVal>,
     args: Vec<SteelVal>,
-    /// The globals' values as the forms see them this round: read when it begins (nothing
-    /// changes the engine's globals while it runs), then as assigned.
-    known: Vec<SteelVal>,
     effects: Vec<Effect>,
     /// The entries put in place this round, to take back if it goes to Scheme.
     undo: Vec<Undo>,
@@ -611,16 +696,17 @@ struct Round<'r> {
     host: &'r mut Host,
     watchdog: &'r Watchdog,
     code: &'r [Instr],
-    consts: &'r [SteelVal],
     styles: &'r mut [SiteStyles],
-    registers: &'r mut Vec<SteelVal>,
+    /// The part's row of slots (see [`Prepared`]); the structures' from `global_base` on.
+    slots: &'r mut [SteelVal],
+    global_base: usize,
     args: &'r mut Vec<SteelVal>,
-    known: &'r mut Vec<SteelVal>,
     effects: &'r mut Vec<Effect>,
     undo: &'r mut Vec<Undo>,
     /// The engine's place of each global the code names.
     globals: &'r [usize],
-    here: Option<&'r SteelVal>,
+    /// The slot of the offset `voml/here` is set to last.
+    here: Option<Src>,
 }
 
 /// Why evaluation stopped: the part goes to Scheme.
@@ -646,25 +732,34 @@ impl Renders {
         meter: &Meter,
     ) -> Outcome {
         let Renders {
-            registers,
             args,
-            known,
             effects,
             undo,
         } = self;
+        let filled = native.round_slots();
+        let global_base = native.registers;
         // Whatever the forms make or let go of is charged: the values of the registers too,
         // let go of when the round ends, and the changes when they are made.
         let evaluated = boundary::call(meter, || {
-            registers.resize(native.registers, SteelVal::Void);
-            let Some(slots) = registers.get_mut(..fields.len()) else {
+            let Prepared {
+                code,
+                slots,
+                globals,
+                styles,
+                ..
+            } = &mut *native;
+            let Some(locals) = slots
+                .get_mut(..fields.len())
+                .filter(|_| fields.len() <= global_base)
+            else {
                 return Ok(None);
             };
-            slots.clone_from_slice(fields);
-            for at in &native.globals {
+            locals.clone_from_slice(fields);
+            for (slot, at) in slots[global_base..filled].iter_mut().zip(&*globals) {
                 match engine.global_at(*at) {
-                    Some(v) => known.push(v),
+                    Some(v) => *slot = v,
                     None => {
-                        known.clear();
+                        let_go(&mut slots[..filled], args);
                         return Ok(None);
                     }
                 }
@@ -673,20 +768,19 @@ impl Renders {
                 engine: &mut *engine,
                 host: &mut *host,
                 watchdog,
-                code: &native.code,
-                consts: &native.consts,
-                styles: &mut native.styles,
-                registers,
+                code,
+                styles,
+                slots,
+                global_base,
                 args,
-                known,
                 effects,
                 undo,
-                globals: &native.globals,
+                globals,
                 here: None,
             };
-            let done = round.run(0, native.code.len()).is_ok();
-            let here = round.here.cloned();
-            let_go(registers, args, known);
+            let done = round.run(0, code.len()).is_ok();
+            let here = round.here.map(|at| slots[at.0 as usize].clone());
+            let_go(&mut slots[..filled], args);
             if !done {
                 effects.clear();
             }
@@ -696,7 +790,7 @@ impl Renders {
         let Ok(Some(here)) = evaluated else {
             // (After a panic too, nothing of the round is left for the next.)
             let _charged = meter.enter();
-            let_go(registers, args, known);
+            let_go(&mut native.slots[..filled], args);
             effects.clear();
             take_back(undo, engine);
             return Outcome::Scheme;
@@ -713,11 +807,12 @@ impl Renders {
     }
 }
 
-/// Lets go of what a round kept in its registers, arguments and structures.
-fn let_go(registers: &mut Vec<SteelVal>, args: &mut Vec<SteelVal>, known: &mut Vec<SteelVal>) {
-    registers.drain(..).for_each(release);
+/// Lets go of what a round kept in its registers and structures (`slots`), and arguments.
+fn let_go(slots: &mut [SteelVal], args: &mut Vec<SteelVal>) {
+    for slot in slots {
+        release(std::mem::replace(slot, SteelVal::Void));
+    }
     args.clear();
-    known.clear();
 }
 
 /// Takes back the entries a round that goes to Scheme put in place, last first, and gives
@@ -802,6 +897,10 @@ impl<'r> Round<'r> {
                         }
                     }
                 }
+                Instr::VectorRef { dst, v, k } => {
+                    let v = engine_says(vec_ref(self.get(*v), self.get(*k)))?;
+                    self.put(*dst, v);
+                }
                 Instr::Call { op, dst, args } => {
                     let v = self.call(*op, args)?;
                     self.put(*dst, v);
@@ -809,13 +908,24 @@ impl<'r> Round<'r> {
                 Instr::Set { global, src } => {
                     let v = self.get(*src).clone();
                     let g = *global as usize;
-                    self.known[g] = v.clone();
+                    *self.known(g) = v.clone();
                     self.effects.push(Effect::Set(g, v));
                 }
-                Instr::Here(at) => self.here = Some(&self.consts[*at as usize]),
+                Instr::Here(at) => self.here = Some(*at),
                 Instr::Jump(to) => {
                     pc = *to as usize;
                     continue;
+                }
+                Instr::Unless { op, a, b, to } => {
+                    // (As [`Instr::Binary`] works it out.)
+                    let holds = match plain(*op, self.get(*a), self.get(*b)) {
+                        Some(v) => truthy(&v),
+                        None => truthy(&self.binary(*op, *a, *b)?),
+                    };
+                    if !holds {
+                        pc = *to as usize;
+                        continue;
+                    }
                 }
                 Instr::JumpIfFalse(src, to) | Instr::JumpIfTrue(src, to) => {
                     let truth = truthy(self.get(*src));
@@ -858,7 +968,7 @@ impl<'r> Round<'r> {
                     let g = *global as usize;
                     let (key, value) = (copy(self.get(*key)), copy(self.get(*value)));
                     let list = self.put_entry(g, key, value)?;
-                    self.known[g] = list.clone();
+                    *self.known(g) = list.clone();
                     self.effects.push(Effect::Set(g, list));
                 }
                 Instr::StyledLine(line) => {
@@ -878,7 +988,12 @@ impl<'r> Round<'r> {
     /// just written in parts, which stalls the processor.)
     #[inline(always)]
     fn put(&mut self, d: u32, v: SteelVal) {
-        release(std::mem::replace(&mut self.registers[d as usize], v));
+        release(std::mem::replace(&mut self.slots[d as usize], v));
+    }
+
+    /// The structure `g` as the forms see it.
+    fn known(&mut self, g: usize) -> &mut SteelVal {
+        &mut self.slots[self.global_base + g]
     }
 
     /// What a styled line draws, where, how, as [`Host::line_parts`] works it out from the
@@ -886,14 +1001,12 @@ impl<'r> Round<'r> {
     fn styled_line(&mut self, line: &StyledLine) -> Result<(ViewId, Primitive, Style), SteelErr> {
         let Round {
             host,
-            registers,
-            consts,
-            known,
+            slots,
             styles,
             ..
         } = self;
-        let (registers, consts, known) = (&registers[..], *consts, &known[..]);
-        let get = |src| operand(registers, consts, known, src);
+        let slots = &slots[..];
+        let get = |src: Src| &slots[src.0 as usize];
         let [view, x0, y0, x1, y1] = line.line.map(get);
         let view = host.view("line", view)?;
         let style = styles[line.site as usize].style(host, line.style.map(get))?;
@@ -919,7 +1032,7 @@ impl<'r> Round<'r> {
                 return Ok(list);
             }
         }
-        let list = self.known[g].clone();
+        let list = self.known(g).clone();
         engine_says(crate::prelude::id_put(&[list, key, value]))
     }
 
@@ -935,7 +1048,7 @@ impl<'r> Round<'r> {
         entry: SteelVal,
     ) -> Option<SteelVal> {
         let held = self.engine.replace_global_at(at, SteelVal::Void)?;
-        let SteelVal::ListV(list) = &mut self.known[g] else {
+        let SteelVal::ListV(list) = self.known(g) else {
             self.engine.update_global_at(at, held);
             return None;
         };
@@ -946,7 +1059,7 @@ impl<'r> Round<'r> {
         drop(held);
         match list.replace_unique(index, entry) {
             Ok(replaced) => {
-                let list = self.known[g].clone();
+                let list = self.known(g).clone();
                 self.undo.push(Undo {
                     at,
                     list: list.clone(),
@@ -956,7 +1069,8 @@ impl<'r> Round<'r> {
                 Some(list)
             }
             Err(_) => {
-                self.engine.update_global_at(at, self.known[g].clone());
+                let list = self.known(g).clone();
+                self.engine.update_global_at(at, list);
                 None
             }
         }
@@ -971,7 +1085,8 @@ impl<'r> Round<'r> {
         at: usize,
         key: &SteelVal,
     ) -> Result<Option<usize>, ToScheme> {
-        let SteelVal::ListV(list) = &self.known[g] else {
+        let value = &self.slots[self.global_base + g];
+        let SteelVal::ListV(list) = value else {
             return Ok(None);
         };
         if list.strong_count() != 2 || self.undo.iter().any(|u| u.at == at) {
@@ -984,13 +1099,13 @@ impl<'r> Round<'r> {
         if assigned {
             return Ok(None);
         }
-        engine_says(crate::prelude::entry_index(&self.known[g], key))
+        engine_says(crate::prelude::entry_index(value, key))
     }
 
     /// The value `src` names.
-    #[inline]
+    #[inline(always)]
     fn get(&self, src: Src) -> &SteelVal {
-        operand(self.registers, self.consts, self.known, src)
+        &self.slots[src.0 as usize]
     }
 
     fn unary(&mut self, op: Op, a: Src) -> Result<SteelVal, ToScheme> {
@@ -1094,8 +1209,7 @@ impl<'r> Round<'r> {
     fn vector(&mut self, a: &[SteelVal]) -> SteelVal {
         let Round {
             engine,
-            registers,
-            known,
+            slots,
             effects,
             ..
         } = self;
@@ -1104,29 +1218,9 @@ impl<'r> Round<'r> {
                 Effect::Set(_, v) => Some(v),
                 _ => None,
             });
-            registers
-                .iter()
-                .chain(known.iter())
-                .chain(assigned)
-                .cloned()
-                .collect()
+            slots.iter().chain(assigned).cloned().collect()
         };
         engine.make_mutable_vector(a.to_vec(), held)
-    }
-}
-
-/// The value `src` names, among these registers, constants and globals.
-#[inline]
-fn operand<'v>(
-    registers: &'v [SteelVal],
-    consts: &'v [SteelVal],
-    known: &'v [SteelVal],
-    src: Src,
-) -> &'v SteelVal {
-    match src {
-        Src::Reg(r) => &registers[r as usize],
-        Src::Const(c) => &consts[c as usize],
-        Src::Global(g) => &known[g as usize],
     }
 }
 
@@ -1134,7 +1228,7 @@ fn operand<'v>(
 /// product that fits; a quotient, remainder or modulo by a divisor other than 0 and -1), or
 /// two reals (steel's arithmetic and comparisons of reals are IEEE's). `None` leaves the
 /// answer to steel's primitive.
-#[inline]
+#[inline(always)]
 fn plain(op: Op, a: &SteelVal, b: &SteelVal) -> Option<SteelVal> {
     use SteelVal::{BoolV, IntV, NumV};
     Some(match (a, b) {
