@@ -659,6 +659,8 @@ pub(crate) struct Renders {
     effects: Vec<Effect>,
     /// The entries put in place this round, to take back if it goes to Scheme.
     undo: Vec<Undo>,
+    /// The engine's globals a round assigns, as [`make`] gathers them.
+    sets: Vec<(usize, SteelVal)>,
 }
 
 /// An entry [`Instr::PutEntry`] put in place: the list (whose global the engine holds void
@@ -735,6 +737,7 @@ impl Renders {
             args,
             effects,
             undo,
+            sets,
         } = self;
         let filled = native.round_slots();
         let global_base = native.registers;
@@ -797,9 +800,9 @@ impl Renders {
         };
         // Every form was evaluated: the changes are made in the order the forms made them.
         if let (Some(at), Some(here)) = (native.here, here) {
-            engine.update_global_at(at, here);
+            sets.push((at, here));
         }
-        let made = make(effects, native, engine, host, meter);
+        let made = make(effects, sets, native, engine, host, meter);
         let _charged = meter.enter();
         effects.clear();
         undo.clear();
@@ -847,29 +850,33 @@ fn take_back(undo: &mut Vec<Undo>, engine: &mut Engine) {
     }
 }
 
-/// Makes the changes, in order, until a drawing primitive fails.
+/// Makes the changes, in order, until a drawing primitive fails. (The globals assigned, after
+/// `sets`, are given to the engine at once, in order, when the drawing and sounds are made:
+/// nothing drawn or played reads them.)
 fn make(
     effects: &mut Vec<Effect>,
+    sets: &mut Vec<(usize, SteelVal)>,
     native: &Prepared,
     engine: &mut Engine,
     host: &mut Host,
     meter: &Meter,
 ) -> Outcome {
+    let mut made = Outcome::Done;
     for effect in effects.drain(..) {
         match effect {
-            Effect::Set(global, value) => {
-                let _charged = meter.enter();
-                engine.update_global_at(native.globals[global], value);
-            }
+            Effect::Set(global, value) => sets.push((native.globals[global], value)),
             Effect::Draw(view, prim, style) => {
                 if let Err(e) = host.draw("line", view, prim, &style) {
-                    return Outcome::Failed(e);
+                    made = Outcome::Failed(e);
+                    break;
                 }
             }
             Effect::Beep => host.sound(SoundCommand::Beep),
         }
     }
-    Outcome::Done
+    let _charged = meter.enter();
+    engine.update_globals_at(sets.drain(..));
+    made
 }
 
 impl<'r> Round<'r> {

@@ -138,6 +138,14 @@ impl Env {
         Ok(output)
     }
 
+    /// VOML patch: sets the global at `idx`, letting go of its old value (no copy of it is
+    /// made to return, as `repl_set_idx` makes). A global past the end is left alone.
+    pub fn repl_replace_idx(&mut self, idx: usize, val: SteelVal) {
+        if let Some(slot) = self.bindings_vec.get_mut(idx) {
+            *slot = val;
+        }
+    }
+
     #[inline]
     pub fn add_root_value(&mut self, idx: usize, val: SteelVal) {
         // self.bindings_map.insert(idx, val);

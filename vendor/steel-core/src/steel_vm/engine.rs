@@ -2255,6 +2255,31 @@ impl Engine {
             .ok()
     }
 
+    /// VOML patch: [`Engine::update_global_at`] of every `(idx, value)` of `values`, in order,
+    /// entering the safepoint once; each global's old value is let go of without a copy.
+    pub fn update_globals_at(&mut self, values: impl IntoIterator<Item = (usize, SteelVal)>) {
+        let _ = self
+            .virtual_machine
+            .enter_safepoint(|thread| thread.heap.lock_arc());
+
+        #[cfg(feature = "sync")]
+        {
+            for (idx, value) in values {
+                self.virtual_machine
+                    .with_locked_env(|_, env| env.set_idx(idx, value));
+            }
+        }
+
+        #[cfg(not(feature = "sync"))]
+        {
+            self.virtual_machine.with_locked_env(|this| {
+                for (idx, value) in values {
+                    this.global_env.repl_replace_idx(idx, value);
+                }
+            });
+        }
+    }
+
     /// VOML patch: [`Engine::update_value`] of the global at `idx` ([`Engine::global_index`]).
     pub fn update_global_at(&mut self, idx: usize, value: SteelVal) -> Option<&mut Self> {
         let _ = self
