@@ -183,9 +183,11 @@ impl Prepared {
         let registers = counted.registers;
         let literals = registers.checked_add(u32::try_from(counted.globals.len()).ok()?)?;
         let c = Compiler::compile(native, engine, registers, literals)?;
-        if c.registers != registers || c.globals.len() != counted.globals.len() {
-            return None;
-        }
+        // (The same forms compile to the same registers and structures whatever the bases.)
+        debug_assert_eq!(
+            (c.registers, c.globals.len()),
+            (registers, counted.globals.len())
+        );
         let mut slots = vec![SteelVal::Void; literals as usize];
         slots.extend(c.consts);
         Some(Prepared {
@@ -894,15 +896,8 @@ impl<'r> Round<'r> {
                     self.put(*dst, v);
                 }
                 Instr::Binary { op, dst, a, b } => {
-                    // Two numbers: worked out here where steel's answer is plain (fixnums
-                    // that do not overflow, reals); everything else by steel's primitive.
-                    match plain(*op, self.get(*a), self.get(*b)) {
-                        Some(v) => self.put(*dst, v),
-                        None => {
-                            let v = self.binary(*op, *a, *b)?;
-                            self.put(*dst, v);
-                        }
-                    }
+                    let v = self.worked_out(*op, *a, *b)?;
+                    self.put(*dst, v);
                 }
                 Instr::VectorRef { dst, v, k } => {
                     let v = engine_says(vec_ref(self.get(*v), self.get(*k)))?;
@@ -924,12 +919,7 @@ impl<'r> Round<'r> {
                     continue;
                 }
                 Instr::Unless { op, a, b, to } => {
-                    // (As [`Instr::Binary`] works it out.)
-                    let holds = match plain(*op, self.get(*a), self.get(*b)) {
-                        Some(v) => truthy(&v),
-                        None => truthy(&self.binary(*op, *a, *b)?),
-                    };
-                    if !holds {
+                    if !truthy(&self.worked_out(*op, *a, *b)?) {
                         pc = *to as usize;
                         continue;
                     }
@@ -1129,6 +1119,16 @@ impl<'r> Round<'r> {
                 let a = [a.clone()];
                 self.apply(op, &a)
             }
+        }
+    }
+
+    /// `op` of two values: worked out here where steel's answer is plain (two fixnums that do
+    /// not overflow, two reals), everything else by steel's primitive ([`Round::binary`]).
+    #[inline(always)]
+    fn worked_out(&mut self, op: Op, a: Src, b: Src) -> Result<SteelVal, ToScheme> {
+        match plain(op, self.get(a), self.get(b)) {
+            Some(v) => Ok(v),
+            None => self.binary(op, a, b),
         }
     }
 
