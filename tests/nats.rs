@@ -2,7 +2,8 @@
 //! loopback, 8 producers (`voml send --nats`) and 2 consuming visual objects (`voml run
 //! --nats`); the server is killed and started again in the middle of the run, and each
 //! visual object still counts every record exactly once; a producer that waits through a
-//! long outage connects again. A missing server is a clear error
+//! long outage connects again; a visual object whose connection goes silent (open, nothing
+//! passing) connects again within seconds and loses nothing. A missing server is a clear error
 //! for both commands. The PMPI library, built with the NATS C client, publishes an MPI
 //! program's records on 4 ranks' subjects, and a visual object counts them all.
 //!
@@ -329,6 +330,134 @@ fn a_producer_connects_again_after_a_long_outage_and_loses_nothing() {
     assert!(ok, "{said}");
     let (n, _) = dumped(&dir.join("state0.json"));
     assert_eq!(n as usize, RECORDS);
+}
+
+/// A relay on loopback to a server's port: it relays every connection it accepts, both ways,
+/// until [`Relay::silence`]; then the connections it had go silent (still open, nothing
+/// relayed either way: a link that died without a word, as a dropped network path or a
+/// firewall forgetting the connection leaves it), while those it accepts later are relayed.
+struct Relay {
+    port: u16,
+    /// Bumped by each silence: a connection is relayed while this is its own.
+    epoch: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl Relay {
+    fn to(port: u16) -> Relay {
+        use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+        use std::sync::Arc;
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let relay = Relay {
+            port: listener.local_addr().unwrap().port(),
+            epoch: Arc::new(AtomicUsize::new(0)),
+            stop: Arc::new(AtomicBool::new(false)),
+        };
+        let (epoch, stop) = (relay.epoch.clone(), relay.stop.clone());
+        listener.set_nonblocking(true).unwrap();
+        std::thread::spawn(move || {
+            while !stop.load(Ordering::Relaxed) {
+                let Ok((client, _)) = listener.accept() else {
+                    std::thread::sleep(Duration::from_millis(20));
+                    continue;
+                };
+                let Ok(server) = std::net::TcpStream::connect(("127.0.0.1", port)) else {
+                    continue;
+                };
+                let own = epoch.load(Ordering::SeqCst);
+                for (from, to) in [
+                    (client.try_clone().unwrap(), server.try_clone().unwrap()),
+                    (server, client),
+                ] {
+                    let (epoch, stop) = (epoch.clone(), stop.clone());
+                    std::thread::spawn(move || pump(from, to, own, &epoch, &stop));
+                }
+            }
+        });
+        relay
+    }
+
+    fn url(&self) -> String {
+        format!("nats://127.0.0.1:{}", self.port)
+    }
+
+    fn silence(&self) {
+        self.epoch.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+impl Drop for Relay {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+/// Relays what `from` sends to `to` while the relay's epoch is `own`; afterwards reads and
+/// drops it (the connection stays open and silent), until the relay stops or `from` closes.
+fn pump(
+    mut from: std::net::TcpStream,
+    mut to: std::net::TcpStream,
+    own: usize,
+    epoch: &std::sync::atomic::AtomicUsize,
+    stop: &std::sync::atomic::AtomicBool,
+) {
+    use std::io::Write;
+    use std::sync::atomic::Ordering;
+    from.set_read_timeout(Some(Duration::from_millis(50)))
+        .unwrap();
+    let mut buf = [0u8; 16 * 1024];
+    while !stop.load(Ordering::Relaxed) {
+        match from.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => {
+                if epoch.load(Ordering::SeqCst) == own && to.write_all(&buf[..n]).is_err() {
+                    break;
+                }
+            }
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) => {}
+            Err(_) => break,
+        }
+    }
+    let _ = to.shutdown(std::net::Shutdown::Write);
+}
+
+/// A visual object whose connection to the server goes silent in the middle of the run (no
+/// error, no close: nothing arrives any more) notices within seconds, connects again, and
+/// counts every record once; the producer, on a connection of its own, is not disturbed.
+#[test]
+fn a_visual_object_whose_connection_goes_silent_connects_again_and_loses_nothing() {
+    let dir = scratch("silent");
+    let Some(server) = Server::start(&dir) else {
+        return;
+    };
+    let relay = Relay::to(server.port);
+    let subject = format!("runs.silent-{}", std::process::id());
+    let spec = dir.join("count.voml");
+    std::fs::write(&spec, COUNT).unwrap();
+    let trace = trace(&dir, 0);
+    let (mut run, _) = consumer(&dir, &spec, &relay.url(), &subject, 0, 1);
+    let producer = producer(&trace, &server.url(), &subject, 0);
+    std::thread::sleep(Duration::from_millis(1200));
+    relay.silence();
+    let silenced = Instant::now();
+    let (ok, said) = finish(producer, "voml send --nats");
+    assert!(ok, "{said}");
+    // Well within the minutes a client takes to give up on a silent connection by default.
+    let within = Duration::from_secs(45);
+    let status = support::wait_bounded(&mut run, within).unwrap_or_else(|| {
+        panic!("voml run --nats did not end within {within:?} of its connection going silent")
+    });
+    assert!(status.success());
+    let (n, _) = dumped(&dir.join("state0.json"));
+    assert_eq!(n as usize, RECORDS);
+    eprintln!(
+        "the visual object ended {:.1} s after its connection went silent",
+        silenced.elapsed().as_secs_f64()
+    );
 }
 
 #[test]

@@ -108,7 +108,11 @@ static int nats_publish(const char *data, int len, int end) {
         natsMsg *msg = NULL;
         natsStatus s = natsMsg_Create(&msg, nats_subject, NULL, data, len);
         if (s == NATS_OK && end) {
-            s = natsMsgHeader_Set(msg, "Voml-End", "1");
+            /* The end says how many messages came before it: a visual object ends the rank
+             * once it has taken them all, whatever order they arrive in. */
+            char before[32];
+            snprintf(before, sizeof before, "%lld", published);
+            s = natsMsgHeader_Set(msg, "Voml-End", before);
         }
         jsPubOptions opts;
         jsPubOptions_Init(&opts);

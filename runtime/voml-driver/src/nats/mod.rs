@@ -9,7 +9,8 @@
 //! `S.>` in files (it outlives a server restart). Producers and consumers create it if it is
 //! not there. Each producer publishes on `S.NAME`, its own name: batches of PICL lines, each
 //! message with a `Nats-Msg-Id` (`NAME-N`) so that the server keeps one copy of a message
-//! the producer sent again, then an end message (header `Voml-End`). A producer sends each
+//! the producer sent again, then an end message (header `Voml-End: K`, K the number of
+//! messages before it). A producer sends each
 //! message only when the last one was stored (the server's acknowledgement), and sends it
 //! again until it is, for up to a minute: a server restart delays it and loses nothing. After
 //! three sends without an acknowledgement it connects again (a client does not always
@@ -17,19 +18,25 @@
 //!
 //! **Consuming.** Each visual object has a durable pull consumer of its own (a unique
 //! name), reading the stream from its first message, with explicit acknowledgements: a
-//! message is acknowledged once its records are handed to the driver, and one not
-//! acknowledged (the consumer or the server went away) is delivered again. Records already
-//! taken are known by their stream sequence and taken once. A visual object that is slow
-//! makes the messages wait in the stream; one that restarts (a new consumer) reads the run
+//! message is acknowledged as it is taken, and one not acknowledged (delivered on a
+//! connection that died, or while the server went away) is delivered again after
+//! [`ACK_WAIT`]. A visual object that is slow makes the messages wait in the stream (it
+//! pulls no more than its driver takes); one that restarts (a new consumer) reads the run
 //! from its beginning again, and so, being deterministic, reaches the same state. Across a
 //! server restart the client reconnects and the consumer goes on from its acknowledgement
-//! floor. The consumer is deleted when the run ends (an abandoned one after an hour).
+//! floor. A connection that dies without a word is noticed within three [`PING_INTERVAL`]s
+//! and made again. The consumer is deleted when the run ends (an abandoned one after an
+//! hour).
 //!
 //! **Order.** The stream keeps each producer's messages in the order it published them (it
-//! publishes one at a time), and so its records. Records of different producers are merged
-//! as `--listen` merges connections: in timestamp order, a record waiting until every
-//! producer not yet ended has sent one at least as late, or for the reordering window. A
-//! record later than one delivered already is delivered at once, and counted as late.
+//! publishes one at a time), but a message delivered again comes after later ones: each
+//! producer's messages are taken by their number, a message that comes early held until
+//! those before it have come, a copy of one taken dropped, and the producer ends when the
+//! K messages its end counts have all been taken (see [`order`]). Records of different
+//! producers are merged as `--listen` merges connections: in timestamp order, a record
+//! waiting until every producer not yet ended has sent one at least as late, or for the
+//! reordering window. A record later than one delivered already is delivered at once, and
+//! counted as late.
 
 use std::collections::{HashMap, HashSet};
 use std::io::BufReader;
@@ -44,6 +51,8 @@ use voml_trace::{ReadOptions, TraceReader};
 use crate::listen::{merge, Event, LiveCounts, INBOX};
 use crate::source::{stop_requested, Batch, Share, Source};
 
+mod order;
+
 /// The header of a producer's last message.
 pub const END_HEADER: &str = "Voml-End";
 
@@ -53,6 +62,18 @@ const PUBLISH_PATIENCE: Duration = Duration::from_secs(60);
 /// A producer connects again after this many sends of one message in a row got no
 /// acknowledgement (an acknowledgement waits up to 5 s).
 const RECONNECT_AFTER: u32 = 3;
+
+/// How often a client that has heard nothing from the server asks it whether it is there;
+/// after three such asks unanswered it takes the connection for dead and connects again. A
+/// connection can die without a word (a network path dropped, a firewall that forgot it):
+/// with the client library's default (a minute) a visual object would wait three minutes
+/// before it noticed, its records waiting in the stream meanwhile.
+const PING_INTERVAL: Duration = Duration::from_secs(4);
+
+/// How long the server waits for a delivered message's acknowledgement before it delivers
+/// it again: a message delivered on a connection that died unnoticed comes again this long
+/// after (a visual object acknowledges each message as it takes it).
+const ACK_WAIT: Duration = Duration::from_secs(10);
 
 /// Longest connecting to the server may take before a run or a producer gives up.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
@@ -127,6 +148,7 @@ async fn open(
         .name(name)
         .connection_timeout(CONNECT_TIMEOUT)
         .max_reconnects(None)
+        .ping_interval(PING_INTERVAL)
         .connect(url)
         .await
         .map_err(|e| format!("cannot connect to the NATS server at {url}: {e}"))?;
@@ -160,6 +182,7 @@ impl Source {
             ack_policy: consumer::AckPolicy::Explicit,
             filter_subject: format!("{}.>", options.subject),
             inactive_threshold: Duration::from_secs(3600),
+            ack_wait: ACK_WAIT,
             ..Default::default()
         };
         let (stream, consumer) = rt.block_on(async {
@@ -224,7 +247,8 @@ fn hand_over(inbox: &SyncSender<Event>, event: Event) -> bool {
 }
 
 /// Takes the run's messages until `expected` producers have ended (or a stop is asked for),
-/// handing their records to the merger; see the module documentation.
+/// handing their records to the merger, each producer's in the order it published them (see
+/// [`order`]); see the module documentation.
 async fn consume(
     consumer: consumer::PullConsumer,
     inbox: SyncSender<Event>,
@@ -234,10 +258,12 @@ async fn consume(
     counts: LiveCounts,
 ) {
     let prefix = format!("{subject}.");
-    let mut producers: HashMap<String, u32> = HashMap::new();
+    // Each producer's number for the merger, and its messages.
+    let mut producers: HashMap<String, (u32, order::Producer<Batch>)> = HashMap::new();
     let mut ended: HashSet<u32> = HashSet::new();
-    // The stream sequence of the last message taken: any at or before it was taken already.
-    let mut taken = 0u64;
+    // The stream sequences of the messages taken that have no number.
+    let mut unnumbered: HashSet<u64> = HashSet::new();
+    let mut ready = Vec::new();
     let done = |ended: &HashSet<u32>| expected.is_some_and(|n| ended.len() >= n);
     'run: while !done(&ended) && !stop_requested() {
         let mut messages = match consumer.messages().await {
@@ -263,48 +289,52 @@ async fn consume(
                 }
                 Ok(Some(Ok(m))) => m,
             };
+            // Taken: from here it is this run's to keep (a run that starts again reads the
+            // stream from its beginning with a consumer of its own).
+            let _ = next.ack().await;
             let seq = next.info().map_or(0, |i| i.stream_sequence);
-            if seq != 0 && seq <= taken {
-                // Delivered again (its acknowledgement was lost): taken already.
-                let _ = next.ack().await;
-                continue;
-            }
             let name = next
                 .subject
                 .as_str()
                 .strip_prefix(&prefix)
                 .unwrap_or(next.subject.as_str());
-            let id = match producers.get(name) {
-                Some(&id) => id,
-                None => {
-                    let id = producers.len() as u32 + 1;
-                    producers.insert(name.to_string(), id);
-                    counts.connected.fetch_add(1, Ordering::Relaxed);
-                    if !hand_over(&inbox, Event::Opened(id, format!("nats:{}", next.subject))) {
-                        break 'run;
-                    }
-                    id
-                }
-            };
-            let is_end = next
-                .headers
-                .as_ref()
-                .is_some_and(|h| h.get(END_HEADER).is_some());
-            if is_end {
-                if ended.insert(id) && !hand_over(&inbox, Event::Closed(id)) {
+            let headers = next.headers.as_ref();
+            let number = headers
+                .and_then(|h| h.get(async_nats::header::NATS_MESSAGE_ID))
+                .and_then(|id| order::number(id.as_str()));
+            let end = headers.and_then(|h| h.get(END_HEADER)).map(|v| v.as_str());
+            if number.is_none() && seq != 0 && !unnumbered.insert(seq) {
+                // Delivered again (its acknowledgement was lost): taken already.
+                continue;
+            }
+            if !producers.contains_key(name) {
+                let id = producers.len() as u32 + 1;
+                producers.insert(name.to_string(), (id, order::Producer::default()));
+                counts.connected.fetch_add(1, Ordering::Relaxed);
+                if !hand_over(&inbox, Event::Opened(id, format!("nats:{}", next.subject))) {
                     break 'run;
                 }
+            }
+            let (id, producer) = producers.get_mut(name).expect("inserted above");
+            let id = *id;
+            if let Some(end) = end {
+                producer.end(end.trim().parse().ok());
             } else if !ended.contains(&id) {
                 let source = format!("nats:{}#{seq}", next.subject);
                 let reader = TraceReader::new(BufReader::new(&next.payload[..]), source, read);
                 let mut batch = Batch::with_capacity(256);
                 batch.items.extend(reader.map(|item| (id, item)));
+                producer.message(number, batch, &mut ready);
+            }
+            let now_ended = producer.ended();
+            for batch in ready.drain(..) {
                 if !batch.items.is_empty() && !hand_over(&inbox, Event::Items(batch)) {
                     break 'run;
                 }
             }
-            taken = taken.max(seq);
-            let _ = next.ack().await;
+            if now_ended && ended.insert(id) && !hand_over(&inbox, Event::Closed(id)) {
+                break 'run;
+            }
             if done(&ended) {
                 break 'run;
             }
@@ -428,6 +458,8 @@ impl Publisher {
             return Ok(());
         }
         p.sent += 1;
+        // (The end says how many messages came before it.)
+        let before = (p.sent - 1).to_string();
         let msg_id = if end {
             format!("{}-end", p.id)
         } else {
@@ -444,7 +476,7 @@ impl Publisher {
                 let mut headers = async_nats::HeaderMap::new();
                 headers.insert("Nats-Msg-Id", msg_id.as_str());
                 if end {
-                    headers.insert(END_HEADER, "1");
+                    headers.insert(END_HEADER, before.as_str());
                 }
                 let why = match js.publish_with_headers(subject.clone(), headers, payload.clone()).await {
                     Ok(ack) => match ack.await {
