@@ -3,7 +3,8 @@
 //! --nats`); the server is killed and started again in the middle of the run, and each
 //! visual object still counts every record exactly once; a producer that waits through a
 //! long outage connects again; a visual object whose connection goes silent (open, nothing
-//! passing) connects again within seconds and loses nothing. A missing server is a clear error
+//! passing) connects again within seconds and loses nothing; a message that never comes is
+//! waited for a bounded time, then named in a warning. A missing server is a clear error
 //! for both commands. The PMPI library, built with the NATS C client, publishes an MPI
 //! program's records on 4 ranks' subjects, and a visual object counts them all.
 //!
@@ -210,9 +211,31 @@ fn consumer(
             break;
         }
     }
-    // The rest is read (and dropped) as it comes, so that it can go on writing.
-    std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
+    // The rest is read as it comes, so that it can go on writing, and kept for
+    // [`said_after`].
+    let rest = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = stderr.read_to_string(&mut text);
+        text
+    });
+    RESTS.with(|r| r.borrow_mut().push((child.id(), rest)));
     (child, said)
+}
+
+thread_local! {
+    /// What each consumer of this test's thread said after it began consuming, by process.
+    static RESTS: std::cell::RefCell<Vec<(u32, std::thread::JoinHandle<String>)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// What consumer `child` said after it began consuming, once it has ended.
+fn said_after(child: &Child) -> String {
+    let rest = RESTS.with(|r| {
+        let mut r = r.borrow_mut();
+        let at = r.iter().position(|(id, _)| *id == child.id());
+        at.map(|at| r.remove(at).1)
+    });
+    rest.map(|h| h.join().unwrap()).unwrap_or_default()
 }
 
 /// Producer `i`'s trace: [`RECORDS`] records over 3 s of trace time, on processor `i`.
@@ -458,6 +481,92 @@ fn a_visual_object_whose_connection_goes_silent_connects_again_and_loses_nothing
         "the visual object ended {:.1} s after its connection went silent",
         silenced.elapsed().as_secs_f64()
     );
+}
+
+/// Publishes `messages` (headers, payload) on `subject` through the NATS protocol itself, as
+/// a producer other than `voml send` might, and waits until the server has taken them.
+fn publish_raw(port: u16, subject: &str, messages: &[(Vec<(&str, String)>, String)]) {
+    use std::io::Write;
+    let stream = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let mut reader = BufReader::new(stream.try_clone().unwrap());
+    let mut line = String::new();
+    reader.read_line(&mut line).unwrap();
+    assert!(line.starts_with("INFO "), "{line}");
+    let mut out = stream;
+    let mut wire = String::from("CONNECT {\"verbose\":false,\"headers\":true}\r\n");
+    for (headers, payload) in messages {
+        let mut head = String::from("NATS/1.0\r\n");
+        for (k, v) in headers {
+            head.push_str(&format!("{k}: {v}\r\n"));
+        }
+        head.push_str("\r\n");
+        wire.push_str(&format!(
+            "HPUB {subject} {} {}\r\n{head}{payload}\r\n",
+            head.len(),
+            head.len() + payload.len()
+        ));
+    }
+    wire.push_str("PING\r\n");
+    out.write_all(wire.as_bytes()).unwrap();
+    loop {
+        line.clear();
+        assert!(
+            reader.read_line(&mut line).unwrap() > 0,
+            "the server hung up"
+        );
+        assert!(!line.starts_with("-ERR"), "{line}");
+        if line.starts_with("PONG") {
+            break;
+        }
+    }
+}
+
+/// A producer's message that never comes (here one that numbers its messages 1, 3 and says
+/// it sent 3): the visual object waits for it a bounded time, then says which message of
+/// which producer it missed, counts the records of the others, and ends.
+#[test]
+fn a_message_that_never_comes_is_waited_for_a_while_then_reported() {
+    let dir = scratch("gap");
+    let Some(server) = Server::start(&dir) else {
+        return;
+    };
+    let url = server.url();
+    let subject = format!("runs.gap-{}", std::process::id());
+    let spec = dir.join("count.voml");
+    std::fs::write(&spec, COUNT).unwrap();
+    // (The visual object makes the run's stream.)
+    let (mut run, _) = consumer(&dir, &spec, &url, &subject, 0, 1);
+    let records = |from: usize| -> String {
+        (from..from + 10)
+            .map(|k| format!("-3 1 {:.3} 0 0\n", k as f64 * 0.01))
+            .collect()
+    };
+    let id = |n: &str| vec![("Nats-Msg-Id", format!("p0-{n}"))];
+    let mut end = id("end");
+    end.push(("Voml-End", "3".to_string()));
+    publish_raw(
+        server.port,
+        &format!("{subject}.p0"),
+        &[
+            (id("1"), records(0)),
+            (id("3"), records(20)),
+            (end, String::new()),
+        ],
+    );
+    let status = support::wait_bounded(&mut run, LIMIT).expect("voml run --nats ends");
+    let said = said_after(&run);
+    assert!(status.success(), "{said}");
+    assert!(
+        said.contains(&format!(
+            "warning: NATS: message 2 of producer `p0` ({subject}.p0) never came (waited 30s)"
+        )),
+        "{said}"
+    );
+    let (n, disorder) = dumped(&dir.join("state0.json"));
+    assert_eq!((n, disorder), (20, 0), "{said}");
 }
 
 #[test]

@@ -20,20 +20,21 @@
 //! name), reading the stream from its first message, with explicit acknowledgements: a
 //! message is acknowledged as it is taken, and one not acknowledged (delivered on a
 //! connection that died, or while the server went away) is delivered again after
-//! [`ACK_WAIT`]. A visual object that is slow makes the messages wait in the stream (it
+//! `ACK_WAIT` (10 s). A visual object that is slow makes the messages wait in the stream (it
 //! pulls no more than its driver takes); one that restarts (a new consumer) reads the run
 //! from its beginning again, and so, being deterministic, reaches the same state. Across a
 //! server restart the client reconnects and the consumer goes on from its acknowledgement
-//! floor. A connection that dies without a word is noticed within three [`PING_INTERVAL`]s
-//! and made again. The consumer is deleted when the run ends (an abandoned one after an
-//! hour).
+//! floor. A connection that dies without a word is noticed within three unanswered pings
+//! (`PING_INTERVAL`, 4 s) and made again. The consumer is deleted when the run ends (an
+//! abandoned one after an hour).
 //!
 //! **Order.** The stream keeps each producer's messages in the order it published them (it
 //! publishes one at a time), but a message delivered again comes after later ones: each
 //! producer's messages are taken by their number, a message that comes early held until
 //! those before it have come, a copy of one taken dropped, and the producer ends when the
-//! K messages its end counts have all been taken (see [`order`]). Records of different
-//! producers are merged as `--listen` merges connections: in timestamp order, a record
+//! K messages its end counts have all been taken (see `order.rs`); one that never comes is
+//! given up on after `GAP_PATIENCE` (30 s), with a warning that names it. Records of
+//! different producers are merged as `--listen` merges connections: in timestamp order, a record
 //! waiting until every producer not yet ended has sent one at least as late, or for the
 //! reordering window. A record later than one delivered already is delivered at once, and
 //! counted as late.
@@ -74,6 +75,10 @@ const PING_INTERVAL: Duration = Duration::from_secs(4);
 /// it again: a message delivered on a connection that died unnoticed comes again this long
 /// after (a visual object acknowledges each message as it takes it).
 const ACK_WAIT: Duration = Duration::from_secs(10);
+
+/// How long a producer's message that later ones came after (or its end) is waited for
+/// before it is given up on: long after it would have been delivered again.
+const GAP_PATIENCE: Duration = Duration::from_secs(30);
 
 /// Longest connecting to the server may take before a run or a producer gives up.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
@@ -246,6 +251,38 @@ fn hand_over(inbox: &SyncSender<Event>, event: Event) -> bool {
     tokio::task::block_in_place(|| inbox.send(event).is_ok())
 }
 
+/// Hands producer `id`'s `ready` batches to the merger, then its end when it has `ended` (and
+/// that was not handed over yet). False when the merger has gone.
+fn deliver(
+    inbox: &SyncSender<Event>,
+    id: u32,
+    ready: &mut Vec<Batch>,
+    ended: bool,
+    handed_ends: &mut HashSet<u32>,
+) -> bool {
+    for batch in ready.drain(..) {
+        if !batch.items.is_empty() && !hand_over(inbox, Event::Items(batch)) {
+            return false;
+        }
+    }
+    !(ended && handed_ends.insert(id)) || hand_over(inbox, Event::Closed(id))
+}
+
+/// What is said of the messages `first..=last` of producer `name` (on `{prefix}{name}`)
+/// given up on.
+fn never_came((first, last): (u64, u64), prefix: &str, name: &str) -> String {
+    let which = if first == last {
+        format!("message {first}")
+    } else {
+        format!("messages {first}-{last}")
+    };
+    format!(
+        "{which} of producer `{name}` ({prefix}{name}) never came (waited {}s): their records \
+         are missing; the records after them are taken",
+        GAP_PATIENCE.as_secs()
+    )
+}
+
 /// Takes the run's messages until `expected` producers have ended (or a stop is asked for),
 /// handing their records to the merger, each producer's in the order it published them (see
 /// [`order`]); see the module documentation.
@@ -276,6 +313,21 @@ async fn consume(
         };
         loop {
             if stop_requested() {
+                break 'run;
+            }
+            let now = Instant::now();
+            for (name, (id, producer)) in &mut producers {
+                if !producer.overdue(now, GAP_PATIENCE) {
+                    continue;
+                }
+                if let Some(missed) = producer.skip(&mut ready) {
+                    eprintln!("warning: NATS: {}", never_came(missed, &prefix, name));
+                }
+                if !deliver(&inbox, *id, &mut ready, producer.ended(), &mut ended) {
+                    break 'run;
+                }
+            }
+            if done(&ended) {
                 break 'run;
             }
             let next = match tokio::time::timeout(Duration::from_millis(200), messages.next()).await
@@ -326,13 +378,7 @@ async fn consume(
                 batch.items.extend(reader.map(|item| (id, item)));
                 producer.message(number, batch, &mut ready);
             }
-            let now_ended = producer.ended();
-            for batch in ready.drain(..) {
-                if !batch.items.is_empty() && !hand_over(&inbox, Event::Items(batch)) {
-                    break 'run;
-                }
-            }
-            if now_ended && ended.insert(id) && !hand_over(&inbox, Event::Closed(id)) {
+            if !deliver(&inbox, id, &mut ready, producer.ended(), &mut ended) {
                 break 'run;
             }
             if done(&ended) {

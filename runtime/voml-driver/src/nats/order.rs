@@ -8,8 +8,13 @@
 //! once, a later one held until those before it have come, one already taken dropped. Its end
 //! message says how many messages came before it (`Voml-End: K`); the producer has ended once
 //! all K are handed over, not when its end arrives.
+//!
+//! A message that never comes (a producer that skipped a number, a stream that lost one) is
+//! waited for a bounded time, not for ever: [`Producer::skip`] then gives up on it, hands
+//! over what came after it, and says which messages were missed.
 
 use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
 
 /// The number a message id `NAME-N` gives its message: the digits after its last `-`.
 pub(crate) fn number(msg_id: &str) -> Option<u64> {
@@ -25,6 +30,8 @@ pub(crate) struct Producer<T> {
     held: BTreeMap<u64, T>,
     /// How many messages came before the end, once the end has come.
     end: Option<u64>,
+    /// Since when a message has been missing (one came after it, or the end did).
+    missing_since: Option<Instant>,
 }
 
 impl<T> Default for Producer<T> {
@@ -33,6 +40,7 @@ impl<T> Default for Producer<T> {
             next: 1,
             held: BTreeMap::new(),
             end: None,
+            missing_since: None,
         }
     }
 }
@@ -55,6 +63,11 @@ impl<T> Producer<T> {
         }
         ready.push(message);
         self.next += 1;
+        self.hand_over_held(ready);
+    }
+
+    /// Hands over the held messages that are next in turn.
+    fn hand_over_held(&mut self, ready: &mut Vec<T>) {
         while let Some(m) = self.held.remove(&self.next) {
             ready.push(m);
             self.next += 1;
@@ -67,6 +80,37 @@ impl<T> Producer<T> {
         if self.end.is_none() {
             self.end = Some(before.unwrap_or(self.next - 1));
         }
+    }
+
+    /// Whether a message is missing: one after it or the end has come.
+    fn missing(&self) -> bool {
+        !self.held.is_empty() || (self.end.is_some() && !self.ended())
+    }
+
+    /// Notes at `now` whether a message is missing, and answers whether one has been missing
+    /// for longer than `patience`.
+    pub(crate) fn overdue(&mut self, now: Instant, patience: Duration) -> bool {
+        if !self.missing() {
+            self.missing_since = None;
+            return false;
+        }
+        let since = *self.missing_since.get_or_insert(now);
+        now.duration_since(since) > patience
+    }
+
+    /// Gives up on the messages missing before the first held one (or, with none held,
+    /// before the end), puts in `ready` what came after them, in order, and answers their
+    /// numbers, first and last.
+    pub(crate) fn skip(&mut self, ready: &mut Vec<T>) -> Option<(u64, u64)> {
+        let upto = match self.held.first_key_value() {
+            Some((&first, _)) => first,
+            None => self.end.filter(|&k| self.next <= k)? + 1,
+        };
+        let missed = (self.next, upto - 1);
+        self.next = upto;
+        self.hand_over_held(ready);
+        self.missing_since = None;
+        Some(missed)
     }
 
     /// Whether the end has come and every message before it has been handed over.
@@ -150,6 +194,50 @@ mod tests {
             assert_eq!(handed, (1..=count).collect::<Vec<_>>(), "round {round}");
             assert!(p.ended());
         }
+    }
+
+    /// A message that never comes is waited for `patience`, then skipped: what came after it
+    /// is handed over, and the producer's end is reached; messages missing at the end too.
+    #[test]
+    fn a_message_that_never_comes_is_skipped_after_a_while() {
+        let patience = Duration::from_secs(30);
+        let t0 = Instant::now();
+        let at = |s: u64| t0 + Duration::from_secs(s);
+        let mut p = Producer::default();
+        assert_eq!(take(&mut p, 1), [1]);
+        assert!(!p.overdue(at(0), patience), "nothing missing");
+        // 2 never comes.
+        assert!(take(&mut p, 3).is_empty());
+        assert!(take(&mut p, 4).is_empty());
+        p.end(Some(6));
+        assert!(!p.overdue(at(1), patience));
+        assert!(!p.overdue(at(30), patience));
+        assert!(p.overdue(at(32), patience));
+        let mut ready = Vec::new();
+        assert_eq!(p.skip(&mut ready), Some((2, 2)));
+        assert_eq!(ready, [3, 4]);
+        assert!(!p.ended(), "5 and 6 are still to come");
+        // Neither does 5 or 6: the end waits as long, then gives up on them.
+        assert!(!p.overdue(at(40), patience));
+        assert!(p.overdue(at(71), patience));
+        let mut ready = Vec::new();
+        assert_eq!(p.skip(&mut ready), Some((5, 6)));
+        assert!(ready.is_empty());
+        assert!(p.ended());
+        assert!(!p.overdue(at(200), patience));
+        assert_eq!(p.skip(&mut ready), None);
+    }
+
+    /// A gap that fills in time is not skipped.
+    #[test]
+    fn a_gap_that_fills_in_time_is_not_overdue() {
+        let patience = Duration::from_secs(30);
+        let t0 = Instant::now();
+        let mut p = Producer::default();
+        assert!(take(&mut p, 2).is_empty());
+        assert!(!p.overdue(t0, patience));
+        assert_eq!(take(&mut p, 1), [1, 2]);
+        assert!(!p.overdue(t0 + Duration::from_secs(60), patience));
     }
 
     /// A producer that does not number its messages or say its count: messages as they come,
