@@ -120,6 +120,31 @@ fn many_producers_are_merged_in_timestamp_order_without_loss() {
     let (state, said) = run.finish();
     assert_eq!(state["infos"]["n"], 160_000, "{said}");
     assert_eq!(state["infos"]["disorder"], 0, "out of order; {said}");
+    assert!(said.contains("\n8 producer(s) connected\n"), "{said}");
+}
+
+/// A producer that comes later than the reordering window with records earlier than those
+/// taken already: its records are taken out of order, and the run's end says how many.
+#[test]
+fn records_beyond_the_window_are_counted_and_told() {
+    let run = listen("late", &["--producers", "2", "--reorder-window-ms", "50"]);
+    let mut early = std::net::TcpStream::connect(&run.addr).unwrap();
+    early.write_all(b"-3 1 10.0 0\n-3 1 11.0 0\n").unwrap();
+    // Long past the window, a second producer with two records before those.
+    std::thread::sleep(Duration::from_millis(600));
+    produce(&run.addr, "-3 1 1.0 1\n-3 1 2.0 1\n".to_string())
+        .join()
+        .unwrap();
+    drop(early);
+    let (state, said) = run.finish();
+    assert_eq!(state["infos"]["n"], 4, "{said}");
+    assert_eq!(state["infos"]["disorder"], 1, "{said}");
+    assert!(
+        said.contains(
+            "2 producer(s) connected; 2 records came after later ones had gone on (beyond the reordering window) and were taken out of order"
+        ),
+        "{said}"
+    );
 }
 
 /// A producer that connects and stays silent holds the others back by the reordering

@@ -565,6 +565,7 @@ fn a_message_that_never_comes_is_waited_for_a_while_then_reported() {
         )),
         "{said}"
     );
+    assert!(said.contains("\n1 producer(s) connected\n"), "{said}");
     let (n, disorder) = dumped(&dir.join("state0.json"));
     assert_eq!((n, disorder), (20, 0), "{said}");
 }

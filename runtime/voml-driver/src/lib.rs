@@ -224,6 +224,7 @@ pub fn run_controlled(
         }
     }
     run.end(runtime, sinks, reporter);
+    run.outcome.notes.extend(source.producers_note());
     // Someone is looking: the pictures stay and answer zooms and drags until they quit.
     // (An interrupt or termination ends this too.)
     if run.interactive && options.stay_until_quit && !run.outcome.quit {

@@ -202,7 +202,8 @@ impl Source {
         spawn("voml-merge", move || {
             merge(inbox_rx, tx, back_rx, window, expected, merge_counts)
         })?;
-        let source = Source::from_channel(name, rx, back, Share::default()).live();
+        let source = Source::from_channel(name, rx, back, Share::default())
+            .live_from_producers(counts.clone());
         Ok((source, bound, counts))
     }
 }

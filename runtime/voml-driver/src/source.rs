@@ -14,6 +14,7 @@ use std::sync::Arc;
 use std::sync::Mutex;
 use std::time::Duration;
 
+use crate::listen::LiveCounts;
 use voml_trace::{Format, FormatReader, Interest, ReadOptions, Record, RecordSource, TraceError};
 
 /// Records (or bad lines) read in one go, each with the producer it came from, and the
@@ -97,6 +98,8 @@ pub struct Source {
     pos: usize,
     share: Share,
     live: bool,
+    /// What the producers of live input did (connections, sockets or NATS).
+    counts: Option<LiveCounts>,
     ended: bool,
     /// What the reader thread parses whole, when told ([`Source::narrow`]).
     interest: InterestSlot,
@@ -221,6 +224,7 @@ impl Source {
             pos: 0,
             share,
             live: false,
+            counts: None,
             ended: false,
             interest: InterestSlot::default(),
         }
@@ -230,6 +234,29 @@ impl Source {
     pub(crate) fn live(mut self) -> Source {
         self.live = true;
         self
+    }
+
+    /// Marks the source as live input from producers, which `counts` counts.
+    pub(crate) fn live_from_producers(self, counts: LiveCounts) -> Source {
+        Source {
+            counts: Some(counts),
+            ..self.live()
+        }
+    }
+
+    /// What is said of the producers at the end of a run, for live input from producers:
+    /// how many there were, and how many records came too late to be put in order.
+    pub fn producers_note(&self) -> Option<String> {
+        let counts = self.counts.as_ref()?;
+        let late = match counts.late() {
+            0 => String::new(),
+            1 => "; 1 record came after a later one had gone on (beyond the reordering window) and was taken out of order".to_string(),
+            n => format!("; {n} records came after later ones had gone on (beyond the reordering window) and were taken out of order"),
+        };
+        Some(format!(
+            "{} producer(s) connected{late}",
+            counts.connected()
+        ))
     }
 
     /// The name records are located by in messages (a path, `-`).
@@ -255,6 +282,8 @@ impl Source {
         let name = self.name.clone();
         let share = self.share.clone();
         let live = self.live;
+        // (Only the first tells of the producers, as only the first tells of bad lines.)
+        let mut counts = self.counts.clone();
         let mut senders = Vec::with_capacity(n);
         let mut sources = Vec::with_capacity(n);
         for _ in 0..n {
@@ -264,6 +293,7 @@ impl Source {
             senders.push(tx);
             let mut source = Source::from_channel(name.clone(), rx, back, share.clone());
             source.live = live;
+            source.counts = counts.take();
             sources.push(source);
         }
         let _ = std::thread::Builder::new()

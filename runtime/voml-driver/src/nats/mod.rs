@@ -18,9 +18,10 @@
 //!
 //! **Consuming.** Each visual object has a durable pull consumer of its own (a unique
 //! name), reading the stream from its first message, with explicit acknowledgements: a
-//! message is acknowledged as it is taken, and one not acknowledged (delivered on a
-//! connection that died, or while the server went away) is delivered again after
-//! `ACK_WAIT` (10 s). A visual object that is slow makes the messages wait in the stream (it
+//! message is acknowledged once its records are handed to the driver (one that came before
+//! its turn waits unacknowledged, so the server's bound on unacknowledged messages bounds
+//! what waits), and one not acknowledged (delivered on a connection that died, or while the
+//! server went away) is delivered again after `ACK_WAIT` (10 s). A visual object that is slow makes the messages wait in the stream (it
 //! pulls no more than its driver takes); one that restarts (a new consumer) reads the run
 //! from its beginning again, and so, being deterministic, reaches the same state. Across a
 //! server restart the client reconnects and the consumer goes on from its acknowledgement
@@ -75,6 +76,10 @@ const PING_INTERVAL: Duration = Duration::from_secs(4);
 /// it again: a message delivered on a connection that died unnoticed comes again this long
 /// after (a visual object acknowledges each message as it takes it).
 const ACK_WAIT: Duration = Duration::from_secs(10);
+
+/// Most messages delivered to a visual object and not yet acknowledged: what waits for its
+/// turn (see `order.rs`) is bounded by it.
+const MAX_ACK_PENDING: i64 = 1000;
 
 /// How long a producer's message that later ones came after (or its end) is waited for
 /// before it is given up on: long after it would have been delivered again.
@@ -188,6 +193,7 @@ impl Source {
             filter_subject: format!("{}.>", options.subject),
             inactive_threshold: Duration::from_secs(3600),
             ack_wait: ACK_WAIT,
+            max_ack_pending: MAX_ACK_PENDING,
             ..Default::default()
         };
         let (stream, consumer) = rt.block_on(async {
@@ -238,7 +244,8 @@ impl Source {
             .map_err(|e| format!("cannot start the merging thread: {e}"))?;
         let label = format!("nats:{}.>", options.subject);
         Ok((
-            Source::from_channel(label, rx, back, Share::default()).live(),
+            Source::from_channel(label, rx, back, Share::default())
+                .live_from_producers(counts.clone()),
             counts,
         ))
     }
@@ -251,19 +258,26 @@ fn hand_over(inbox: &SyncSender<Event>, event: Event) -> bool {
     tokio::task::block_in_place(|| inbox.send(event).is_ok())
 }
 
-/// Hands producer `id`'s `ready` batches to the merger, then its end when it has `ended` (and
-/// that was not handed over yet). False when the merger has gone.
-fn deliver(
+/// A message taken: its records, and the message, acknowledged once they are handed over.
+struct Taken {
+    batch: Batch,
+    message: jetstream::Message,
+}
+
+/// Hands producer `id`'s `ready` messages to the merger, acknowledging each, then its end
+/// when it has `ended` (and that was not handed over yet). False when the merger has gone.
+async fn deliver(
     inbox: &SyncSender<Event>,
     id: u32,
-    ready: &mut Vec<Batch>,
+    ready: &mut Vec<Taken>,
     ended: bool,
     handed_ends: &mut HashSet<u32>,
 ) -> bool {
-    for batch in ready.drain(..) {
+    for Taken { batch, message } in ready.drain(..) {
         if !batch.items.is_empty() && !hand_over(inbox, Event::Items(batch)) {
             return false;
         }
+        let _ = message.ack().await;
     }
     !(ended && handed_ends.insert(id)) || hand_over(inbox, Event::Closed(id))
 }
@@ -296,7 +310,7 @@ async fn consume(
 ) {
     let prefix = format!("{subject}.");
     // Each producer's number for the merger, and its messages.
-    let mut producers: HashMap<String, (u32, order::Producer<Batch>)> = HashMap::new();
+    let mut producers: HashMap<String, (u32, order::Producer<Taken>)> = HashMap::new();
     let mut ended: HashSet<u32> = HashSet::new();
     // The stream sequences of the messages taken that have no number.
     let mut unnumbered: HashSet<u64> = HashSet::new();
@@ -323,7 +337,7 @@ async fn consume(
                 if let Some(missed) = producer.skip(&mut ready) {
                     eprintln!("warning: NATS: {}", never_came(missed, &prefix, name));
                 }
-                if !deliver(&inbox, *id, &mut ready, producer.ended(), &mut ended) {
+                if !deliver(&inbox, *id, &mut ready, producer.ended(), &mut ended).await {
                     break 'run;
                 }
             }
@@ -341,9 +355,6 @@ async fn consume(
                 }
                 Ok(Some(Ok(m))) => m,
             };
-            // Taken: from here it is this run's to keep (a run that starts again reads the
-            // stream from its beginning with a consumer of its own).
-            let _ = next.ack().await;
             let seq = next.info().map_or(0, |i| i.stream_sequence);
             let name = next
                 .subject
@@ -357,6 +368,7 @@ async fn consume(
             let end = headers.and_then(|h| h.get(END_HEADER)).map(|v| v.as_str());
             if number.is_none() && seq != 0 && !unnumbered.insert(seq) {
                 // Delivered again (its acknowledgement was lost): taken already.
+                let _ = next.ack().await;
                 continue;
             }
             if !producers.contains_key(name) {
@@ -371,14 +383,24 @@ async fn consume(
             let id = *id;
             if let Some(end) = end {
                 producer.end(end.trim().parse().ok());
-            } else if !ended.contains(&id) {
+                let _ = next.ack().await;
+            } else if ended.contains(&id) {
+                let _ = next.ack().await;
+            } else {
                 let source = format!("nats:{}#{seq}", next.subject);
                 let reader = TraceReader::new(BufReader::new(&next.payload[..]), source, read);
                 let mut batch = Batch::with_capacity(256);
                 batch.items.extend(reader.map(|item| (id, item)));
-                producer.message(number, batch, &mut ready);
+                let taken = Taken {
+                    batch,
+                    message: next,
+                };
+                if let Some(copy) = producer.message(number, taken, &mut ready) {
+                    // A copy of one taken or held: the server may forget it.
+                    let _ = copy.message.ack().await;
+                }
             }
-            if !deliver(&inbox, id, &mut ready, producer.ended(), &mut ended) {
+            if !deliver(&inbox, id, &mut ready, producer.ended(), &mut ended).await {
                 break 'run;
             }
             if done(&ended) {

@@ -48,22 +48,23 @@ impl<T> Default for Producer<T> {
 impl<T> Producer<T> {
     /// Takes message `n` (`None`: a message without a number, from a producer that does not
     /// number them: handed over as it comes), and puts in `ready` what is to be handed over
-    /// now, in order. A message taken already is dropped.
-    pub(crate) fn message(&mut self, n: Option<u64>, message: T, ready: &mut Vec<T>) {
+    /// now, in order. A copy of a message taken already is given back.
+    pub(crate) fn message(&mut self, n: Option<u64>, message: T, ready: &mut Vec<T>) -> Option<T> {
         let Some(n) = n else {
             ready.push(message);
-            return;
+            return None;
         };
         if n < self.next || self.held.contains_key(&n) {
-            return;
+            return Some(message);
         }
         if n > self.next {
             self.held.insert(n, message);
-            return;
+            return None;
         }
         ready.push(message);
         self.next += 1;
         self.hand_over_held(ready);
+        None
     }
 
     /// Hands over the held messages that are next in turn.
@@ -131,7 +132,8 @@ mod tests {
 
     fn take(p: &mut Producer<u64>, n: u64) -> Vec<u64> {
         let mut ready = Vec::new();
-        p.message(Some(n), n, &mut ready);
+        let copy = p.message(Some(n), n, &mut ready);
+        assert!(copy.is_none() || ready.is_empty());
         ready
     }
 
@@ -157,13 +159,25 @@ mod tests {
         p.end(Some(6));
         assert!(!p.ended());
         assert_eq!(p.waiting(), 2);
-        assert!(take(&mut p, 5).is_empty(), "held already");
+        assert_eq!(
+            p.message(Some(5), 5, &mut Vec::new()),
+            Some(5),
+            "held already"
+        );
         assert_eq!(take(&mut p, 3), [3]);
         assert!(!p.ended());
         assert_eq!(take(&mut p, 4), [4, 5, 6]);
         assert!(p.ended());
-        assert!(take(&mut p, 2).is_empty(), "handed over already");
-        assert!(take(&mut p, 6).is_empty(), "handed over already");
+        assert_eq!(
+            p.message(Some(2), 2, &mut Vec::new()),
+            Some(2),
+            "handed over already"
+        );
+        assert_eq!(
+            p.message(Some(6), 6, &mut Vec::new()),
+            Some(6),
+            "handed over already"
+        );
         assert_eq!(p.waiting(), 0);
     }
 
@@ -183,15 +197,20 @@ mod tests {
             }
             let mut p = Producer::default();
             let mut handed = Vec::new();
+            let mut copies = 0;
             let end_at = (x % (arrivals.len() as u64 + 1)) as usize;
             for (i, n) in arrivals.iter().enumerate() {
                 if i == end_at {
                     p.end(Some(count));
                 }
-                p.message(Some(*n), *n, &mut handed);
+                if let Some(copy) = p.message(Some(*n), *n, &mut handed) {
+                    assert_eq!(copy, *n);
+                    copies += 1;
+                }
             }
             p.end(Some(count));
             assert_eq!(handed, (1..=count).collect::<Vec<_>>(), "round {round}");
+            assert_eq!(copies, arrivals.len() - count as usize, "round {round}");
             assert!(p.ended());
         }
     }
