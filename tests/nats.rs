@@ -570,6 +570,51 @@ fn a_message_that_never_comes_is_waited_for_a_while_then_reported() {
     assert_eq!((n, disorder), (20, 0), "{said}");
 }
 
+/// A second producer under a name that has published on the run already is refused, before
+/// it sends anything: its messages would be numbered as the first's were, and a visual
+/// object would take them for copies.
+#[test]
+fn a_producer_name_used_on_the_run_already_is_refused() {
+    let dir = scratch("same-name");
+    let Some(server) = Server::start(&dir) else {
+        return;
+    };
+    let url = server.url();
+    let subject = format!("runs.same-{}", std::process::id());
+    let trace = trace(&dir, 0);
+    let send = |name: &str| {
+        voml()
+            .arg("send")
+            .arg(&trace)
+            .args(["--nats", &url, "--subject", &subject, "--name", name])
+            .output()
+            .unwrap()
+    };
+    let first = send("p0");
+    assert!(
+        first.status.success(),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    let again = send("p0");
+    let said = String::from_utf8_lossy(&again.stderr);
+    assert_eq!(again.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains(&format!(
+            "error: a producer named `p0` has published on {subject}.p0 already"
+        )),
+        "{said}"
+    );
+    assert!(said.contains("name this one otherwise (--name)"), "{said}");
+    // Another name is taken.
+    let other = send("p1");
+    assert!(
+        other.status.success(),
+        "{}",
+        String::from_utf8_lossy(&other.stderr)
+    );
+}
+
 #[test]
 fn a_missing_server_is_a_clear_error() {
     let dir = scratch("missing");

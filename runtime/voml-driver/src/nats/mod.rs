@@ -478,10 +478,12 @@ impl Publisher {
                     .collect();
                 format!("{}-{clean}", self.base)
             };
+            let subject = format!("{}.{id}", self.subject);
+            self.check_new(&id, &subject)?;
             self.producers.insert(
                 key.to_string(),
                 Producer {
-                    subject: format!("{}.{id}", self.subject),
+                    subject,
                     id,
                     sent: 0,
                     lines: Vec::with_capacity(MESSAGE_BYTES + 1024),
@@ -495,6 +497,27 @@ impl Publisher {
             self.send(key, false)?;
         }
         Ok(())
+    }
+
+    /// Refuses producer `id` when the run's stream already holds messages it published on
+    /// `subject` (an earlier `voml send` under the same name): their numbers would be
+    /// taken again, and a visual object would take the new messages for copies of the old.
+    fn check_new(&self, id: &str, subject: &str) -> Result<(), String> {
+        let name = stream_name(&self.subject);
+        // (A failure to look is left to publishing, which says what fails.)
+        let found = self.rt.block_on(async {
+            let stream = self.js.get_stream(&name).await.ok()?;
+            let last = stream.get_last_raw_message_by_subject(subject).await;
+            last.ok().map(|m| m.sequence)
+        });
+        match found {
+            Some(seq) => Err(format!(
+                "a producer named `{id}` has published on {subject} already (the stream {name} \
+                 holds its messages, up to sequence {seq}): name this one otherwise (--name), or \
+                 use a new subject for a new run"
+            )),
+            None => Ok(()),
+        }
     }
 
     /// Sends what every producer has gathered (a paced sender does before it waits).
