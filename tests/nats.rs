@@ -727,4 +727,24 @@ fn an_mpi_program_publishes_through_nats() {
         .map(|name| v["infos"][name].as_i64().unwrap());
     let [sends, receives, collectives, waits] = support::mpi::said(&plain.stdout);
     assert_eq!(counted, [sends, receives, collectives, waits, 4]);
+    // Run again on the same subject, each rank finds its earlier messages, says so and
+    // sends nothing; the program runs as it does untraced.
+    let again = support::mpi::mpirun(
+        &program,
+        &[
+            ("LD_PRELOAD", library.to_str().unwrap()),
+            ("VOML_NATS", &url),
+            ("VOML_SUBJECT", &subject),
+        ],
+    );
+    assert_eq!(again.stdout, plain.stdout);
+    let said = String::from_utf8_lossy(&again.stderr);
+    for rank in 0..4 {
+        assert!(
+            said.contains(&format!(
+                "voml-pmpi (rank {rank}): a rank of an earlier run has published on {subject}.rank{rank} already"
+            )),
+            "{said}"
+        );
+    }
 }

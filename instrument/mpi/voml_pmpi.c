@@ -511,6 +511,17 @@ static int nats_start(const char *url, const char *subject) {
     js_AddStream(&info, js, &config, NULL, &code);
     jsStreamInfo_Destroy(info);
     snprintf(nats_subject, sizeof nats_subject, "%s.rank%d", subject, world_rank);
+    /* A rank of an earlier run on this subject has published here: this run's messages
+     * would be numbered as its were, and a visual object would take them for copies. */
+    natsMsg *last = NULL;
+    if (js_GetLastMsg(&last, js, name, nats_subject, NULL, NULL) == NATS_OK) {
+        natsMsg_Destroy(last);
+        say("a rank of an earlier run has published on %s already (the stream %s holds its "
+            "messages); records are not sent: use a new VOML_SUBJECT for a new run",
+            nats_subject, name);
+        nats_stop();
+        return 0;
+    }
     return 1;
 }
 #endif
