@@ -176,7 +176,7 @@ fn finish(mut child: Child, what: &str) -> (bool, String) {
 }
 
 /// A consuming visual object (number `k`, of `producers` producers), once it says it
-/// consumes; its child and what it said first.
+/// consumes; its child, what it said first, and the thread that reads what it says after.
 fn consumer(
     dir: &Path,
     spec: &Path,
@@ -184,7 +184,7 @@ fn consumer(
     subject: &str,
     k: usize,
     producers: usize,
-) -> (Child, String) {
+) -> (Child, String, std::thread::JoinHandle<String>) {
     let mut child = voml()
         .arg("run")
         .arg(spec)
@@ -211,31 +211,14 @@ fn consumer(
             break;
         }
     }
-    // The rest is read as it comes, so that it can go on writing, and kept for
-    // [`said_after`].
+    // The rest is read as it comes, so that it can go on writing, and given back when the
+    // returned thread is joined.
     let rest = std::thread::spawn(move || {
         let mut text = String::new();
         let _ = stderr.read_to_string(&mut text);
         text
     });
-    RESTS.with(|r| r.borrow_mut().push((child.id(), rest)));
-    (child, said)
-}
-
-thread_local! {
-    /// What each consumer of this test's thread said after it began consuming, by process.
-    static RESTS: std::cell::RefCell<Vec<(u32, std::thread::JoinHandle<String>)>> =
-        const { std::cell::RefCell::new(Vec::new()) };
-}
-
-/// What consumer `child` said after it began consuming, once it has ended.
-fn said_after(child: &Child) -> String {
-    let rest = RESTS.with(|r| {
-        let mut r = r.borrow_mut();
-        let at = r.iter().position(|(id, _)| *id == child.id());
-        at.map(|at| r.remove(at).1)
-    });
-    rest.map(|h| h.join().unwrap()).unwrap_or_default()
+    (child, said, rest)
 }
 
 /// Producer `i`'s trace: [`RECORDS`] records over 3 s of trace time, on processor `i`.
@@ -281,7 +264,7 @@ fn eight_producers_two_visual_objects_and_a_server_restart_lose_nothing() {
     let spec = dir.join("count.voml");
     std::fs::write(&spec, COUNT).unwrap();
     let traces: Vec<PathBuf> = (0..PRODUCERS).map(|i| trace(&dir, i)).collect();
-    let consumers: Vec<(Child, String)> = (0..2)
+    let consumers: Vec<_> = (0..2)
         .map(|k| consumer(&dir, &spec, &url, &subject, k, PRODUCERS))
         .collect();
     // All at once.
@@ -312,7 +295,7 @@ fn eight_producers_two_visual_objects_and_a_server_restart_lose_nothing() {
             "producer {i}: {said}"
         );
     }
-    for (k, (c, first)) in consumers.into_iter().enumerate() {
+    for (k, (c, first, _)) in consumers.into_iter().enumerate() {
         let (ok, _) = finish(c, "voml run --nats");
         assert!(ok, "consumer {k}: {first}");
         let (n, _disorder) = dumped(&dir.join(format!("state{k}.json")));
@@ -333,7 +316,7 @@ fn a_producer_connects_again_after_a_long_outage_and_loses_nothing() {
     let spec = dir.join("count.voml");
     std::fs::write(&spec, COUNT).unwrap();
     let trace = trace(&dir, 0);
-    let (run, _) = consumer(&dir, &spec, &url, &subject, 0, 1);
+    let (run, _, _) = consumer(&dir, &spec, &url, &subject, 0, 1);
     let producer = producer(&trace, &url, &subject, 0);
     std::thread::sleep(Duration::from_millis(1200));
     server.kill();
@@ -462,7 +445,7 @@ fn a_visual_object_whose_connection_goes_silent_connects_again_and_loses_nothing
     let spec = dir.join("count.voml");
     std::fs::write(&spec, COUNT).unwrap();
     let trace = trace(&dir, 0);
-    let (mut run, _) = consumer(&dir, &spec, &relay.url(), &subject, 0, 1);
+    let (mut run, _, _) = consumer(&dir, &spec, &relay.url(), &subject, 0, 1);
     let producer = producer(&trace, &server.url(), &subject, 0);
     std::thread::sleep(Duration::from_millis(1200));
     relay.silence();
@@ -538,7 +521,7 @@ fn a_message_that_never_comes_is_waited_for_a_while_then_reported() {
     let spec = dir.join("count.voml");
     std::fs::write(&spec, COUNT).unwrap();
     // (The visual object makes the run's stream.)
-    let (mut run, _) = consumer(&dir, &spec, &url, &subject, 0, 1);
+    let (mut run, _, rest) = consumer(&dir, &spec, &url, &subject, 0, 1);
     let records = |from: usize| -> String {
         (from..from + 10)
             .map(|k| format!("-3 1 {:.3} 0 0\n", k as f64 * 0.01))
@@ -557,7 +540,7 @@ fn a_message_that_never_comes_is_waited_for_a_while_then_reported() {
         ],
     );
     let status = support::wait_bounded(&mut run, LIMIT).expect("voml run --nats ends");
-    let said = said_after(&run);
+    let said = rest.join().unwrap();
     assert!(status.success(), "{said}");
     assert!(
         said.contains(&format!(
@@ -705,7 +688,7 @@ fn an_mpi_program_publishes_through_nats() {
     let subject = format!("runs.mpi-{}", std::process::id());
     let spec = dir.join("count.voml");
     std::fs::write(&spec, support::mpi::COUNT).unwrap();
-    let (child, first) = consumer(&dir, &spec, &url, &subject, 0, 4);
+    let (child, first, _) = consumer(&dir, &spec, &url, &subject, 0, 4);
     let traced = support::mpi::mpirun(
         &program,
         &[

@@ -10,24 +10,24 @@
 //! not there. Each producer publishes on `S.NAME`, its own name: batches of PICL lines, each
 //! message with a `Nats-Msg-Id` (`NAME-N`) so that the server keeps one copy of a message
 //! the producer sent again, then an end message (header `Voml-End: K`, K the number of
-//! messages before it). A producer sends each
-//! message only when the last one was stored (the server's acknowledgement), and sends it
-//! again until it is, for up to a minute: a server restart delays it and loses nothing. After
-//! three sends without an acknowledgement it connects again (a client does not always
-//! recover from a restart by itself); the message keeps its id, so it is stored once.
+//! messages before it). A producer sends each message only when the last one was stored
+//! (the server's acknowledgement), and sends it again until it is, for up to a minute: a
+//! server restart delays it and loses nothing. After three sends without an
+//! acknowledgement it connects again (a client does not always recover from a restart by
+//! itself); the message keeps its id, so it is stored once.
 //!
 //! **Consuming.** Each visual object has a durable pull consumer of its own (a unique
 //! name), reading the stream from its first message, with explicit acknowledgements: a
 //! message is acknowledged once its records are handed to the driver (one that came before
 //! its turn waits unacknowledged, so the server's bound on unacknowledged messages bounds
 //! what waits), and one not acknowledged (delivered on a connection that died, or while the
-//! server went away) is delivered again after `ACK_WAIT` (10 s). A visual object that is slow makes the messages wait in the stream (it
-//! pulls no more than its driver takes); one that restarts (a new consumer) reads the run
-//! from its beginning again, and so, being deterministic, reaches the same state. Across a
-//! server restart the client reconnects and the consumer goes on from its acknowledgement
-//! floor. A connection that dies without a word is noticed within three unanswered pings
-//! (`PING_INTERVAL`, 4 s) and made again. The consumer is deleted when the run ends (an
-//! abandoned one after an hour).
+//! server went away) is delivered again after `ACK_WAIT` (10 s). A visual object that is
+//! slow makes the messages wait in the stream (it pulls no more than its driver takes); one
+//! that restarts (a new consumer) reads the run from its beginning again, and so, being
+//! deterministic, reaches the same state. Across a server restart the client reconnects and
+//! the consumer goes on from its acknowledgement floor. A connection that dies without a
+//! word is noticed within three unanswered pings (`PING_INTERVAL`, 4 s) and made again. The
+//! consumer is deleted when the run ends (an abandoned one after an hour).
 //!
 //! **Order.** The stream keeps each producer's messages in the order it published them (it
 //! publishes one at a time), but a message delivered again comes after later ones: each
@@ -74,7 +74,7 @@ const PING_INTERVAL: Duration = Duration::from_secs(4);
 
 /// How long the server waits for a delivered message's acknowledgement before it delivers
 /// it again: a message delivered on a connection that died unnoticed comes again this long
-/// after (a visual object acknowledges each message as it takes it).
+/// after (a visual object acknowledges each message once its records are handed over).
 const ACK_WAIT: Duration = Duration::from_secs(10);
 
 /// Most messages delivered to a visual object and not yet acknowledged: what waits for its
@@ -550,7 +550,7 @@ impl Publisher {
         }
         p.sent += 1;
         // (The end says how many messages came before it.)
-        let before = (p.sent - 1).to_string();
+        let before = end.then(|| (p.sent - 1).to_string());
         let msg_id = if end {
             format!("{}-end", p.id)
         } else {
@@ -566,7 +566,7 @@ impl Publisher {
             loop {
                 let mut headers = async_nats::HeaderMap::new();
                 headers.insert("Nats-Msg-Id", msg_id.as_str());
-                if end {
+                if let Some(before) = &before {
                     headers.insert(END_HEADER, before.as_str());
                 }
                 let why = match js.publish_with_headers(subject.clone(), headers, payload.clone()).await {
