@@ -88,15 +88,30 @@ impl<'a> Out<'a> {
         }
     }
 
-    /// Sends `line` as producer `key`; `live`: at once, not when more have gathered.
-    fn line(&mut self, key: &str, line: &[u8], live: bool) -> Result<(), String> {
+    /// Makes producer `key` ready to send, unless it is: connected to the socket, or
+    /// known to the NATS server under a name not used on the run yet.
+    fn producer(&mut self, key: &str) -> Result<(), String> {
         match self {
             Out::Sockets { to, conns } => {
                 if !conns.contains_key(key) {
                     let c = connect(to).map_err(|e| format!("cannot connect to {to}: {e}"))?;
                     conns.insert(key.to_string(), c);
                 }
-                let conn = conns.get_mut(key).expect("connected above");
+                Ok(())
+            }
+            #[cfg(feature = "nats")]
+            Out::Nats(p) => p.open(key),
+        }
+    }
+
+    /// Sends `line` as producer `key`, made ready by [`Out::producer`]; `live`: at once, not when
+    /// more have gathered.
+    fn line(&mut self, key: &str, line: &[u8], live: bool) -> Result<(), String> {
+        match self {
+            Out::Sockets { to, conns } => {
+                let Some(conn) = conns.get_mut(key) else {
+                    return Err(format!("producer `{key}` was never opened"));
+                };
                 conn.write_all(line)
                     .and_then(|()| conn.write_all(b"\n"))
                     .and_then(|()| if live { conn.flush() } else { Ok(()) })
@@ -237,6 +252,11 @@ pub fn send(args: &SendArgs) -> ExitCode {
         }
         // From standard input a producer may be writing as it goes: each line goes on at
         // once rather than waiting in the buffer for more.
+        // A producer that cannot be opened is not about its first line.
+        if let Err(e) = out.producer(&key) {
+            eprintln!("error: {e}");
+            return ExitCode::from(1);
+        }
         if let Err(e) = out.line(&key, &line, live) {
             eprintln!(
                 "error: {e} (at {place} {} of `{}`)",

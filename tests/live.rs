@@ -376,3 +376,107 @@ fn voml_send_from_standard_input_sends_each_line_as_it_comes() {
     reader.join().unwrap();
     assert_eq!(lines.recv().as_deref(), Ok("-3 1 0.6 0"));
 }
+
+/// A producer whose host vanishes without closing its connection (here: the loopback of a
+/// network namespace of the test's own taken down under it, so that nothing answers any
+/// more) is noticed by the system's keepalive probes: the run reports the lost connection
+/// with the producer's name and ends with what came before, instead of waiting for ever.
+/// Needs `unshare -n` (root or user namespaces) and `ip`; without them the test says so and
+/// does nothing, unless `VOML_REQUIRE_TOOLS` is set (as in CI).
+#[test]
+fn a_producer_whose_host_vanishes_is_given_up_after_the_keepalive_probes() {
+    let can = Command::new("unshare")
+        .args(["-n", "ip", "link", "set", "lo", "up"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !can {
+        assert!(
+            std::env::var_os("VOML_REQUIRE_TOOLS").is_none(),
+            "`unshare -n` with `ip` is needed (required because VOML_REQUIRE_TOOLS is set)"
+        );
+        eprintln!("note: `unshare -n` or `ip` unavailable; the vanishing host is not tested");
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("voml-live-vanish-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let spec = dir.join("count.voml");
+    std::fs::write(&spec, COUNT).unwrap();
+    // Inside the namespace: the run listens, a producer (bash's /dev/tcp) sends 20 records
+    // and stays connected without a word, and the loopback goes down under both.
+    let script = r#"set -e
+ip link set lo up
+"$VOML" run "$DIR/count.voml" --listen tcp://127.0.0.1:7402 --producers 1 --headless \
+    --out "$DIR/out" --dump-state "$DIR/state.json" 2> "$DIR/voml.err" &
+run=$!
+for _ in $(seq 200); do grep -q listening "$DIR/voml.err" && break; sleep 0.05; done
+exec 3<>/dev/tcp/127.0.0.1/7402
+printf '%s' "$RECORDS" >&3
+sleep 1
+ip link set lo down
+set +e
+wait $run
+echo "exit $?"
+"#;
+    let started = Instant::now();
+    let mut child = Command::new("unshare")
+        .args(["-n", "bash", "-c", script])
+        .env("VOML", env!("CARGO_BIN_EXE_voml"))
+        .env("DIR", &dir)
+        .env("RECORDS", records(0, 1, 20))
+        .env("STEEL_HOME", std::env::temp_dir().join("voml-steel-home"))
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The probes give up about 25 s after the producer last spoke.
+    let deadline = started + Duration::from_secs(90);
+    while child.try_wait().unwrap().is_none() {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = Command::new("pkill")
+                .args(["-f", dir.to_str().unwrap()])
+                .status();
+            panic!("voml waited for a producer whose host had vanished");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let took = started.elapsed();
+    let mut out = String::new();
+    let _ = std::io::Read::read_to_string(child.stdout.as_mut().unwrap(), &mut out);
+    let said = std::fs::read_to_string(dir.join("voml.err")).unwrap_or_default();
+    assert!(out.contains("exit 0"), "{out}\n{said}");
+    assert!(
+        said.contains("tcp://127.0.0.1:") && said.contains("timed out"),
+        "{said}"
+    );
+    // Ended by the probes (10 s of silence, then 3 probes 5 s apart), not by anything sooner.
+    assert!(took >= Duration::from_secs(20), "{took:?}\n{said}");
+    let state: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("state.json")).unwrap()).unwrap();
+    assert_eq!(state["infos"]["n"], 20, "{said}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `voml send` to an address where nothing listens says so plainly: the failure is the
+/// producer's connection, not a line of the trace.
+#[test]
+fn voml_send_to_nothing_says_it_cannot_connect() {
+    // A port that was just free: nothing listens there once the listener is gone.
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let trace = root().join("examples/mpicl/ring.trf");
+    let out = Command::new(env!("CARGO_BIN_EXE_voml"))
+        .args(["send", trace.to_str().unwrap(), "--to"])
+        .arg(format!("127.0.0.1:{port}"))
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains(&format!("error: cannot connect to tcp://127.0.0.1:{port}")),
+        "{said}"
+    );
+    assert!(!said.contains("(at line"), "{said}");
+}

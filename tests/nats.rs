@@ -589,6 +589,8 @@ fn a_producer_name_used_on_the_run_already_is_refused() {
         "{said}"
     );
     assert!(said.contains("name this one otherwise (--name)"), "{said}");
+    // (The refusal is about the producer, not about a line of the trace.)
+    assert!(!said.contains("(at line"), "{said}");
     // Another name is taken.
     let other = send("p1");
     assert!(

@@ -12,6 +12,13 @@
 //! are taken to come in order), or until it has waited the reordering window (wall time).
 //! So a producer that falls silent holds the others back by at most the window. A record that
 //! arrives after a later one was delivered is still delivered, at once, and counted as late.
+//!
+//! **Hosts that vanish.** A TCP producer whose host goes away without closing its connection
+//! (a crash of the machine, a cable pulled) would be waited for as long as the run lasts. The
+//! system is asked to probe every connection that has been silent for [`KEEPALIVE_IDLE`]
+//! ([`KEEPALIVE_INTERVAL`] apart, [`KEEPALIVE_PROBES`] of them): a connection whose probes all
+//! go unanswered fails, the failure is reported with the producer's name, and the run goes on
+//! without it.
 
 use std::collections::{BTreeMap, HashMap};
 use std::io::{BufReader, Read};
@@ -26,6 +33,24 @@ use std::time::{Duration, Instant};
 use voml_trace::{ReadOptions, Record, TraceReader};
 
 use crate::source::{read_records, stop_requested, Batch, Share, Source};
+
+/// How long a producer's TCP connection stays silent before the system probes whether its
+/// host is still there.
+pub const KEEPALIVE_IDLE: Duration = Duration::from_secs(10);
+/// Time between two probes of a silent connection.
+pub const KEEPALIVE_INTERVAL: Duration = Duration::from_secs(5);
+/// Probes left unanswered before a connection counts as lost: a vanished host is noticed about
+/// `KEEPALIVE_IDLE + KEEPALIVE_PROBES * KEEPALIVE_INTERVAL` (25 s) after it last spoke.
+pub const KEEPALIVE_PROBES: u32 = 3;
+
+/// Asks the system to probe `stream` when it falls silent (see the module documentation).
+fn keep_alive(stream: &std::net::TcpStream) -> std::io::Result<()> {
+    let probes = socket2::TcpKeepalive::new()
+        .with_time(KEEPALIVE_IDLE)
+        .with_interval(KEEPALIVE_INTERVAL)
+        .with_retries(KEEPALIVE_PROBES);
+    socket2::SockRef::from(stream).set_tcp_keepalive(&probes)
+}
 
 /// Where to listen.
 #[derive(Clone, Debug, PartialEq)]
@@ -146,6 +171,8 @@ impl Source {
                         || match listener.accept() {
                             Ok((stream, peer)) => {
                                 stream.set_nonblocking(false).ok()?;
+                                // (A connection the system will not probe is still read.)
+                                let _ = keep_alive(&stream);
                                 Some(Ok((
                                     Box::new(stream) as Box<dyn Read + Send>,
                                     format!("tcp://{peer}"),

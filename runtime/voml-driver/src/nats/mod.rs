@@ -460,8 +460,9 @@ impl Publisher {
         })
     }
 
-    /// Adds a record's line to producer `key`'s next message (`""`: the one producer).
-    pub fn line(&mut self, key: &str, line: &[u8]) -> Result<(), String> {
+    /// Makes producer `key` (`""`: the one producer) ready to publish, unless it is: its name
+    /// is refused when it has published on the run already (see [`Publisher::line`]).
+    pub fn open(&mut self, key: &str) -> Result<(), String> {
         if !self.producers.contains_key(key) {
             let id = if key.is_empty() {
                 self.base.clone()
@@ -490,7 +491,14 @@ impl Publisher {
                 },
             );
         }
-        let p = self.producers.get_mut(key).expect("inserted above");
+        Ok(())
+    }
+
+    /// Adds a record's line to producer `key`'s next message (`""`: the one producer), which
+    /// is made ready first if it is new ([`Publisher::open`]).
+    pub fn line(&mut self, key: &str, line: &[u8]) -> Result<(), String> {
+        self.open(key)?;
+        let p = self.producers.get_mut(key).expect("opened above");
         p.lines.extend_from_slice(line);
         p.lines.push(b'\n');
         if p.lines.len() >= MESSAGE_BYTES {
