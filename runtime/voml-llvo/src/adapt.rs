@@ -177,8 +177,8 @@ impl Extremes {
         Some(s)
     }
 
-    /// Remembers `value` at `key` (both finite).
-    pub(crate) fn insert(&mut self, key: f64, value: f64) {
+    /// Remembers `value` at `key` (both finite); whether anything changed.
+    pub(crate) fn insert(&mut self, key: f64, value: f64) -> bool {
         // -0.0 and 0.0 are one position.
         let (k, v) = (F(key + 0.0), F(value + 0.0));
         if let Some((&lo, &s)) = self.entries.range(..=k).next_back() {
@@ -187,14 +187,16 @@ impl Extremes {
                     // The costs of its pairs change with the value.
                     self.remove(lo);
                     self.add(lo, Span { hi: s.hi, value: v });
+                    return true;
                 }
-                return;
+                return false;
             }
         }
         self.add(k, Span { hi: k, value: v });
         while self.entries.len() > self.cap {
             self.merge_cheapest();
         }
+        true
     }
 
     fn merge_cheapest(&mut self) {
@@ -216,8 +218,9 @@ impl Extremes {
         );
     }
 
-    /// Forgets the entries lying entirely outside `lo..=hi`.
-    pub(crate) fn prune(&mut self, lo: f64, hi: f64) {
+    /// Forgets the entries lying entirely outside `lo..=hi`; whether there were any.
+    pub(crate) fn prune(&mut self, lo: f64, hi: f64) -> bool {
+        let before = self.entries.len();
         while let Some((&k, s)) = self.entries.first_key_value() {
             if s.hi.0 >= lo {
                 break;
@@ -230,6 +233,7 @@ impl Extremes {
             }
             self.remove(k);
         }
+        self.entries.len() != before
     }
 
     #[cfg(test)]
@@ -298,6 +302,9 @@ pub(crate) struct AdaptState {
     pub(crate) base: [f64; 4],
     /// Remembered extremes of the rescaling sides (x+, x-, y+, y-).
     sides: [Option<Extremes>; SIDES],
+    /// Bumped whenever the base or the extremes change: settling twice with the same
+    /// revision, window and world gives the same answer.
+    revision: u64,
 }
 
 impl AdaptState {
@@ -328,6 +335,7 @@ impl AdaptState {
             modes,
             base: world,
             sides,
+            revision: 0,
         }
     }
 
@@ -351,9 +359,16 @@ impl AdaptState {
         for e in self.sides.iter_mut().flatten() {
             e.clear();
         }
+        self.revision += 1;
+    }
+
+    /// See the field.
+    pub(crate) fn revision(&self) -> u64 {
+        self.revision
     }
 
     pub(crate) fn shift(&mut self, dx: f64, dy: f64) {
+        self.revision += 1;
         self.base[0] += dx;
         self.base[1] += dx;
         self.base[2] += dy;
@@ -403,10 +418,15 @@ impl AdaptState {
             let (axis, far) = side_axis(side);
             let (lo, hi) = range(&self.base, axis);
             let (v, key) = (coord(p, axis), coord(p, 1 - axis));
-            if far && v > hi {
-                e.insert(key, v);
+            let changed = if far && v > hi {
+                e.insert(key, v)
             } else if !far && v < lo {
-                e.insert(key, -v);
+                e.insert(key, -v)
+            } else {
+                false
+            };
+            if changed {
+                self.revision += 1;
             }
         }
     }
@@ -416,7 +436,9 @@ impl AdaptState {
         for (side, e) in self.sides.iter_mut().enumerate() {
             if let Some(e) = e.as_mut().filter(|e| e.len() > 0) {
                 let (lo, hi) = range(world, 1 - side_axis(side).0);
-                e.prune(lo, hi);
+                if e.prune(lo, hi) {
+                    self.revision += 1;
+                }
             }
         }
     }

@@ -13,6 +13,8 @@
 //! `tests/lazy_raster.rs` holds the two back ends to the same pixels over random command
 //! streams.
 
+use std::collections::VecDeque;
+
 use rustc_hash::FxHashMap as HashMap;
 
 use crate::backend::{
@@ -57,9 +59,14 @@ pub struct LazyRaster {
 /// never painted (its pixels would be lost anyway). Scrolls that nothing left between them
 /// merge into one. A plot of a million samples then paints the lines the picture shows,
 /// not a million.
+///
+/// A streaming plot's commands leave the area in about the order they were drawn: each scroll
+/// drops those at the front of the list that have left (see [`Queue::drop_front`]), so that
+/// the list holds about what is visible without the whole of it being looked at; the whole is
+/// looked at when it has grown to twice what the last such look left (see [`Queue::compact`]).
 #[derive(Default)]
 struct Queue {
-    list: Vec<Waiting>,
+    list: VecDeque<Waiting>,
     /// Scrolls pushed so far: a command's `epoch` tells which came after it.
     epoch: u32,
     /// The sum of the scrolls pushed so far, in pixels: a command has moved by this minus its
@@ -128,7 +135,22 @@ impl Exit {
         match self {
             Exit::Unknown | Exit::Never => false,
             Exit::Now => true,
-            Exit::Inside => b.translate(d.0, d.1).intersect(&area).is_empty(),
+            Exit::Inside => {
+                // Moved wholly past an edge of the area (or the area empty). Where a moved
+                // edge would leave the pixel coordinates, the rectangles' own clamping says.
+                let (x0, x1) = (i64::from(b.x) + d.0, b.right() + d.0);
+                let (y0, y1) = (i64::from(b.y) + d.1, b.bottom() + d.1);
+                let within = |v: i64| i32::try_from(v).is_ok();
+                if within(x0) && within(x1) && within(y0) && within(y1) {
+                    x1 <= i64::from(area.x)
+                        || area.right() <= x0
+                        || y1 <= i64::from(area.y)
+                        || area.bottom() <= y0
+                        || area.is_empty()
+                } else {
+                    b.translate(d.0, d.1).intersect(&area).is_empty()
+                }
+            }
         }
     }
 }
@@ -257,7 +279,7 @@ impl LazyRaster {
             item.exit = Exit::Unknown;
             merged = item.also.len().min(1);
         }
-        list.push(item);
+        list.push_back(item);
         queue.merged += merged;
         if queue.overfull() {
             self.settle(view)?;
@@ -282,7 +304,7 @@ impl Queue {
     }
 
     /// Everything that waits, leaving nothing (and no scrolled area) behind.
-    fn take(&mut self) -> Vec<Waiting> {
+    fn take(&mut self) -> VecDeque<Waiting> {
         self.area = None;
         self.compact_at = 0;
         std::mem::take(&mut self.list)
@@ -301,7 +323,7 @@ impl Queue {
             self.moved.0.saturating_add(i64::from(dx)),
             self.moved.1.saturating_add(i64::from(dy)),
         );
-        let merged = self.list.last_mut().is_some_and(|last| {
+        let merged = self.list.back_mut().is_some_and(|last| {
             let merged = add_shift(&mut last.cmd, cmd);
             if merged {
                 (last.epoch, last.at) = (self.epoch, self.moved);
@@ -309,7 +331,7 @@ impl Queue {
             merged
         });
         if !merged {
-            self.list.push(Waiting {
+            self.list.push_back(Waiting {
                 mark: None,
                 epoch: self.epoch,
                 at: self.moved,
@@ -320,9 +342,64 @@ impl Queue {
                 exit: Exit::Never,
             });
         }
+        self.drop_front(area, marks);
         if self.list.len() >= self.compact_at.max(FIRST_COMPACTION) {
             self.compact(area, marks);
             self.compact_at = 2 * self.list.len();
+        }
+    }
+
+    /// Drops the commands at the front of the list that the scrolls since them moved out of
+    /// `area`, as [`Queue::compact`] would, up to the first that stays; a scroll at the
+    /// front merges into the next one when nothing but such commands lay between them.
+    fn drop_front(&mut self, area: PxRect, marks: &mut HashMap<Mark, usize>) {
+        let moved = self.moved;
+        loop {
+            let Some(front) = self.list.front_mut() else {
+                return;
+            };
+            if gone(front, moved, area) {
+                if let Some(m) = front.mark {
+                    forget_one(marks, m);
+                }
+                self.list.pop_front();
+                continue;
+            }
+            if !matches!(front.cmd, DrawCmd::Shift { .. }) {
+                return;
+            }
+            // A scroll: what follows it decides.
+            let Some(next) = self.list.get_mut(1) else {
+                return;
+            };
+            if gone(next, moved, area) {
+                if let Some(m) = next.mark {
+                    forget_one(marks, m);
+                }
+                // The scroll takes its place.
+                if let Some(shift) = self.list.pop_front() {
+                    if let Some(next) = self.list.front_mut() {
+                        *next = shift;
+                    }
+                }
+                continue;
+            }
+            if !matches!(next.cmd, DrawCmd::Shift { .. }) {
+                return;
+            }
+            let Some(mut first) = self.list.pop_front() else {
+                return;
+            };
+            let Some(next) = self.list.front_mut() else {
+                return;
+            };
+            if add_shift(&mut first.cmd, &next.cmd) {
+                // The sum takes the later scroll's place (nothing lies between them).
+                next.cmd = first.cmd;
+            } else {
+                self.list.push_front(first);
+                return;
+            }
         }
     }
 
@@ -332,28 +409,45 @@ impl Queue {
     /// each other.
     fn compact(&mut self, area: PxRect, marks: &mut HashMap<Mark, usize>) {
         let moved = self.moved;
-        // In place, each kept command moved once per pass: the list keeps its allocation (a
-        // streaming plot compacts every few hundred commands).
+        // In place: the list keeps its allocation.
         self.list.retain_mut(|w| {
-            if let Exit::Unknown = w.exit {
-                w.exit = Exit::of(w, area);
-            }
-            let gone = w
-                .exit
-                .gone((moved.0 - w.at.0, moved.1 - w.at.1), w.bounds, area);
+            let gone = gone(w, moved, area);
             if let Some(m) = w.mark.filter(|_| gone) {
                 forget_one(marks, m);
             }
             !gone
         });
-        self.list.dedup_by(|w, last| {
-            let merged = add_shift(&mut last.cmd, &w.cmd);
-            if merged {
-                (last.epoch, last.at) = (w.epoch, w.at);
+        // Scrolls now next to each other merge, the sum in the first's place.
+        let mut kept = 0;
+        for i in 0..self.list.len() {
+            let shifts = |w: &Waiting| matches!(w.cmd, DrawCmd::Shift { .. });
+            if kept > 0 && shifts(&self.list[i]) && shifts(&self.list[kept - 1]) {
+                // (A scroll holds nothing on the heap.)
+                let (next, epoch, at) = {
+                    let w = &self.list[i];
+                    (w.cmd.clone(), w.epoch, w.at)
+                };
+                let last = &mut self.list[kept - 1];
+                if add_shift(&mut last.cmd, &next) {
+                    (last.epoch, last.at) = (epoch, at);
+                    continue;
+                }
             }
-            merged
-        });
+            self.list.swap(kept, i);
+            kept += 1;
+        }
+        self.list.truncate(kept);
     }
+}
+
+/// Whether `w`, queued when the scrolls had moved by `w.at`, has left `area` now that they
+/// have moved by `moved` (its way out worked out the first time it is asked).
+fn gone(w: &mut Waiting, moved: (i64, i64), area: PxRect) -> bool {
+    if let Exit::Unknown = w.exit {
+        w.exit = Exit::of(w, area);
+    }
+    w.exit
+        .gone((moved.0 - w.at.0, moved.1 - w.at.1), w.bounds, area)
 }
 
 /// Merges the scroll `next` into the scroll `last` when they move the same area, expose the
@@ -416,7 +510,7 @@ const MAX_MERGED: usize = 256;
 /// into the new one: painting it later changes nothing (nothing since overlaps it), and
 /// erasures of one colour may be painted in any order. Erasures that another of the set
 /// paints over entirely are dropped.
-fn merge_erasure(list: &mut Vec<Waiting>, new: Waiting, color: Color) -> Waiting {
+fn merge_erasure(list: &mut VecDeque<Waiting>, new: Waiting, color: Color) -> Waiting {
     let from = list.len().saturating_sub(COVER_WINDOW);
     let mut touched = PxRect::default();
     let mut found = None;
@@ -440,7 +534,9 @@ fn merge_erasure(list: &mut Vec<Waiting>, new: Waiting, color: Color) -> Waiting
     let Some(i) = found else {
         return new;
     };
-    let mut set = list.remove(i);
+    let Some(mut set) = list.remove(i) else {
+        return new;
+    };
     let new = Member::new(new.cmd);
     // The new erasure is needed unless one of the set already paints all of it (the latest
     // merged first: a redraw erases what the one before it drew).

@@ -320,6 +320,7 @@ fn a_scrolling_stream_paints_what_the_raster_paints_and_keeps_only_what_it_shows
             most_waiting = most_waiting.max(pair.lazy.waiting(view));
         }
         pair.same(view, &format!("stream {stream} at its end"));
+        eprintln!("PROBE stream {stream} seldom {seldom} most {most_waiting}");
         if seldom {
             // The area shows some 75 columns of a stream that moves about 1.3 pixels a
             // stroke: far fewer commands than the 4000 steps, or the 4096 that may wait (about
@@ -734,4 +735,51 @@ fn erasures_over_what_is_their_colour_already_are_not_kept() {
     let picture = pair.lazy.snapshot(v).unwrap();
     let at = |x: usize, y: usize| &picture.data[(y * 400 + x) * 4..(y * 400 + x) * 4 + 4];
     assert_eq!(at(301, 50), [255, 255, 255, 255], "the band was not erased");
+}
+
+/// A steady streaming plot (a line at the right edge, then a scroll left by its width, over
+/// and over): what waits is what the area shows, at every step. The lines leave the area in
+/// the order they were drawn, and each scroll drops those that have left from the front of
+/// the queue (instead of letting the queue grow to twice that before looking at the whole of
+/// it); the picture is the raster's.
+#[test]
+fn a_steady_stream_keeps_what_the_area_shows_at_every_step() {
+    let (view, w, h) = (ViewId(0), 90u32, 70u32);
+    let area = PxRect::new(10, 5, 75, 55);
+    let bg = Color::rgb(255, 255, 255);
+    let mut pair = Pair::new();
+    pair.both(|b| b.create_surface(view, "t", w, h, bg).unwrap());
+    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+    let mut y = 30.0f32;
+    let mut most = 0;
+    for step in 0..3000 {
+        let ny = (y + rng.below(81) as f32 / 8.0 - 5.0).clamp(6.0, 58.0);
+        let cmd = DrawCmd::Stroke {
+            path: PxPath {
+                segs: vec![PathSeg::MoveTo(78.0, y), PathSeg::LineTo(83.0, ny)].into(),
+            },
+            style: StrokeStyle {
+                width: 1.0,
+                cap: LineCap::Butt,
+                join: LineJoin::Miter,
+                dash: Vec::new(),
+                dash_offset: 0.0,
+            },
+            color: colour(&mut rng),
+            clip: area,
+            mode: PaintMode::Blend,
+        };
+        pair.both(|b| b.draw(view, &cmd).unwrap());
+        let scroll = shift(area, -5, 0, bg);
+        pair.both(|b| b.draw(view, &scroll).unwrap());
+        y = ny;
+        if step >= 100 {
+            most = most.max(pair.lazy.waiting(view));
+        }
+    }
+    // The area is 75 pixels wide: about 15 lines of 5 pixels (each with the scroll after
+    // it) show. Looking at the whole queue only when it has doubled would let 30 and more
+    // wait.
+    assert!(most <= 34, "{most} commands waited at once");
+    pair.same(view, "the steady stream at its end");
 }
