@@ -658,22 +658,19 @@ impl Host {
     ) -> Result<(ViewId, Primitive, Style), SteelErr> {
         let view = self.view("line", &a[0])?;
         let style = self.style("line", &a[5], None)?;
-        let prim = segment(&a[1], &a[2], &a[3], &a[4])?;
-        Ok((view, prim, style))
+        let (from, to) = segment(&a[1], &a[2], &a[3], &a[4])?;
+        Ok((view, Primitive::Line { from, to }, style))
     }
 }
 
-/// The segment `(voml-line view x0 y0 x1 y1 style)` draws.
+/// The ends of the segment `(voml-line view x0 y0 x1 y1 style)` draws.
 pub(crate) fn segment(
     x0: &SteelVal,
     y0: &SteelVal,
     x1: &SteelVal,
     y1: &SteelVal,
-) -> Result<Primitive, SteelErr> {
-    Ok(Primitive::Line {
-        from: point("line", x0, y0)?,
-        to: point("line", x1, y1)?,
-    })
+) -> Result<(Point, Point), SteelErr> {
+    Ok((point("line", x0, y0)?, point("line", x1, y1)?))
 }
 
 native!(polyline, "voml-polyline", 3, |h, a| {

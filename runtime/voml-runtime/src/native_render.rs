@@ -8,6 +8,7 @@
 //! [`Outcome::Scheme`]: the runtime then calls the part's procedure, which does it all in
 //! Scheme and raises its errors where they belong.
 
+use std::rc::Rc;
 use steel::primitives::lists::{car, cdr, cons};
 use steel::primitives::numbers;
 use steel::primitives::vectors::vec_ref;
@@ -16,7 +17,8 @@ use steel::steel_vm::engine::Engine;
 use steel::steel_vm::primitives::{gt_primitive, gte_primitive, lt_primitive, lte_primitive};
 use steel::SteelErr;
 use voml_ir::{Form, NativeRender, RenderOp as Op, HERE_GLOBAL};
-use voml_llvo::{Primitive, Style, ViewId};
+
+use voml_llvo::{Point, Primitive, Style, ViewId};
 
 use crate::boundary;
 use crate::host::{self, Host, SoundCommand, STYLES_KEPT};
@@ -136,7 +138,8 @@ struct StyledLine {
 /// are read by name from the language's vocabulary, nothing else is looked up.)
 #[derive(Default)]
 struct SiteStyles {
-    kept: Vec<([SteelVal; 7], Style)>,
+    /// (Shared: each line drawn holds its style until the round's changes are made.)
+    kept: Vec<([SteelVal; 7], Rc<Style>)>,
     /// Where the next style read goes once `kept` is full.
     next: usize,
 }
@@ -144,18 +147,18 @@ struct SiteStyles {
 impl SiteStyles {
     /// The style these parts make: one kept, or read by `host` (as it reads the list
     /// `voml-style` makes of them) and kept.
-    fn style(&mut self, host: &mut Host, parts: [&SteelVal; 7]) -> Result<Style, SteelErr> {
+    fn style(&mut self, host: &mut Host, parts: [&SteelVal; 7]) -> Result<Rc<Style>, SteelErr> {
         if let Some(style) = self.find(parts) {
-            return Ok(style.clone());
+            return Ok(Rc::clone(style));
         }
-        let style = host.read_style_parts("line", parts)?;
-        self.keep(parts.map(SteelVal::clone), style.clone());
+        let style = Rc::new(host.read_style_parts("line", parts)?);
+        self.keep(parts.map(SteelVal::clone), Rc::clone(&style));
         Ok(style)
     }
 
     /// The style kept for these parts, each the same as its kept part as `voml-style`'s
     /// lists tell (see [`host::same_part`]).
-    fn find(&self, parts: [&SteelVal; 7]) -> Option<&Style> {
+    fn find(&self, parts: [&SteelVal; 7]) -> Option<&Rc<Style>> {
         self.kept
             .iter()
             .find(|(known, _)| known.iter().zip(parts).all(|(k, p)| host::same_part(k, p)))
@@ -163,7 +166,7 @@ impl SiteStyles {
     }
 
     /// Keeps `style`, read from `parts`.
-    fn keep(&mut self, parts: [SteelVal; 7], style: Style) {
+    fn keep(&mut self, parts: [SteelVal; 7], style: Rc<Style>) {
         if self.kept.len() < STYLES_KEPT {
             self.kept.push((parts, style));
         } else {
@@ -686,11 +689,14 @@ pub(crate) enum Outcome {
     Failed(SteelErr),
 }
 
-/// A change the forms make.
+/// A change the forms make. (Small: a round's changes are kept in a list, then made.)
 enum Effect {
     /// A global (by its place among [`Prepared::globals`]) assigned.
     Set(usize, SteelVal),
-    Draw(ViewId, Primitive, Style),
+    /// A styled line ([`Instr::StyledLine`]), its style one its site keeps.
+    Line(ViewId, Point, Point, Rc<Style>),
+    /// Any other primitive.
+    Draw(Box<(ViewId, Primitive, Style)>),
     Beep,
 }
 
@@ -759,10 +765,13 @@ impl Renders {
             else {
                 return Ok(None);
             };
-            locals.clone_from_slice(fields);
+            for (slot, field) in locals.iter_mut().zip(fields) {
+                release(std::mem::replace(slot, field.clone()));
+            }
             for (slot, at) in slots[global_base..filled].iter_mut().zip(&*globals) {
                 match engine.global_at(*at) {
-                    Some(v) => *slot = v,
+                    // (What the slot held is plain, as the last round left it.)
+                    Some(v) => release(std::mem::replace(slot, v)),
                     None => {
                         let_go(&mut slots[..filled], args);
                         return Ok(None);
@@ -813,9 +822,14 @@ impl Renders {
 }
 
 /// Lets go of what a round kept in its registers and structures (`slots`), and arguments.
+/// A plain value (see [`release`]) holds nothing and is left where it is: nothing reads a
+/// register before the round writes it, and a slot holds a plain value or void between
+/// rounds (so that filling it needs no general drop).
 fn let_go(slots: &mut [SteelVal], args: &mut Vec<SteelVal>) {
     for slot in slots {
-        release(std::mem::replace(slot, SteelVal::Void));
+        if !plain_value(slot) {
+            drop(std::mem::replace(slot, SteelVal::Void));
+        }
     }
     args.clear();
 }
@@ -867,7 +881,14 @@ fn make(
     for effect in effects.drain(..) {
         match effect {
             Effect::Set(global, value) => sets.push((native.globals[global], value)),
-            Effect::Draw(view, prim, style) => {
+            Effect::Line(view, from, to, style) => {
+                if let Err(e) = host.draw("line", view, Primitive::Line { from, to }, &style) {
+                    made = Outcome::Failed(e);
+                    break;
+                }
+            }
+            Effect::Draw(drawn) => {
+                let (view, prim, style) = *drawn;
                 if let Err(e) = host.draw("line", view, prim, &style) {
                     made = Outcome::Failed(e);
                     break;
@@ -970,8 +991,8 @@ impl<'r> Round<'r> {
                 }
                 Instr::StyledLine(line) => {
                     let host = memory::uncharged(|| self.styled_line(line));
-                    let (view, prim, style) = engine_says(host)?;
-                    self.effects.push(Effect::Draw(view, prim, style));
+                    let (view, from, to, style) = engine_says(host)?;
+                    self.effects.push(Effect::Line(view, from, to, style));
                 }
             }
             pc += 1;
@@ -995,7 +1016,10 @@ impl<'r> Round<'r> {
 
     /// What a styled line draws, where, how, as [`Host::line_parts`] works it out from the
     /// list the style's parts make.
-    fn styled_line(&mut self, line: &StyledLine) -> Result<(ViewId, Primitive, Style), SteelErr> {
+    fn styled_line(
+        &mut self,
+        line: &StyledLine,
+    ) -> Result<(ViewId, Point, Point, Rc<Style>), SteelErr> {
         let Round {
             host,
             slots,
@@ -1007,8 +1031,8 @@ impl<'r> Round<'r> {
         let [view, x0, y0, x1, y1] = line.line.map(get);
         let view = host.view("line", view)?;
         let style = styles[line.site as usize].style(host, line.style.map(get))?;
-        let prim = host::segment(x0, y0, x1, y1)?;
-        Ok((view, prim, style))
+        let (from, to) = host::segment(x0, y0, x1, y1)?;
+        Ok((view, from, to, style))
     }
 
     /// `(id-put S key value)` of the global `g`, as the list the forms see next. When that
@@ -1192,8 +1216,8 @@ impl<'r> Round<'r> {
             Op::Line => {
                 let host = &mut *self.host;
                 let parts = memory::uncharged(|| host.line_parts(a));
-                let (view, prim, style) = engine_says(parts)?;
-                self.effects.push(Effect::Draw(view, prim, style));
+                let drawn = engine_says(parts)?;
+                self.effects.push(Effect::Draw(Box::new(drawn)));
                 Ok(SteelVal::Void)
             }
             Op::Style => {
@@ -1287,18 +1311,25 @@ fn plain(op: Op, a: &SteelVal, b: &SteelVal) -> Option<SteelVal> {
 /// go of, and is not handed to the general drop (most registers hold one).
 #[inline(always)]
 fn release(v: SteelVal) {
-    if matches!(
+    if plain_value(&v) {
+        std::mem::forget(v);
+    } else {
+        drop(v);
+    }
+}
+
+/// Whether `v` is a plain number, boolean, character or void, which holds nothing to count
+/// or let go of.
+#[inline(always)]
+fn plain_value(v: &SteelVal) -> bool {
+    matches!(
         v,
         SteelVal::IntV(_)
             | SteelVal::NumV(_)
             | SteelVal::BoolV(_)
             | SteelVal::CharV(_)
             | SteelVal::Void
-    ) {
-        std::mem::forget(v);
-    } else {
-        drop(v);
-    }
+    )
 }
 
 /// A copy of `v`: plain values copied here, the rest by their own clone.
@@ -1345,7 +1376,7 @@ mod tests {
         let mut check = |site: &mut SiteStyles, p: [SteelVal; 7]| {
             let given = site.style(&mut host, p.each_ref()).unwrap();
             let read = host.read_style_parts("line", p.each_ref()).unwrap();
-            assert_eq!(given, read, "{p:?}");
+            assert_eq!(*given, read, "{p:?}");
             given
         };
         let colours = ["red", "blue", "green"];
@@ -1372,14 +1403,14 @@ mod tests {
         }
         assert_eq!(site.kept.len(), STYLES_KEPT);
         // A colour or clip that is not one: refused, nothing kept in its place.
-        let before: Vec<Style> = site.kept.iter().map(|(_, s)| s.clone()).collect();
+        let before: Vec<Style> = site.kept.iter().map(|(_, s)| (**s).clone()).collect();
         assert!(site
             .style(&mut host, parts("nocolour", IntV(1)).each_ref())
             .is_err());
         let mut clip = parts("red", IntV(1));
         clip[3] = text("nowhere");
         assert!(site.style(&mut host, clip.each_ref()).is_err());
-        let after: Vec<Style> = site.kept.iter().map(|(_, s)| s.clone()).collect();
+        let after: Vec<Style> = site.kept.iter().map(|(_, s)| (**s).clone()).collect();
         assert_eq!(before, after);
     }
 
