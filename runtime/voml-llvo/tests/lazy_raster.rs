@@ -99,21 +99,10 @@ fn command(rng: &mut Rng, w: u32, h: u32) -> DrawCmd {
             clip,
             mode: PaintMode::Blend,
         },
-        4 => DrawCmd::Stroke {
-            path: PxPath {
-                segs: vec![PathSeg::MoveTo(x0, y0), PathSeg::LineTo(x1, y1)].into(),
-            },
-            style: StrokeStyle {
-                width: 0.5 + rng.below(8) as f32 / 2.0,
-                cap: LineCap::Butt,
-                join: LineJoin::Miter,
-                dash: Vec::new(),
-                dash_offset: 0.0,
-            },
-            color: colour(rng),
-            clip,
-            mode: PaintMode::Blend,
-        },
+        4 => {
+            let width = 0.5 + rng.below(8) as f32 / 2.0;
+            segment((x0, y0), (x1, y1), width, colour(rng), clip)
+        }
         _ => DrawCmd::Text {
             x: x0,
             baseline: y0,
@@ -132,6 +121,25 @@ fn command(rng: &mut Rng, w: u32, h: u32) -> DrawCmd {
 /// A scroll of `area` by (dx, dy), exposing `fill`.
 fn shift(area: PxRect, dx: i32, dy: i32, fill: Color) -> DrawCmd {
     DrawCmd::Shift { area, dx, dy, fill }
+}
+
+/// A solid segment from `a` to `b`, `width` pixels wide, blended within `clip`.
+fn segment(a: (f32, f32), b: (f32, f32), width: f32, color: Color, clip: PxRect) -> DrawCmd {
+    DrawCmd::Stroke {
+        path: PxPath {
+            segs: vec![PathSeg::MoveTo(a.0, a.1), PathSeg::LineTo(b.0, b.1)].into(),
+        },
+        style: StrokeStyle {
+            width,
+            cap: LineCap::Butt,
+            join: LineJoin::Miter,
+            dash: Vec::new(),
+            dash_offset: 0.0,
+        },
+        color,
+        clip,
+        mode: PaintMode::Blend,
+    }
 }
 
 /// Applies every operation to the three back ends.
@@ -259,21 +267,8 @@ fn a_scrolling_stream_paints_what_the_raster_paints_and_keeps_only_what_it_shows
                         x + rng.below(24) as f32 / 8.0,
                         (y + rng.below(81) as f32 / 8.0 - 5.0).clamp(6.0, 58.0),
                     );
-                    let cmd = DrawCmd::Stroke {
-                        path: PxPath {
-                            segs: vec![PathSeg::MoveTo(x, y), PathSeg::LineTo(nx, ny)].into(),
-                        },
-                        style: StrokeStyle {
-                            width: 1.0 + rng.below(3) as f32,
-                            cap: LineCap::Butt,
-                            join: LineJoin::Miter,
-                            dash: Vec::new(),
-                            dash_offset: 0.0,
-                        },
-                        color: colour(&mut rng),
-                        clip: area,
-                        mode: PaintMode::Blend,
-                    };
+                    let width = 1.0 + rng.below(3) as f32;
+                    let cmd = segment((x, y), (nx, ny), width, colour(&mut rng), area);
                     pair.both(|b| b.draw(view, &cmd).unwrap());
                     (x, y) = (nx, ny);
                 }
@@ -754,21 +749,7 @@ fn a_steady_stream_keeps_what_the_area_shows_at_every_step() {
     let mut most = 0;
     for step in 0..3000 {
         let ny = (y + rng.below(81) as f32 / 8.0 - 5.0).clamp(6.0, 58.0);
-        let cmd = DrawCmd::Stroke {
-            path: PxPath {
-                segs: vec![PathSeg::MoveTo(78.0, y), PathSeg::LineTo(83.0, ny)].into(),
-            },
-            style: StrokeStyle {
-                width: 1.0,
-                cap: LineCap::Butt,
-                join: LineJoin::Miter,
-                dash: Vec::new(),
-                dash_offset: 0.0,
-            },
-            color: colour(&mut rng),
-            clip: area,
-            mode: PaintMode::Blend,
-        };
+        let cmd = segment((78.0, y), (83.0, ny), 1.0, colour(&mut rng), area);
         pair.both(|b| b.draw(view, &cmd).unwrap());
         let scroll = shift(area, -5, 0, bg);
         pair.both(|b| b.draw(view, &scroll).unwrap());
