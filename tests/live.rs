@@ -449,6 +449,9 @@ echo "exit $?"
         said.contains("tcp://127.0.0.1:") && said.contains("timed out"),
         "{said}"
     );
+    // A lost connection is not a bad line.
+    assert!(said.contains("1 input ended by a read error"), "{said}");
+    assert!(!said.contains("bad lines"), "{said}");
     // Ended by the probes (10 s of silence, then 3 probes 5 s apart), not by anything sooner.
     assert!(took >= Duration::from_secs(20), "{took:?}\n{said}");
     let state: serde_json::Value =

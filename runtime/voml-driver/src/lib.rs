@@ -68,6 +68,9 @@ pub struct Outcome {
     pub records: u64,
     /// Trace lines that were not records.
     pub bad_lines: u64,
+    /// Inputs whose reading failed (a file that could not be read on, a producer's
+    /// connection lost): not lines, so not among `bad_lines`.
+    pub read_errors: u64,
     /// The run stopped early: strict mode, or the engine could not go on.
     pub stopped: bool,
     /// The user quit before the input ended.
@@ -403,7 +406,11 @@ impl Run {
             let record = match item {
                 Ok(record) => record,
                 Err(e) => {
-                    self.outcome.bad_lines += 1;
+                    if e.kind == voml_trace::TraceErrorKind::Io {
+                        self.outcome.read_errors += 1;
+                    } else {
+                        self.outcome.bad_lines += 1;
+                    }
                     reporter.bad_line(e, self.options.strict);
                     if self.options.strict {
                         self.outcome.stopped = true;

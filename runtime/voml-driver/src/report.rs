@@ -113,7 +113,7 @@ impl Terminal {
         let stats = runtime.stats();
         let elapsed = outcome.elapsed.as_secs_f64();
         eprintln!(
-            "{}{} records from {} in {:.2} s ({:.0} records/s){}{}",
+            "{}{} records from {} in {:.2} s ({:.0} records/s){}{}{}",
             self.label,
             stats.records,
             source,
@@ -123,6 +123,11 @@ impl Terminal {
                 format!(", {} bad lines skipped", outcome.bad_lines)
             } else {
                 String::new()
+            },
+            match outcome.read_errors {
+                0 => String::new(),
+                1 => ", 1 input ended by a read error".to_string(),
+                n => format!(", {n} inputs ended by a read error"),
             },
             if stats.skipped > 0 {
                 format!(", {} events with bad fields skipped", stats.skipped)
@@ -186,7 +191,12 @@ impl Reporter for Terminal {
         }
         if self.lines_shown < SHOWN {
             self.clear_progress();
-            eprintln!("warning: {error}\n  | {}", error.text);
+            // (A read error has no line to show.)
+            if error.text.is_empty() {
+                eprintln!("warning: {error}");
+            } else {
+                eprintln!("warning: {error}\n  | {}", error.text);
+            }
             self.lines_shown += 1;
         }
         if strict {
