@@ -1162,6 +1162,8 @@ impl<'r> Round<'r> {
         match op {
             Op::NumEq => engine_says(number_equality(a, b)),
             Op::VectorRef => engine_says(vec_ref(a, b)),
+            // (Its operands read where they lie, not copied out.)
+            Op::IdGet => engine_says(crate::prelude::entry_value(a, b)),
             // An element of a list, as `nth` gives it, without copying the arguments out
             // (what `nth` refuses is left to it below).
             Op::Nth => match (a, b) {

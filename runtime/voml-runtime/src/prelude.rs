@@ -354,8 +354,13 @@ fn same_key(a: &SteelVal, b: &SteelVal) -> bool {
 /// what `id-put` stored (Figures 11 and 13 take `(cdr (id-get ...))` of a stored pair).
 pub(crate) fn id_get(args: &[SteelVal]) -> Result<SteelVal, SteelErr> {
     arity("id-get", args, 2)?;
-    for entry in entries("id-get", &args[0])? {
-        if key_of(entry).is_some_and(|k| same_key(k, &args[1])) {
+    entry_value(&args[0], &args[1])
+}
+
+/// `(id-get alist key)` of its two arguments where they lie (a native part's operands).
+pub(crate) fn entry_value(alist: &SteelVal, key: &SteelVal) -> Result<SteelVal, SteelErr> {
+    for entry in entries("id-get", alist)? {
+        if key_of(entry).is_some_and(|k| same_key(k, key)) {
             return Ok(value_of(entry));
         }
     }
