@@ -879,22 +879,26 @@ fn make(
 ) -> Outcome {
     let mut made = Outcome::Done;
     for effect in effects.drain(..) {
-        match effect {
-            Effect::Set(global, value) => sets.push((native.globals[global], value)),
+        let drawn = match effect {
+            Effect::Set(global, value) => {
+                sets.push((native.globals[global], value));
+                continue;
+            }
+            Effect::Beep => {
+                host.sound(SoundCommand::Beep);
+                continue;
+            }
             Effect::Line(view, from, to, style) => {
-                if let Err(e) = host.draw("line", view, Primitive::Line { from, to }, &style) {
-                    made = Outcome::Failed(e);
-                    break;
-                }
+                host.draw("line", view, Primitive::Line { from, to }, &style)
             }
             Effect::Draw(drawn) => {
                 let (view, prim, style) = *drawn;
-                if let Err(e) = host.draw("line", view, prim, &style) {
-                    made = Outcome::Failed(e);
-                    break;
-                }
+                host.draw("line", view, prim, &style)
             }
-            Effect::Beep => host.sound(SoundCommand::Beep),
+        };
+        if let Err(e) = drawn {
+            made = Outcome::Failed(e);
+            break;
         }
     }
     let _charged = meter.enter();
