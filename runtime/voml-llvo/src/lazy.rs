@@ -202,9 +202,7 @@ impl LazyRaster {
             self.pristine.remove(&view);
         }
         for w in queue.take() {
-            if let Some(m) = w.mark {
-                forget_one(&mut self.marks, m);
-            }
+            forget_one(&mut self.marks, w.mark);
             self.raster.draw(view, &w.cmd)?;
             for m in &w.also {
                 self.raster.draw(view, &m.cmd)?;
@@ -248,9 +246,7 @@ impl LazyRaster {
                     || (list[i].epoch != epoch
                         && scrolled.is_some_and(|a| !a.intersect(&b).is_empty()));
                 if !moved && !b.is_empty() && b.intersect(&cover) == b {
-                    if let Some(m) = list[i].mark {
-                        forget_one(&mut self.marks, m);
-                    }
+                    forget_one(&mut self.marks, list[i].mark);
                 } else {
                     list.swap(kept, i);
                     kept += 1;
@@ -359,9 +355,7 @@ impl Queue {
                 return;
             };
             if gone(front, moved, area) {
-                if let Some(m) = front.mark {
-                    forget_one(marks, m);
-                }
+                forget_one(marks, front.mark);
                 self.list.pop_front();
                 continue;
             }
@@ -373,9 +367,7 @@ impl Queue {
                 return;
             };
             if gone(next, moved, area) {
-                if let Some(m) = next.mark {
-                    forget_one(marks, m);
-                }
+                forget_one(marks, next.mark);
                 // The scroll takes its place.
                 if let Some(shift) = self.list.pop_front() {
                     if let Some(next) = self.list.front_mut() {
@@ -412,8 +404,8 @@ impl Queue {
         // In place: the list keeps its allocation.
         self.list.retain_mut(|w| {
             let gone = gone(w, moved, area);
-            if let Some(m) = w.mark.filter(|_| gone) {
-                forget_one(marks, m);
+            if gone {
+                forget_one(marks, w.mark);
             }
             !gone
         });
@@ -571,8 +563,11 @@ fn merge_erasure(list: &mut VecDeque<Waiting>, new: Waiting, color: Color) -> Wa
     set
 }
 
-/// One waiting command of frame `mark` is gone.
-fn forget_one(marks: &mut HashMap<Mark, usize>, mark: Mark) {
+/// One waiting command of frame `mark` (if it has one) is gone.
+fn forget_one(marks: &mut HashMap<Mark, usize>, mark: Option<Mark>) {
+    let Some(mark) = mark else {
+        return;
+    };
     if let Some(n) = marks.get_mut(&mark) {
         *n -= 1;
         if *n == 0 {
@@ -633,9 +628,7 @@ impl Backend for LazyRaster {
         // The content is lost anyway.
         if let Some(queue) = self.waiting.get_mut(&view) {
             for w in queue.take() {
-                if let Some(m) = w.mark {
-                    forget_one(&mut self.marks, m);
-                }
+                forget_one(&mut self.marks, w.mark);
             }
         }
         self.raster
@@ -646,9 +639,7 @@ impl Backend for LazyRaster {
 
     fn destroy_surface(&mut self, view: ViewId) {
         for w in self.waiting.remove(&view).unwrap_or_default().list {
-            if let Some(m) = w.mark {
-                forget_one(&mut self.marks, m);
-            }
+            forget_one(&mut self.marks, w.mark);
         }
         self.pristine.remove(&view);
         self.raster.destroy_surface(view);
