@@ -108,6 +108,7 @@ mod primitive;
 mod raster;
 mod scroll;
 mod shown;
+mod threaded;
 mod view;
 
 use serde::{Deserialize, Serialize};
@@ -126,6 +127,7 @@ pub use llvo::{encode_png, Llvo, DEFAULT_RECORD_CAP, MAX_WINDOW};
 pub use lower::MAX_THICK;
 pub use primitive::{ClipMode, HAlign, LineCap, LineJoin, Primitive, Style, VAlign};
 pub use raster::RasterBackend;
+pub use threaded::Threaded;
 pub use view::{AdaptMode, Adaptation, InfoItem, Undraw, ViewInfo, ViewSpec, DEFAULT_QUALITY};
 
 /// A view (one window). Ids are never reused, so a stale id stays invalid.

@@ -31,6 +31,9 @@ pub(crate) struct Ctx<'a> {
     /// A line's ends in pixels when the caller has them ([`WorldMap::line_px`]): what
     /// [`to_px`] gives for them.
     pub line_px: Option<[(f64, f64); 2]>,
+    /// Whether a plain line's bounds are left to the back end ([`Lowered::later`]; see
+    /// [`crate::Backend::bounds_later`]).
+    pub bounds_later: bool,
     pub image_size: &'a dyn Fn(ImageId) -> Option<(u32, u32)>,
     pub warnings: &'a mut Vec<LlvoError>,
 }
@@ -43,6 +46,9 @@ pub(crate) struct Lowered {
     /// a pixel: the back end is given them.
     pub bounds: Vec<PxRect>,
     pub erase: Vec<DrawCmd>,
+    /// Drawing commands whose bounds the back end works out (see [`Ctx::bounds_later`]),
+    /// drawn after those of `draw`.
+    pub later: Vec<DrawCmd>,
 }
 
 impl Lowered {
@@ -264,6 +270,7 @@ pub(crate) fn lower(
     out.draw.clear();
     out.bounds.clear();
     out.erase.clear();
+    out.later.clear();
     match prim {
         Primitive::Line { from, to } => {
             let ink = ink(style, ctx);
@@ -290,7 +297,11 @@ pub(crate) fn lower(
                         PathSeg::LineTo(b.0 as f32, b.1 as f32),
                     ]),
                 };
-                push_stroke(out, ctx, &ink, path, true);
+                if ctx.bounds_later && !ctx.want_erase {
+                    out.later.push(stroke(ctx, &ink, path));
+                } else {
+                    push_stroke(out, ctx, &ink, path, true);
+                }
             }
         }
         Primitive::Polyline { points } => {
@@ -606,16 +617,9 @@ fn push_fill(out: &mut Lowered, ctx: &mut Ctx, color: Color, path: PxPath) {
 }
 
 fn push_stroke(out: &mut Lowered, ctx: &mut Ctx, ink: &Ink, path: PxPath, open: bool) {
-    let style = ink.stroke_style();
     // The path and style are copied only for an erasure.
-    let erase = ctx.want_erase.then(|| (path.clone(), style.clone()));
-    let cmd = DrawCmd::Stroke {
-        path,
-        style,
-        color: ink.color,
-        clip: ctx.clip,
-        mode: PaintMode::Blend,
-    };
+    let erase = ctx.want_erase.then(|| (path.clone(), ink.stroke_style()));
+    let cmd = stroke(ctx, ink, path);
     let bounds = cmd.bounds();
     if bounds.is_empty() {
         return;
@@ -630,6 +634,17 @@ fn push_stroke(out: &mut Lowered, ctx: &mut Ctx, ink: &Ink, path: PxPath, open: 
             clip: ctx.clip,
             mode: PaintMode::Erase,
         });
+    }
+}
+
+/// The command that strokes `path` with `ink`.
+fn stroke(ctx: &Ctx, ink: &Ink, path: PxPath) -> DrawCmd {
+    DrawCmd::Stroke {
+        path,
+        style: ink.stroke_style(),
+        color: ink.color,
+        clip: ctx.clip,
+        mode: PaintMode::Blend,
     }
 }
 
@@ -1079,6 +1094,7 @@ mod tests {
                     background: Color::WHITE,
                     want_erase: i % 2 == 0,
                     line_px,
+                    bounds_later: false,
                     image_size: &images,
                     warnings: &mut warnings,
                 };

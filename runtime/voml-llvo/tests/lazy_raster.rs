@@ -2,13 +2,14 @@
 //! which scrolls through a scroll store, exactly what a raster that moves the pixels of the
 //! area paints: random streams of drawing, owned frames and their undrawing, clears,
 //! scrolling (by a few pixels, past the stores' slack, and past the area), rescaling, buffers
-//! and resizes, with the pictures compared byte for byte at random moments.
+//! and resizes, with the pictures compared byte for byte at random moments. The lazy raster
+//! on a drawing thread of its own ([`Threaded`]) is held to the same pixels.
 
 use std::collections::HashMap;
 
 use voml_llvo::{
     Backend, Color, DrawCmd, FontFamily, FontSpec, LazyRaster, LineCap, LineJoin, Mark, OwnerId,
-    PaintMode, PathSeg, PxPath, PxRect, PxRemap, RasterBackend, StrokeStyle, ViewId,
+    PaintMode, PathSeg, PxPath, PxRect, PxRemap, RasterBackend, StrokeStyle, Threaded, ViewId,
 };
 
 /// Per owner: its current frame number, and the view and bounds of what it drew in it.
@@ -143,10 +144,13 @@ fn segment(a: (f32, f32), b: (f32, f32), width: f32, color: Color, clip: PxRect)
 }
 
 /// Applies every operation to the three back ends.
+/// The raster, and the back ends that must paint what it paints: the lazy raster, the raster
+/// that moves its pixels, and the lazy raster on a drawing thread of its own.
 struct Pair {
     raster: RasterBackend,
     lazy: LazyRaster,
     moving: RasterBackend,
+    threaded: Threaded<LazyRaster>,
 }
 
 impl Pair {
@@ -155,6 +159,7 @@ impl Pair {
             raster: RasterBackend::new(),
             lazy: LazyRaster::new(),
             moving: RasterBackend::moving_pixels(),
+            threaded: Threaded::new(LazyRaster::new()),
         }
     }
 
@@ -162,6 +167,7 @@ impl Pair {
         f(&mut self.raster);
         f(&mut self.lazy);
         f(&mut self.moving);
+        f(&mut self.threaded);
     }
 
     fn same(&mut self, view: ViewId, case: &str) {
@@ -169,6 +175,10 @@ impl Pair {
         for (name, other) in [
             ("lazy raster", self.lazy.snapshot(view).unwrap()),
             ("raster moving pixels", self.moving.snapshot(view).unwrap()),
+            (
+                "lazy raster on a thread",
+                self.threaded.snapshot(view).unwrap(),
+            ),
         ] {
             let differing = a
                 .data
@@ -357,7 +367,13 @@ fn the_lazy_raster_paints_what_the_raster_paints() {
                     if std::env::var_os("LAZY_TRACE").is_some() {
                         eprintln!("{cmd:?}");
                     }
-                    pair.both(|b| b.draw(view, &cmd).unwrap());
+                    // Also as the low-level layer hands a line to a back end that works its
+                    // bounds out itself.
+                    if op % 2 == 0 {
+                        pair.both(|b| b.draw(view, &cmd).unwrap());
+                    } else {
+                        pair.both(|b| b.draw_unbounded(view, cmd.clone()).unwrap());
+                    }
                 }
                 9..=12 => {
                     let owner = 1 + rng.below(3) as u32;
@@ -763,4 +779,37 @@ fn a_steady_stream_keeps_what_the_area_shows_at_every_step() {
     // wait.
     assert!(most <= 34, "{most} commands waited at once");
     pair.same(view, "the steady stream at its end");
+}
+
+/// A command handed to the drawing thread that its back end refuses is reported by the next
+/// call that waits for the drawing (or by `finish`), once; what was handed over after it is
+/// still drawn.
+#[test]
+fn a_refusal_on_the_drawing_thread_is_reported_by_the_next_call_that_waits() {
+    let bg = Color::rgb(255, 255, 255);
+    let ink = Color::rgb(200, 0, 0);
+    let mut threaded = Threaded::new(LazyRaster::new());
+    threaded
+        .create_surface(ViewId(0), "t", 40, 30, bg)
+        .expect("surface");
+    let area = PxRect::new(0, 0, 40, 30);
+    let line = segment((2.0, 5.0), (38.0, 5.0), 2.0, ink, area);
+    // Handed over, not drawn yet: nothing to refuse here.
+    threaded
+        .draw_unbounded(ViewId(7), line.clone())
+        .expect("handed over");
+    threaded
+        .draw_unbounded(ViewId(0), line.clone())
+        .expect("handed over");
+    let refused = threaded.snapshot(ViewId(0)).expect_err("the unknown view");
+    assert!(
+        refused.to_string().contains('7'),
+        "names the view: {refused}"
+    );
+    // Reported once; the line after the refused one was drawn.
+    let pixels = threaded.snapshot(ViewId(0)).expect("picture");
+    assert_eq!(pixels.pixel(20, 5), Some([200, 0, 0, 255]));
+    assert!(threaded.finish().is_ok());
+    threaded.draw(ViewId(3), &line).expect("handed over");
+    assert!(threaded.finish().is_err(), "finish reports it too");
 }

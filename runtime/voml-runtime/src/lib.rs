@@ -44,7 +44,7 @@ use steel::SteelErr;
 use voml_ir::{CompiledVo, FieldType, RenderMode, Span};
 use voml_llvo::{
     AdaptMode, Adaptation, Backend, BackendEvent, Color, LazyRaster, Llvo, OwnerId, Status,
-    ViewSpec,
+    Threaded, ViewSpec,
 };
 use voml_trace::{Record, Value};
 
@@ -379,9 +379,10 @@ pub struct Runtime {
 
 impl Runtime {
     /// Loads a compiled visual object into a fresh sandboxed engine drawing in memory (the
-    /// headless raster back end, rasterising only when a picture is taken).
+    /// headless raster back end, rasterising only when a picture is taken, on a thread of
+    /// its own).
     pub fn headless(vo: CompiledVo, config: Config) -> Result<Runtime, LoadError> {
-        Runtime::new(vo, Box::new(LazyRaster::new()), config)
+        Runtime::new(vo, Box::new(Threaded::new(LazyRaster::new())), config)
     }
 
     /// Loads a compiled visual object into a fresh sandboxed engine drawing through `backend`.
