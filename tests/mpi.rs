@@ -16,7 +16,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use support::mpi::{build, mpirun, said, COUNT, LIMIT};
+use support::mpi::{build, mpirun, mpirun_rounds, said, COUNT, LIMIT};
 
 fn scratch(name: &str) -> support::Scratch {
     support::Scratch::new("mpi", name)
@@ -156,4 +156,172 @@ fn over_a_unix_socket_and_with_no_listener_the_program_runs_the_same() {
     assert_eq!(traced.stdout, plain.stdout);
     let [sends, receives, collectives, waits] = said(&plain.stdout);
     assert_eq!(counts, [sends, receives, collectives, waits, 4]);
+}
+
+/// Rounds enough for every rank to send several times what the sockets' buffers hold (about
+/// 1 kB a rank a round).
+const MANY_ROUNDS: &str = "20000";
+
+/// A visual object that reads nothing for a while (paused, or slower than the program) is
+/// waited for, however much longer than `VOML_SEND_TIMEOUT` that takes: the ranks block in
+/// their sends while it does not read, and then every record of every rank arrives, up to
+/// the last (MPI_Finalize's).
+#[test]
+fn a_listener_that_reads_nothing_for_a_while_slows_the_program_and_loses_nothing() {
+    let dir = scratch("paused");
+    let Some((library, program)) = build(&dir) else {
+        return;
+    };
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = format!("tcp://{}", listener.local_addr().unwrap());
+    // Long enough for the ranks' window probes, answered, to come further apart than the
+    // timeout (they back off from 0.2 s, doubling).
+    let pause = Duration::from_secs(8);
+    let reader = std::thread::spawn(move || {
+        let ranks: Vec<_> = (0..4).map(|_| listener.accept().unwrap().0).collect();
+        std::thread::sleep(pause);
+        let readers: Vec<_> = ranks
+            .into_iter()
+            .map(|mut s| {
+                std::thread::spawn(move || {
+                    let mut text = String::new();
+                    s.read_to_string(&mut text).unwrap();
+                    text
+                })
+            })
+            .collect();
+        readers
+            .into_iter()
+            .map(|r| r.join().unwrap())
+            .collect::<Vec<_>>()
+    });
+    let started = Instant::now();
+    let traced = mpirun_rounds(
+        &program,
+        &[
+            ("LD_PRELOAD", library.to_str().unwrap()),
+            ("VOML_LISTEN", &addr),
+            ("VOML_SEND_TIMEOUT", "1"),
+        ],
+        MANY_ROUNDS,
+    );
+    let took = started.elapsed();
+    let streams = reader.join().unwrap();
+    let complaints = String::from_utf8_lossy(&traced.stderr);
+    assert!(!complaints.contains("voml-pmpi"), "{complaints}");
+    // The program waited for the listener (its records did not fit in the buffers).
+    assert!(
+        took >= pause,
+        "the program ended after {took:?}, before the pause did"
+    );
+    let [sends, ..] = said(&traced.stdout);
+    let mut seen_sends = 0;
+    for (rank, text) in streams.iter().enumerate() {
+        let last = text.lines().last().unwrap_or_default();
+        assert!(
+            last.starts_with("-4 -901 "),
+            "rank {rank}'s stream ends with {last:?}, not MPI_Finalize's record"
+        );
+        seen_sends += text.lines().filter(|l| l.starts_with("-3 -27 ")).count() as i64;
+    }
+    assert_eq!(seen_sends, sends, "every send was recorded");
+}
+
+/// A VOML host that stops answering while the ranks send to it (its network gone: the
+/// loopback taken down inside a network namespace of its own) is given up after
+/// `VOML_SEND_TIMEOUT` seconds, with a word on standard error, and the program goes on; TCP
+/// alone would keep the rank blocked for some 15 minutes.
+#[test]
+fn a_rank_gives_up_a_voml_host_that_stops_answering() {
+    let dir = scratch("vanish");
+    let Some((library, program)) = build(&dir) else {
+        return;
+    };
+    let can = Command::new("unshare")
+        .args(["-n", "ip", "link", "set", "lo", "up"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !can {
+        assert!(
+            std::env::var_os("VOML_REQUIRE_TOOLS").is_none(),
+            "`unshare -n` with `ip` is needed (required because VOML_REQUIRE_TOOLS is set)"
+        );
+        eprintln!("note: `unshare -n` or `ip` unavailable; the silent host is not tested");
+        return;
+    }
+    std::fs::write(dir.join("count.voml"), COUNT).unwrap();
+    // Inside the namespace: the run listens, the ranks connect and send, the loopback goes
+    // down under them until one rank gives up, then comes back for the rest of the run.
+    let script = r#"set -e
+ip link set lo up
+"$VOML" run "$DIR/count.voml" --listen tcp://127.0.0.1:7404 --producers 4 --headless \
+    --out "$DIR/out" 2> "$DIR/voml.err" &
+run=$!
+for _ in $(seq 200); do grep -q listening "$DIR/voml.err" && break; sleep 0.05; done
+mpirun --mca orte_tmpdir_base "$DIR/session" --allow-run-as-root --oversubscribe \
+    --mca btl self,vader --mca oob_tcp_if_include lo -np 4 -x LD_PRELOAD="$LIB" \
+    -x VOML_LISTEN=tcp://127.0.0.1:7404 -x VOML_SEND_TIMEOUT=3 "$PROGRAM" "$ROUNDS" \
+    > "$DIR/mpi.out" 2> "$DIR/mpi.err" &
+mpi=$!
+sleep 1.5
+ip link set lo down
+down=$(date +%s%N)
+for _ in $(seq 600); do grep -q "no longer sent" "$DIR/mpi.err" && break; sleep 0.1; done
+echo "gave up after $(( ($(date +%s%N) - down) / 1000000 )) ms"
+ip link set lo up
+set +e
+wait $mpi
+echo "mpirun exit $?"
+wait $run
+echo "voml exit $?"
+"#;
+    std::fs::create_dir_all(dir.join("session")).unwrap();
+    let mut child = Command::new("unshare")
+        .args(["-n", "bash", "-c", script])
+        .env("VOML", env!("CARGO_BIN_EXE_voml"))
+        .env("DIR", dir.as_path())
+        .env("LIB", &library)
+        .env("PROGRAM", &program)
+        .env("ROUNDS", MANY_ROUNDS)
+        .env("STEEL_HOME", std::env::temp_dir().join("voml-steel-home"))
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let Some(status) = support::wait_bounded(&mut child, LIMIT) else {
+        let _ = Command::new("pkill")
+            .args(["-f", dir.to_str().unwrap()])
+            .status();
+        panic!("the run with a silent host did not end");
+    };
+    assert!(status.success());
+    let mut out = String::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut out)
+        .unwrap();
+    let complaints = std::fs::read_to_string(dir.join("mpi.err")).unwrap_or_default();
+    let said_voml = std::fs::read_to_string(dir.join("voml.err")).unwrap_or_default();
+    let context = format!("{out}\nmpirun: {complaints}\nvoml: {said_voml}");
+    assert!(
+        complaints.contains("the VOML host has not answered for 3 s; records are no longer sent"),
+        "{context}"
+    );
+    // Given up within the timeout and a few looks, not when TCP would.
+    let after: u64 = out
+        .lines()
+        .find_map(|l| l.strip_prefix("gave up after "))
+        .and_then(|l| l.strip_suffix(" ms"))
+        .and_then(|ms| ms.parse().ok())
+        .unwrap_or_else(|| panic!("{context}"));
+    assert!(
+        (3_000..20_000).contains(&after),
+        "gave up after {after} ms: {context}"
+    );
+    // The program went on and ended as usual; so did the run, with what it was sent.
+    assert!(out.contains("mpirun exit 0"), "{context}");
+    assert!(out.contains("voml exit 0"), "{context}");
+    let text = std::fs::read_to_string(dir.join("mpi.out")).unwrap_or_default();
+    assert!(text.contains("checksum"), "{context}");
 }

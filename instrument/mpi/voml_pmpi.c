@@ -20,7 +20,10 @@
  * Nothing the program prints changes: the library writes to its socket (or NATS) only,
  * and to standard error once if it cannot connect or the socket breaks (then it stops
  * sending and the program goes on). A visual object slower than the program slows it down (the socket's
- * buffer fills): records are never dropped. */
+ * buffer fills): records are never dropped. A paused or slow visual object is waited for however
+ * long it takes; a VOML host that stops answering altogether (it vanished from the network, its
+ * machine stopped) is given up once what was sent to it went unanswered for VOML_SEND_TIMEOUT
+ * seconds (default 30), instead of when TCP gives up (some 15 minutes). */
 #include <mpi.h>
 #ifdef VOML_WITH_NATS
 #include <nats/nats.h>
@@ -35,7 +38,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -69,6 +75,13 @@ static double last_flush = 0.0;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static char buf[1 << 16];
 static size_t used = 0;
+
+/* How long what was sent may go unanswered before the host is given up (VOML_SEND_TIMEOUT,
+ * seconds), and how often a send that waits looks (a timeout on the socket, seconds). */
+static long send_timeout_ms = 30000;
+#define LOOK_EVERY 1
+/* Looks in a row that found the host silent. */
+static int silent_looks = 0;
 
 /* Flushed at least this often (seconds of MPI_Wtime), so that a live view follows. */
 #define FLUSH_EVERY 0.05
@@ -145,6 +158,26 @@ static void nats_stop(void) {
 }
 #endif
 
+/* Whether the host behind the socket stopped answering: data (or, while its window is shut,
+ * window probes) went out and no acknowledgement came back for send_timeout_ms, at two looks
+ * in a row (a host that answers answers a probe within a round trip; one paused for long is
+ * probed rarely, and answers). A Unix socket's peer is never silent this way. */
+static int host_silent(void) {
+    struct tcp_info info;
+    socklen_t len = sizeof info;
+    memset(&info, 0, sizeof info);
+    if (getsockopt(sock, IPPROTO_TCP, TCP_INFO, &info, &len) != 0) {
+        return 0;
+    }
+    int waiting = info.tcpi_retransmits > 0 || info.tcpi_probes > 0;
+    if (waiting && (long)info.tcpi_last_ack_recv >= send_timeout_ms) {
+        silent_looks++;
+    } else {
+        silent_looks = 0;
+    }
+    return silent_looks >= 2;
+}
+
 /* Writes the buffer out; on a broken socket (or a NATS server that does not store it) says
  * so once and stops sending. Called with the lock held. */
 static void flush_locked(void) {
@@ -164,6 +197,19 @@ static void flush_locked(void) {
         if (n < 0 && errno == EINTR) {
             continue;
         }
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            /* The socket's buffer stayed full for LOOK_EVERY: a slow host, or none. */
+            if (!host_silent()) {
+                continue;
+            }
+            say("the VOML host has not answered for %ld s; records are no longer sent "
+                "(VOML_SEND_TIMEOUT sets how long to wait)", send_timeout_ms / 1000);
+            close(sock);
+            sock = -1;
+            sending = 0;
+            break;
+        }
+        silent_looks = 0;
         if (n <= 0) {
             say("the VOML socket broke (%s); records are no longer sent", strerror(errno));
             close(sock);
@@ -554,6 +600,19 @@ static void start(void) {
             strerror(errno));
         return;
     }
+    const char *timeout = getenv("VOML_SEND_TIMEOUT");
+    if (timeout && *timeout) {
+        char *end;
+        double seconds = strtod(timeout, &end);
+        if (*end || !(seconds > 0) || seconds > 86400 * 365) {
+            say("VOML_SEND_TIMEOUT=%s is not a number of seconds; 30 is used", timeout);
+        } else {
+            send_timeout_ms = (long)(seconds * 1000);
+        }
+    }
+    /* A send that waits looks now and then whether the host still answers. */
+    struct timeval look = {LOOK_EVERY, 0};
+    setsockopt(s, SOL_SOCKET, SO_SNDTIMEO, &look, sizeof look);
     sock = s;
     sending = 1;
     record3(ENTRY, TRACE, 0, -1, -1, "MPI_Init");

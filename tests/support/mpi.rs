@@ -130,6 +130,11 @@ pub fn build(dir: &Path) -> Option<(PathBuf, PathBuf)> {
 /// `mpirun`s started together (tests run in parallel) raced to create the same one under
 /// `/tmp` ("A call to mkdir was unable to create the desired directory ... File exists").
 pub fn mpirun(program: &Path, env: &[(&str, &str)]) -> Output {
+    mpirun_rounds(program, env, ROUNDS)
+}
+
+/// [`mpirun`] of `program` for `rounds` rounds.
+pub fn mpirun_rounds(program: &Path, env: &[(&str, &str)], rounds: &str) -> Output {
     static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let n = RUNS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
     let session = std::env::temp_dir().join(format!("voml-ompi-{}-{n}", std::process::id()));
@@ -151,7 +156,7 @@ pub fn mpirun(program: &Path, env: &[(&str, &str)]) -> Output {
     for (name, value) in env {
         cmd.env(name, value).args(["-x", name]);
     }
-    let out = bounded(cmd.arg(program).arg(ROUNDS));
+    let out = bounded(cmd.arg(program).arg(rounds));
     let _ = std::fs::remove_dir_all(&session);
     assert!(
         out.status.success(),
