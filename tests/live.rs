@@ -385,16 +385,7 @@ fn voml_send_from_standard_input_sends_each_line_as_it_comes() {
 /// does nothing, unless `VOML_REQUIRE_TOOLS` is set (as in CI).
 #[test]
 fn a_producer_whose_host_vanishes_is_given_up_after_the_keepalive_probes() {
-    let can = Command::new("unshare")
-        .args(["-n", "ip", "link", "set", "lo", "up"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !can {
-        assert!(
-            std::env::var_os("VOML_REQUIRE_TOOLS").is_none(),
-            "`unshare -n` with `ip` is needed (required because VOML_REQUIRE_TOOLS is set)"
-        );
-        eprintln!("note: `unshare -n` or `ip` unavailable; the vanishing host is not tested");
+    if !support::network_namespaces("the vanishing host") {
         return;
     }
     let dir = std::env::temp_dir().join(format!("voml-live-vanish-{}", std::process::id()));

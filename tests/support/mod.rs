@@ -746,3 +746,21 @@ pub fn dumped_counts(state: &Path) -> Vec<(i64, i64)> {
     counts.sort();
     counts
 }
+
+/// Whether a test may run in a network namespace of its own (`unshare -n`, root or user
+/// namespaces, with `ip` to bring its loopback up). Without, it says `what` is not tested
+/// and answers no, unless `VOML_REQUIRE_TOOLS` is set (as in CI), where that is a failure.
+pub fn network_namespaces(what: &str) -> bool {
+    let can = std::process::Command::new("unshare")
+        .args(["-n", "ip", "link", "set", "lo", "up"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !can {
+        assert!(
+            std::env::var_os("VOML_REQUIRE_TOOLS").is_none(),
+            "`unshare -n` with `ip` is needed (required because VOML_REQUIRE_TOOLS is set)"
+        );
+        eprintln!("note: `unshare -n` or `ip` unavailable; {what} is not tested");
+    }
+    can
+}
