@@ -813,3 +813,89 @@ fn a_refusal_on_the_drawing_thread_is_reported_by_the_next_call_that_waits() {
     threaded.draw(ViewId(3), &line).expect("handed over");
     assert!(threaded.finish().is_err(), "finish reports it too");
 }
+
+/// A lazy raster that panics on one colour of clear: a bug in a back end.
+struct Fragile(LazyRaster);
+
+const FATAL: Color = Color::rgb(1, 2, 3);
+
+impl Backend for Fragile {
+    fn create_surface(
+        &mut self,
+        view: ViewId,
+        title: &str,
+        width: u32,
+        height: u32,
+        background: Color,
+    ) -> Result<(), voml_llvo::LlvoError> {
+        self.0
+            .create_surface(view, title, width, height, background)
+    }
+    fn resize_surface(
+        &mut self,
+        view: ViewId,
+        width: u32,
+        height: u32,
+        background: Color,
+    ) -> Result<(), voml_llvo::LlvoError> {
+        self.0.resize_surface(view, width, height, background)
+    }
+    fn destroy_surface(&mut self, view: ViewId) {
+        self.0.destroy_surface(view);
+    }
+    fn add_image(
+        &mut self,
+        image: voml_llvo::ImageId,
+        pixels: &voml_llvo::RgbaPixels,
+    ) -> Result<(), voml_llvo::LlvoError> {
+        self.0.add_image(image, pixels)
+    }
+    fn draw(&mut self, view: ViewId, cmd: &DrawCmd) -> Result<(), voml_llvo::LlvoError> {
+        if matches!(cmd, DrawCmd::Clear { color, .. } if *color == FATAL) {
+            panic!("a bug in the back end");
+        }
+        self.0.draw(view, cmd)
+    }
+    fn begin_buffer(&mut self, view: ViewId) -> Result<(), voml_llvo::LlvoError> {
+        self.0.begin_buffer(view)
+    }
+    fn flush(&mut self, view: ViewId) -> Result<(), voml_llvo::LlvoError> {
+        self.0.flush(view)
+    }
+    fn present(&mut self, view: ViewId) -> Result<(), voml_llvo::LlvoError> {
+        self.0.present(view)
+    }
+    fn snapshot(&mut self, view: ViewId) -> Result<voml_llvo::RgbaPixels, voml_llvo::LlvoError> {
+        self.0.snapshot(view)
+    }
+}
+
+/// A drawing thread that panics (a bug in the back end it draws through) is reported by
+/// every call that waits for it from then on, as an error that says so; the LLVO's thread
+/// does not panic, and its calls end.
+#[test]
+fn a_drawing_thread_that_panics_is_reported_not_repeated() {
+    let bg = Color::rgb(255, 255, 255);
+    let mut threaded = Threaded::new(Fragile(LazyRaster::new()));
+    threaded
+        .create_surface(ViewId(0), "t", 40, 30, bg)
+        .expect("surface");
+    let fatal = DrawCmd::Clear {
+        rect: PxRect::new(0, 0, 4, 4),
+        color: FATAL,
+    };
+    threaded.draw(ViewId(0), &fatal).expect("handed over");
+    let stopped = threaded
+        .snapshot(ViewId(0))
+        .expect_err("the thread is gone");
+    assert!(
+        stopped.to_string().contains("drawing thread stopped"),
+        "{stopped}"
+    );
+    // What is handed over later has no thread to draw it: said again, not lost in silence.
+    let line = segment((2.0, 5.0), (38.0, 5.0), 2.0, bg, PxRect::new(0, 0, 40, 30));
+    threaded
+        .draw_unbounded(ViewId(0), line)
+        .expect("handed over");
+    assert!(threaded.finish().is_err());
+}
