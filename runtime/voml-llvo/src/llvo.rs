@@ -859,6 +859,7 @@ impl<B: Backend> Llvo<B> {
             ClipMode::Area => v.map.area,
             ClipMode::Margin => v.window_rect(),
         };
+        let exact = v.shown.is_some();
         let mut warnings = Vec::new();
         let mut ctx = Ctx {
             map: &v.map,
@@ -867,12 +868,11 @@ impl<B: Backend> Llvo<B> {
             want_erase: recording,
             line_px,
             // (What a view keeps exactly, or an owner records, is bounded here.)
-            bounds_later: !recording && v.shown.is_none() && self.backend.bounds_later(),
+            bounds_later: !recording && !exact && self.backend.bounds_later(),
             image_size: &image_size,
             warnings: &mut warnings,
         };
         let result = lower(prim, style, &mut ctx, &mut self.lowered);
-        let exact = v.shown.is_some();
         let regions: Vec<(PxRect, bool)> = if recording || exact {
             let mut r = vec![(v.map.area, true)];
             if clip_mode == ClipMode::Margin {

@@ -32,7 +32,8 @@ pub(crate) struct Ctx<'a> {
     /// [`to_px`] gives for them.
     pub line_px: Option<[(f64, f64); 2]>,
     /// Whether a plain line's bounds are left to the back end ([`Lowered::later`]; see
-    /// [`crate::Backend::bounds_later`]).
+    /// [`crate::Backend::bounds_later`]). Never with `want_erase`: an erasure is worked out
+    /// from what is drawn.
     pub bounds_later: bool,
     pub image_size: &'a dyn Fn(ImageId) -> Option<(u32, u32)>,
     pub warnings: &'a mut Vec<LlvoError>,
@@ -297,7 +298,7 @@ pub(crate) fn lower(
                         PathSeg::LineTo(b.0 as f32, b.1 as f32),
                     ]),
                 };
-                if ctx.bounds_later && !ctx.want_erase {
+                if ctx.bounds_later {
                     out.later.push(stroke(ctx, &ink, path));
                 } else {
                     push_stroke(out, ctx, &ink, path, true);

@@ -17,7 +17,6 @@ use steel::steel_vm::engine::Engine;
 use steel::steel_vm::primitives::{gt_primitive, gte_primitive, lt_primitive, lte_primitive};
 use steel::SteelErr;
 use voml_ir::{Form, NativeRender, RenderOp as Op, HERE_GLOBAL};
-
 use voml_llvo::{Point, Primitive, Style, ViewId};
 
 use crate::boundary;
