@@ -16,7 +16,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use support::mpi::{build, mpirun, mpirun_rounds, said, COUNT, LIMIT};
+use support::mpi::{build, mpirun, mpirun_rounds, said, COUNT, LIMIT, MPIRUN_FLAGS};
 
 fn scratch(name: &str) -> support::Scratch {
     support::Scratch::new("mpi", name)
@@ -249,8 +249,7 @@ ip link set lo up
     --out "$DIR/out" 2> "$DIR/voml.err" &
 run=$!
 for _ in $(seq 200); do grep -q listening "$DIR/voml.err" && break; sleep 0.05; done
-mpirun --mca orte_tmpdir_base "$DIR/session" --allow-run-as-root --oversubscribe \
-    --mca btl self,vader --mca oob_tcp_if_include lo -np 4 -x LD_PRELOAD="$LIB" \
+mpirun --mca orte_tmpdir_base "$DIR/session" $MPIRUN_FLAGS -x LD_PRELOAD="$LIB" \
     -x VOML_LISTEN=tcp://127.0.0.1:7404 -x VOML_SEND_TIMEOUT=3 "$PROGRAM" "$ROUNDS" \
     > "$DIR/mpi.out" 2> "$DIR/mpi.err" &
 mpi=$!
@@ -274,6 +273,7 @@ echo "voml exit $?"
         .env("LIB", &library)
         .env("PROGRAM", &program)
         .env("ROUNDS", MANY_ROUNDS)
+        .env("MPIRUN_FLAGS", MPIRUN_FLAGS.join(" "))
         .env("STEEL_HOME", std::env::temp_dir().join("voml-steel-home"))
         .stdout(Stdio::piped())
         .spawn()

@@ -133,6 +133,21 @@ pub fn mpirun(program: &Path, env: &[(&str, &str)]) -> Output {
     mpirun_rounds(program, env, ROUNDS)
 }
 
+/// How the tests run `mpirun`: 4 ranks on this machine only (shared memory, loopback), also
+/// as root.
+pub const MPIRUN_FLAGS: [&str; 10] = [
+    "--allow-run-as-root",
+    "--oversubscribe",
+    "--mca",
+    "btl",
+    "self,vader",
+    "--mca",
+    "oob_tcp_if_include",
+    "lo",
+    "-np",
+    "4",
+];
+
 /// [`mpirun`] of `program` for `rounds` rounds.
 pub fn mpirun_rounds(program: &Path, env: &[(&str, &str)], rounds: &str) -> Output {
     static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
@@ -141,18 +156,7 @@ pub fn mpirun_rounds(program: &Path, env: &[(&str, &str)], rounds: &str) -> Outp
     std::fs::create_dir_all(&session).expect("a session directory for mpirun");
     let mut cmd = Command::new("mpirun");
     cmd.arg("--mca").arg("orte_tmpdir_base").arg(&session);
-    cmd.args([
-        "--allow-run-as-root",
-        "--oversubscribe",
-        "--mca",
-        "btl",
-        "self,vader",
-        "--mca",
-        "oob_tcp_if_include",
-        "lo",
-        "-np",
-        "4",
-    ]);
+    cmd.args(MPIRUN_FLAGS);
     for (name, value) in env {
         cmd.env(name, value).args(["-x", name]);
     }
