@@ -232,7 +232,7 @@ impl Inputs {
             return self.leaf();
         }
         let d = depth - 1;
-        match self.rng.below(11) {
+        match self.rng.below(12) {
             0 => format!("(+ {} {})", self.expr(d), self.expr(d)),
             1 => format!("(- {} {})", self.expr(d), self.expr(d)),
             2 => format!("(vector {} {})", self.expr(d), self.expr(d)),
@@ -247,6 +247,12 @@ impl Inputs {
             ),
             8 => format!("(and {} {})", self.expr(d), self.expr(d)),
             9 => format!("(id-put $0 {} {})", self.expr(d), self.expr(d)),
+            // A `let` binding another's variable, a field or a literal.
+            10 => format!(
+                "(let ((a {})) (let ((b a) (c {}) (d ^0/0)) (vector c b a d)))",
+                self.expr(d),
+                self.expr(d)
+            ),
             _ => format!("(= {} {})", self.expr(d), self.expr(d)),
         }
     }

@@ -49,11 +49,12 @@ pub(crate) struct Prepared {
 /// [`Prepared`]), read where it is, not copied (nothing an instruction reads changes while it
 /// works). A structure's slot holds it as the forms see it this round: as read when the round
 /// began, then as assigned.
-#[derive(Clone, Copy, PartialEq)]
+#[derive(Clone, Copy, PartialEq, Debug)]
 struct Src(u32);
 
 /// One instruction. The forms' control (`if`, `begin`, `and`, `or`) becomes jumps within the
 /// code; a loop's body is the code after its [`Instr::ForEach`], up to `end`.
+#[derive(Debug)]
 enum Instr {
     Move {
         dst: u32,
@@ -121,6 +122,7 @@ enum Instr {
 }
 
 /// The operands of an [`Instr::StyledLine`].
+#[derive(Debug)]
 struct StyledLine {
     /// `view x0 y0 x1 y1`.
     line: [Src; 5],
@@ -232,6 +234,9 @@ struct Compiler<'a, 'e> {
     /// Whether entries may be put in place ([`Instr::PutEntry`]): not in forms that draw,
     /// whose changes may stop half made.
     in_place: bool,
+    /// Where the value of a `let`'s slot lies when the `let` binds it to another slot's or a
+    /// literal's (no code moves it: see [`Compiler::bind`]), by slot.
+    aliases: Vec<Option<Src>>,
 }
 
 impl<'a, 'e> Compiler<'a, 'e> {
@@ -256,6 +261,7 @@ impl<'a, 'e> Compiler<'a, 'e> {
             registers: locals,
             sites: 0,
             in_place: !native.reads().draws,
+            aliases: vec![None; locals as usize],
         };
         for f in &native.forms {
             c.effect(f)?;
@@ -427,7 +433,7 @@ impl<'a, 'e> Compiler<'a, 'e> {
             // (One string for every round: strings are immutable in steel.)
             Form::Str { value } => self.constant(SteelVal::StringV(value.as_str().into()))?,
             Form::Bool { value } => self.constant(SteelVal::BoolV(*value))?,
-            Form::Local { slot } => Src(*slot),
+            Form::Local { slot } => self.local(*slot),
             Form::Global { name } | Form::Style { name } => self.global_slot(name)?,
             Form::Set {
                 global: name,
@@ -462,24 +468,7 @@ impl<'a, 'e> Compiler<'a, 'e> {
                 test,
                 then,
                 otherwise,
-            } => {
-                let dst = self.temporary();
-                let skip = self.unless(test)?;
-                self.next = dst + 1;
-                self.value_into(dst, then)?;
-                let over = self.code.len();
-                self.code.push(Instr::Jump(0));
-                self.land(skip);
-                match otherwise {
-                    Some(o) => self.value_into(dst, o)?,
-                    None => {
-                        let void = self.constant(SteelVal::Void)?;
-                        self.code.push(Instr::Move { dst, src: void });
-                    }
-                }
-                self.land(over);
-                Src(dst)
-            }
+            } => self.if_value(test, then, otherwise.as_deref(), None)?,
             Form::Begin { forms } => self.body(forms)?,
             Form::And { forms } | Form::Or { forms } => {
                 let and = matches!(f, Form::And { .. });
@@ -506,7 +495,7 @@ impl<'a, 'e> Compiler<'a, 'e> {
                 // The values worked out in order, each into its slot: none can see the slots
                 // the `let` binds.
                 for (k, v) in values.iter().enumerate() {
-                    self.value_into(first.checked_add(u32::try_from(k).ok()?)?, v)?;
+                    self.bind(first.checked_add(u32::try_from(k).ok()?)?, v)?;
                 }
                 self.body(body)?
             }
@@ -532,14 +521,85 @@ impl<'a, 'e> Compiler<'a, 'e> {
                 self.next = mark;
                 self.constant(SteelVal::BoolV(true))?
             }
-            Form::Call { op, args } => self.call(*op, args)?,
+            Form::Call { op, args } => self.call(*op, args, None)?,
         })
+    }
+
+    /// Where the value of local slot `slot` lies.
+    fn local(&mut self, slot: u32) -> Src {
+        match self.aliases.get(slot as usize) {
+            Some(Some(src)) => *src,
+            _ => Src(slot),
+        }
+    }
+
+    /// Code that binds a `let`'s slot `slot` to `f`'s value. A literal, or another slot's
+    /// value, is read where it lies for as long as the `let` binds it: nothing changes it
+    /// meanwhile (a slot is bound by one form, which encloses whatever reads it, and is bound
+    /// before its body runs; the part's arguments never change; literals are not assigned).
+    /// Any other value is worked out straight into the slot.
+    fn bind(&mut self, slot: u32, f: &'a Form) -> Option<()> {
+        let alias = match f {
+            Form::Local { slot: s } => Some(self.local(*s)),
+            Form::Int { .. } | Form::Real { .. } | Form::Str { .. } | Form::Bool { .. } => {
+                Some(self.value(f)?)
+            }
+            _ => None,
+        };
+        if let Some(alias) = alias {
+            *self.aliases.get_mut(slot as usize)? = Some(alias);
+            return Some(());
+        }
+        *self.aliases.get_mut(slot as usize)? = None;
+        self.value_into(slot, f)
+    }
+
+    /// Code for `(if test then otherwise)` whose value is used, and where it is then: in
+    /// `dst` when given, else in a temporary.
+    fn if_value(
+        &mut self,
+        test: &'a Form,
+        then: &'a Form,
+        otherwise: Option<&'a Form>,
+        dst: Option<u32>,
+    ) -> Option<Src> {
+        let dst = match dst {
+            Some(d) => d,
+            None => self.temporary(),
+        };
+        // (The temporary holding the value, if taken, stays taken.)
+        let kept = self.next;
+        let skip = self.unless(test)?;
+        self.next = kept;
+        self.value_into(dst, then)?;
+        let over = self.code.len();
+        self.code.push(Instr::Jump(0));
+        self.land(skip);
+        match otherwise {
+            Some(o) => self.value_into(dst, o)?,
+            None => {
+                let void = self.constant(SteelVal::Void)?;
+                self.code.push(Instr::Move { dst, src: void });
+            }
+        }
+        self.land(over);
+        Some(Src(dst))
     }
 
     /// Code that leaves `f`'s value in register `dst`.
     fn value_into(&mut self, dst: u32, f: &'a Form) -> Option<()> {
         let mark = self.next;
-        let src = self.value(f)?;
+        // A call's or an `if`'s value is worked out straight into `dst` (an instruction reads
+        // its operands before it writes its result).
+        let src = match f {
+            Form::Call { op, args } => self.call(*op, args, Some(dst))?,
+            Form::If {
+                test,
+                then,
+                otherwise,
+            } => self.if_value(test, then, otherwise.as_deref(), Some(dst))?,
+            _ => self.value(f)?,
+        };
         if src != Src(dst) {
             self.code.push(Instr::Move { dst, src });
         }
@@ -549,7 +609,7 @@ impl<'a, 'e> Compiler<'a, 'e> {
 
     /// A call: its arguments worked out left to right, then the primitive. (Each with the
     /// arguments it takes: the runtime validated the IR.)
-    fn call(&mut self, op: Op, args: &'a [Form]) -> Option<Src> {
+    fn call(&mut self, op: Op, args: &'a [Form], dst: Option<u32>) -> Option<Src> {
         if let (
             Op::Line,
             [line @ .., Form::Call {
@@ -563,7 +623,10 @@ impl<'a, 'e> Compiler<'a, 'e> {
         let mark = self.next;
         let srcs = self.operands(args, &[])?;
         self.next = mark;
-        let dst = self.temporary();
+        let dst = match dst {
+            Some(d) => d,
+            None => self.temporary(),
+        };
         self.code.push(match srcs[..] {
             [v, k] if op == Op::VectorRef => Instr::VectorRef { dst, v, k },
             [a] => Instr::Unary { op, dst, a },
