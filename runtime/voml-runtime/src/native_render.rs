@@ -88,6 +88,14 @@ enum Instr {
         global: u32,
         src: Src,
     },
+    /// `(set! S (op a b))` for a primitive of two operands, its value assigned as worked out
+    /// (no register holds it on the way).
+    SetBinary {
+        op: Op,
+        global: u32,
+        a: Src,
+        b: Src,
+    },
     /// `(set! voml/here offset)`, the offset a literal's slot.
     Here(Src),
     Jump(u32),
@@ -101,6 +109,16 @@ enum Instr {
         to: u32,
     },
     JumpIfTrue(Src, u32),
+    /// [`Instr::Unless`] whose operand `b` (or `a`, when `element_first`) is `(vector-ref v
+    /// k)`, read by steel's primitive and compared where it is read.
+    UnlessElement {
+        op: Op,
+        other: Src,
+        v: Src,
+        k: Src,
+        element_first: bool,
+        to: u32,
+    },
     /// `alist-for-each`: the code from here to `end` for every entry of the list, `key` and
     /// `value` in their registers; then on at `end`.
     ForEach {
@@ -315,7 +333,8 @@ impl<'a, 'e> Compiler<'a, 'e> {
             Instr::Jump(t)
             | Instr::JumpIfFalse(_, t)
             | Instr::JumpIfTrue(_, t)
-            | Instr::Unless { to: t, .. } => *t = to,
+            | Instr::Unless { to: t, .. }
+            | Instr::UnlessElement { to: t, .. } => *t = to,
             Instr::ForEach { end, .. } => *end = to,
             _ => unreachable!("only jumps and loops land"),
         }
@@ -341,14 +360,33 @@ impl<'a, 'e> Compiler<'a, 'e> {
                 op: op @ (Op::NumEq | Op::Lt | Op::Gt | Op::Le | Op::Ge),
                 args,
             } if args.len() == 2 => {
+                let mark = self.next;
                 let [a, b] = self.operands(args, &[])?[..] else {
                     return None;
                 };
-                Instr::Unless {
-                    op: *op,
-                    a,
-                    b,
-                    to: 0,
+                // An element read last, into a temporary of its own, is compared where it
+                // is read.
+                match self.code.last() {
+                    Some(&Instr::VectorRef { dst, v, k })
+                        if dst >= mark && (Src(dst) == a || Src(dst) == b) =>
+                    {
+                        self.code.pop();
+                        let element_first = Src(dst) == a;
+                        Instr::UnlessElement {
+                            op: *op,
+                            other: if element_first { b } else { a },
+                            v,
+                            k,
+                            element_first,
+                            to: 0,
+                        }
+                    }
+                    _ => Instr::Unless {
+                        op: *op,
+                        a,
+                        b,
+                        to: 0,
+                    },
                 }
             }
             _ => Instr::JumpIfFalse(self.value(test)?, 0),
@@ -455,7 +493,16 @@ impl<'a, 'e> Compiler<'a, 'e> {
                 let global = self.global(global)?;
                 let mark = self.next;
                 let src = self.value(value)?;
-                self.code.push(Instr::Set { global, src });
+                // A value worked out last, into a temporary of its own, is assigned as it is
+                // worked out.
+                let set = match self.code.last() {
+                    Some(&Instr::Binary { op, dst, a, b }) if dst >= mark && Src(dst) == src => {
+                        self.code.pop();
+                        Instr::SetBinary { op, global, a, b }
+                    }
+                    _ => Instr::Set { global, src },
+                };
+                self.code.push(set);
                 self.next = mark;
                 self.constant(SteelVal::Void)?
             }
@@ -999,6 +1046,40 @@ impl<'r> Round<'r> {
                     let g = *global as usize;
                     *self.known(g) = v.clone();
                     self.effects.push(Effect::Set(g, v));
+                }
+                Instr::SetBinary { op, global, a, b } => {
+                    let v = self.worked_out(*op, *a, *b)?;
+                    let g = *global as usize;
+                    *self.known(g) = v.clone();
+                    self.effects.push(Effect::Set(g, v));
+                }
+                Instr::UnlessElement {
+                    op,
+                    other,
+                    v,
+                    k,
+                    element_first,
+                    to,
+                } => {
+                    let e = engine_says(vec_ref(self.get(*v), self.get(*k)))?;
+                    let other = self.get(*other);
+                    let (x, y) = if *element_first {
+                        (&e, other)
+                    } else {
+                        (other, &e)
+                    };
+                    let holds = match plain(*op, x, y) {
+                        Some(t) => truthy(&t),
+                        None => {
+                            let pair = [x.clone(), y.clone()];
+                            truthy(&self.apply(*op, &pair)?)
+                        }
+                    };
+                    release(e);
+                    if !holds {
+                        pc = *to as usize;
+                        continue;
+                    }
                 }
                 Instr::Here(at) => self.here = Some(*at),
                 Instr::Jump(to) => {
