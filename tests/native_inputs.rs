@@ -205,6 +205,50 @@ fn native_vectors_survive_full_collections() {
     );
 }
 
+/// A vector an entry held is filled again by a later `(vector ...)` only when no other value
+/// refers to it: the vectors another component keeps (in Scheme) from the entries, before the
+/// native part replaces them, stay as they were, and every entry holds its own vector.
+#[test]
+fn a_replaced_vector_is_filled_again_only_when_nothing_else_holds_it() {
+    let text = r#"<voml version="1.0"><body><visual-object name="v">
+      <event-declarations>
+        <data-event name="s" rtype="entry" etype="3000"><data-field name="k" type="int"/><data-field name="x" type="int"/></data-event>
+      </event-declarations>
+      <info-structures>
+        <variable name="db" type="list"/>
+        <variable name="kept" type="list"/>
+      </info-structures>
+      <event-processing>
+        <ep-component name="put" inputs="s.k.x" infos="db">
+          <input name="^0">(set! $0 (id-put $0 ^0/0 (vector ^0/1 ^0/0 (* 2 ^0/1))))</input>
+        </ep-component>
+        <ep-component name="keep" inputs="s.k.x" infos="db kept">
+          <input name="^0">(if (= 0 (modulo ^0/1 5)) (set! $1 (cons (id-get $0 ^0/0) $1)))</input>
+        </ep-component>
+      </event-processing>
+    </visual-object></body></voml>"#;
+    let vo = compile_text("v.voml", text);
+    assert!(vo.ep_components[0].inputs[0].forms.is_some());
+    assert!(
+        vo.ep_components[1].inputs[0].forms.is_none(),
+        "`cons` is Scheme's"
+    );
+    // Three keys in turn; every fifth record kept by the other component.
+    let trace: String = (0..600)
+        .map(|r| format!("-3 3000 {} {r}\n", r % 3))
+        .collect();
+    let [(native, done), (scheme, _)] = both_ways(&vo, trace.as_bytes(), &["db", "kept"]);
+    assert_eq!(native, scheme);
+    assert_eq!(done, 600, "every put part ran natively");
+    assert_eq!(
+        native.values[0].as_deref(),
+        Some("((0 . #(597 0 1194)) (1 . #(598 1 1196)) (2 . #(599 2 1198)))")
+    );
+    let kept = native.values[1].as_deref().unwrap();
+    assert!(kept.starts_with("(#(595 1 1190) #(590 2 1180) "), "{kept}");
+    assert_eq!(kept.matches("#(").count(), 120);
+}
+
 /// Writes random input parts over the structures `$0` (an association list of vectors), `$1`
 /// and `$2` (anything), with the fields `^0/0` (a real), `^0/1` (an integer key) and `^0/2`
 /// (anything: numbers, a string), and the utility procedures `advance` and `pick`.

@@ -775,7 +775,13 @@ pub(crate) struct Renders {
     undo: Vec<Undo>,
     /// The engine's globals a round assigns, as [`make`] gathers them.
     sets: Vec<(usize, SteelVal)>,
+    /// Vectors no other value refers to any more, which `(vector ...)` may fill in place of
+    /// making a new one (see [`Renders::keep_spares`]).
+    spares: Vec<SteelVal>,
 }
+
+/// The most vectors [`Renders`] keeps to fill again.
+const SPARES_KEPT: usize = 8;
 
 /// An entry [`Instr::PutEntry`] put in place: the list (whose global the engine holds void
 /// until the round's changes are made), where, and the entry it replaced.
@@ -822,6 +828,7 @@ struct Round<'r> {
     args: &'r mut Vec<SteelVal>,
     effects: &'r mut Vec<Effect>,
     undo: &'r mut Vec<Undo>,
+    spares: &'r mut Vec<SteelVal>,
     /// The engine's place of each global the code names.
     globals: &'r [usize],
     /// The slot of the offset `voml/here` is set to last.
@@ -855,6 +862,7 @@ impl Renders {
             effects,
             undo,
             sets,
+            spares,
         } = self;
         let filled = native.round_slots();
         let global_base = native.registers;
@@ -898,6 +906,7 @@ impl Renders {
                 args,
                 effects,
                 undo,
+                spares,
                 globals,
                 here: None,
             };
@@ -925,8 +934,34 @@ impl Renders {
         let made = make(effects, sets, native, engine, host, meter);
         let _charged = meter.enter();
         effects.clear();
-        undo.clear();
+        keep_spares(undo, spares);
         made
+    }
+}
+
+/// Lets go of the entries a round replaced, keeping (the latest [`SPARES_KEPT`]) the vectors among
+/// their values that nothing else refers to: an entry no other value holds, whose value is a
+/// vector only that entry refers to. Filling such a vector again ([`Round::vector`]) makes
+/// what `(vector ...)` would make, a vector no one else sees, without taking a new one from
+/// the engine's heap. (The replaced value of a plot's entry, `#(old-time old-value ...)`,
+/// is one at every record.)
+fn keep_spares(undo: &mut Vec<Undo>, spares: &mut Vec<SteelVal>) {
+    for Undo { replaced, .. } in undo.drain(..) {
+        let SteelVal::Pair(entry) = &replaced else {
+            continue;
+        };
+        if steel::gc::Gc::strong_count(entry) != 1 {
+            continue;
+        }
+        if let SteelVal::MutableVector(v) = entry.cdr_ref() {
+            if v.handles() == 1 {
+                // (The latest are kept: one the heap took back meanwhile is not filled.)
+                if spares.len() >= SPARES_KEPT {
+                    spares.remove(0);
+                }
+                spares.push(entry.cdr_ref().clone());
+            }
+        }
     }
 }
 
@@ -1383,22 +1418,36 @@ impl<'r> Round<'r> {
         }
     }
 
-    /// `(vector a ...)`: a new mutable vector on the engine's heap. A collection the
+    /// `(vector a ...)`: a spare vector of as many elements filled with `a` (see
+    /// [`keep_spares`]), or a new mutable vector on the engine's heap. A collection the
     /// allocation runs keeps what the round holds alive: its registers, the structures as it
-    /// sees them, the values it assigns.
+    /// sees them, the values it assigns, and the spares.
     fn vector(&mut self, a: &[SteelVal]) -> SteelVal {
         let Round {
             engine,
             slots,
             effects,
+            spares,
             ..
         } = self;
+        // A spare vector of as many elements, filled where it is.
+        let filled = spares
+            .iter()
+            .position(|s| matches!(s, SteelVal::MutableVector(v) if v.overwrite_if_sole(a)));
+        if let Some(at) = filled {
+            return spares.swap_remove(at);
+        }
         let held = || {
             let assigned = effects.iter().filter_map(|e| match e {
                 Effect::Set(_, v) => Some(v),
                 _ => None,
             });
-            slots.iter().chain(assigned).cloned().collect()
+            slots
+                .iter()
+                .chain(assigned)
+                .chain(spares.iter())
+                .cloned()
+                .collect()
         };
         engine.make_mutable_vector(a.to_vec(), held)
     }

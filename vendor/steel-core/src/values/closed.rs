@@ -2376,6 +2376,32 @@ impl<T: HeapAble> HeapRef<T> {
     }
 }
 
+impl HeapRef<Vec<SteelVal>> {
+    /// VOML patch (see PATCHES.md): writes `values` over the vector's elements where they
+    /// are, when this handle is the only value that refers to the vector (no other handle to
+    /// it exists, so no one can see the change), the heap still counts it as reachable, and it
+    /// holds as many elements. False, the vector unchanged, otherwise.
+    pub fn overwrite_if_sole(&self, values: &[SteelVal]) -> bool {
+        let Some(inner) = self.inner.upgrade() else {
+            return false;
+        };
+        if StandardShared::weak_count(&inner) != 1 {
+            return false;
+        }
+        let mut guard = inner.write();
+        if !guard.reachable || guard.value.len() != values.len() {
+            return false;
+        }
+        guard.value.clone_from_slice(values);
+        true
+    }
+
+    /// VOML patch: how many handles (values) refer to the vector.
+    pub fn handles(&self) -> usize {
+        self.inner.weak_count()
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HeapAllocated<T: Clone + core::fmt::Debug + PartialEq + Eq> {
     pub(crate) reachable: bool,
