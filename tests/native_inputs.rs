@@ -249,6 +249,28 @@ fn a_replaced_vector_is_filled_again_only_when_nothing_else_holds_it() {
     assert_eq!(kept.matches("#(").count(), 120);
 }
 
+/// An entry put in place is what `cons` makes of its key and value: a pair, or a list when
+/// the value is a list, whichever the entry it replaces was.
+#[test]
+fn an_entry_put_in_place_is_as_cons_makes_it() {
+    let spec = keeper(
+        &[("k", "int"), ("x", "int")],
+        r#"type="list" init="(1 2)""#,
+        "",
+        "(set! $0 (id-put $0 ^0/0 (if (= 0 (modulo ^0/1 3)) $1 (vector ^0/1))))",
+    );
+    let vo = compile_text("v.voml", &spec);
+    assert!(vo.ep_components[0].inputs[0].forms.is_some());
+    let trace: String = (0..40)
+        .map(|r| format!("-3 3000 {} {r}\n", r % 2))
+        .collect();
+    let [(native, done), (scheme, _)] = both_ways(&vo, trace.as_bytes(), &["db", "last"]);
+    assert_eq!(native, scheme);
+    assert_eq!(done, 40);
+    // Record 39 (key 1) a list; record 38 (key 0) a vector.
+    assert_eq!(native.values[0].as_deref(), Some("((0 . #(38)) (1 1 2))"));
+}
+
 /// Writes random input parts over the structures `$0` (an association list of vectors), `$1`
 /// and `$2` (anything), with the fields `^0/0` (a real), `^0/1` (an integer key) and `^0/2`
 /// (anything: numbers, a string), and the utility procedures `advance` and `pick`.

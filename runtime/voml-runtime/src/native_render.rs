@@ -790,7 +790,16 @@ struct Undo {
     at: usize,
     list: SteelVal,
     index: usize,
-    replaced: SteelVal,
+    replaced: Replaced,
+}
+
+/// What [`Instr::PutEntry`] replaced.
+enum Replaced {
+    /// The entry, replaced whole by a new pair.
+    Entry(SteelVal),
+    /// The key and value of the entry's pair, which the list alone held: the pair itself
+    /// was kept, and given the new key and value.
+    Parts(SteelVal, SteelVal),
 }
 
 /// How a native part ended.
@@ -939,6 +948,12 @@ impl Renders {
     }
 }
 
+/// The entry `(key . value)`, as `cons` makes it.
+fn entry(mut key: SteelVal, mut value: SteelVal) -> SteelVal {
+    // (`cons` fails on nothing: it gives a pair, or a list when `value` is one.)
+    cons(&mut key, &mut value).unwrap_or(SteelVal::Void)
+}
+
 /// Lets go of the entries a round replaced, keeping (the latest [`SPARES_KEPT`]) the vectors among
 /// their values that nothing else refers to: an entry no other value holds, whose value is a
 /// vector only that entry refers to. Filling such a vector again ([`Round::vector`]) makes
@@ -947,19 +962,20 @@ impl Renders {
 /// is one at every record.)
 fn keep_spares(undo: &mut Vec<Undo>, spares: &mut Vec<SteelVal>) {
     for Undo { replaced, .. } in undo.drain(..) {
-        let SteelVal::Pair(entry) = &replaced else {
-            continue;
+        let value = match &replaced {
+            Replaced::Entry(SteelVal::Pair(entry)) if steel::gc::Gc::strong_count(entry) == 1 => {
+                entry.cdr_ref()
+            }
+            Replaced::Parts(_, value) => value,
+            _ => continue,
         };
-        if steel::gc::Gc::strong_count(entry) != 1 {
-            continue;
-        }
-        if let SteelVal::MutableVector(v) = entry.cdr_ref() {
+        if let SteelVal::MutableVector(v) = value {
             if v.handles() == 1 {
                 // (The latest are kept: one the heap took back meanwhile is not filled.)
                 if spares.len() >= SPARES_KEPT {
                     spares.remove(0);
                 }
-                spares.push(entry.cdr_ref().clone());
+                spares.push(value.clone());
             }
         }
     }
@@ -990,6 +1006,11 @@ fn take_back(undo: &mut Vec<Undo>, engine: &mut Engine) {
         replaced,
     }) = undo.pop()
     {
+        let replaced = match replaced {
+            Replaced::Entry(entry) => entry,
+            // (A new pair: no one else saw the one given the new parts.)
+            Replaced::Parts(key, value) => entry(key, value),
+        };
         if let SteelVal::ListV(l) = &mut list {
             if let Err(replaced) = l.replace_unique(index, replaced) {
                 let copy = l
@@ -1230,8 +1251,7 @@ impl<'r> Round<'r> {
     ) -> Result<SteelVal, ToScheme> {
         let at = self.globals[g];
         if let Some(index) = self.in_place_index(g, at, &key)? {
-            let entry = engine_says(cons(&mut key.clone(), &mut value.clone()))?;
-            if let Some(list) = self.replace_in_place(g, at, index, entry) {
+            if let Some(list) = self.replace_in_place(g, at, index, &key, &value) {
                 return Ok(list);
             }
         }
@@ -1239,16 +1259,18 @@ impl<'r> Round<'r> {
         engine_says(crate::prelude::id_put(&[list, key, value]))
     }
 
-    /// Puts `entry` at `index` of the list of global `g` (the engine's place `at`) where it
-    /// is: the engine lets go of the list, which the round then holds alone, and the entry it
-    /// replaced is noted. `None`, the engine's global as it was, when the engine holds
-    /// another list or the list is held elsewhere after all.
+    /// Puts the entry `(key . value)` at `index` of the list of global `g` (the engine's
+    /// place `at`) where it is: the engine lets go of the list, which the round then holds
+    /// alone, and what it replaced is noted. The pair there is given the new key and value
+    /// when the list alone holds it, else replaced by a new pair. `None`, the engine's global
+    /// as it was, when the engine holds another list or the list is held elsewhere after all.
     fn replace_in_place(
         &mut self,
         g: usize,
         at: usize,
         index: usize,
-        entry: SteelVal,
+        key: &SteelVal,
+        value: &SteelVal,
     ) -> Option<SteelVal> {
         let held = self.engine.replace_global_at(at, SteelVal::Void)?;
         let SteelVal::ListV(list) = self.known(g) else {
@@ -1260,7 +1282,26 @@ impl<'r> Round<'r> {
             return None;
         }
         drop(held);
-        match list.replace_unique(index, entry) {
+        // (`cons` of a list makes a list, not a pair: such a value takes the other way.)
+        let kept = match list.get_mut_unique(index) {
+            Some(SteelVal::Pair(pair)) if !matches!(value, SteelVal::ListV(_)) => {
+                pair.get_mut().map(|pair| {
+                    let (k, v) = pair.parts_mut();
+                    Replaced::Parts(
+                        std::mem::replace(k, copy(key)),
+                        std::mem::replace(v, copy(value)),
+                    )
+                })
+            }
+            _ => None,
+        };
+        let replaced = match kept {
+            Some(parts) => Ok(parts),
+            None => list
+                .replace_unique(index, entry(copy(key), copy(value)))
+                .map(Replaced::Entry),
+        };
+        match replaced {
             Ok(replaced) => {
                 let list = self.known(g).clone();
                 self.undo.push(Undo {

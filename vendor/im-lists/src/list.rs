@@ -188,6 +188,13 @@ impl<T: Clone, P: PointerFamily, const N: u32, const G: u32, D: DropHandler<Self
         self.0.replace_unique(index, value)
     }
 
+    /// VOML patch: the element at `index`, to change in place, where no other list can see
+    /// the change (as for [`GenericList::replace_unique`]); `None` otherwise.
+    #[doc(hidden)]
+    pub fn get_mut_unique(&mut self, index: usize) -> Option<&mut T> {
+        self.0.get_mut_unique(index)
+    }
+
     #[doc(hidden)]
     pub fn node_count(&self) -> usize {
         self.0.cell_count()

@@ -646,6 +646,29 @@ impl<T: Clone, P: PointerFamily, const N: u32, const G: u32> UnrolledList<T, P, 
     pub fn replace_unique(&mut self, index: usize, value: T) -> Result<T, T> {
         replace_in_cell::<T, P, N, G>(&mut self.0, index, value)
     }
+
+    /// VOML patch: see [`unique_in_cell`].
+    pub fn get_mut_unique(&mut self, index: usize) -> Option<&mut T> {
+        unique_in_cell::<T, P, N, G>(&mut self.0, index)
+    }
+}
+
+/// VOML patch: the element at `index` where no other list can see a change to it (as
+/// [`UnrolledList::replace_unique`] would replace it), to change in place.
+fn unique_in_cell<T: Clone + 'static, P: PointerFamily, const N: u32, const G: u32>(
+    cell: &mut P::Pointer<UnrolledCell<T, P, N, G>>,
+    index: usize,
+) -> Option<&mut T> {
+    let cell = P::get_mut(cell)?;
+    let here = cell.index as usize;
+    if index >= here {
+        return unique_in_cell::<T, P, N, G>(&mut cell.next.as_mut()?.0, index - here);
+    }
+    // (Elements lie in reverse order, the first at `here - 1`: see `get`.)
+    if !cell.elements.is_unique() || here > cell.elements.len() {
+        return None;
+    }
+    cell.elements.as_mut_slice().get_mut(here - index - 1)
 }
 
 /// VOML patch: [`UnrolledList::replace_unique`] from the node `cell` on.

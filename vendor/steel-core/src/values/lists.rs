@@ -39,6 +39,12 @@ impl Pair {
     pub fn cdr_ref(&self) -> &SteelVal {
         &self.cdr
     }
+
+    /// VOML patch (see PATCHES.md): the pair's parts, to change in place (by one who holds
+    /// the pair alone: `Gc::get_mut`).
+    pub fn parts_mut(&mut self) -> (&mut SteelVal, &mut SteelVal) {
+        (&mut self.car, &mut self.cdr)
+    }
 }
 
 impl From<Pair> for SteelVal {
