@@ -177,6 +177,57 @@ fn styled_lines_draw_natively_what_scheme_draws() {
     }
 }
 
+/// A line's operands are worked out before its style's parts, as Scheme works them out: a
+/// style that assigns a structure the line reads does not change what the line read. The
+/// same pixels and structures either way.
+#[test]
+fn a_style_that_assigns_is_worked_out_after_the_line() {
+    let text = r#"<voml><body><visual-object name="order">
+      <event-declarations>
+        <data-event name="e" rtype="entry" etype="1"><data-field name="ts" type="real"/><data-field name="k" type="int"/><data-field name="y" type="real"/></data-event>
+      </event-declarations>
+      <info-structures>
+        <variable name="t" type="real"/>
+        <variable name="alist" type="list"/>
+        <variable name="colours" type="list" init='("red" "blue" "green")'/>
+      </info-structures>
+      <control-structures>
+        <variable name="n" type="int" init="0"/>
+      </control-structures>
+      <view-initializations>
+        <view name="v" window="120 80" world="0 10 -5 5"/>
+      </view-initializations>
+      <event-processing>
+        <ep-component name="keep" inputs="e.ts.k.y" infos="t alist">
+          <input name="^0">(set! $0 ^0/0) (set! $1 (id-put $1 ^0/1 (vector ^0/0 ^0/2)))</input>
+        </ep-component>
+      </event-processing>
+      <info-rendition>
+        <ir-component name="draw" views="v" infos="t alist colours" controls="n">
+          (alist-for-each
+            (lambda (k v)
+              (voml-line 0 (modulo %0 10) (vector-ref v 1) (+ 1 (modulo %0 10)) (- (vector-ref v 1) 1)
+                (voml-style (begin (set! %0 (+ %0 3)) (nth (modulo k 3) $2)) 1 #f "margin" #f #f "butt"))
+              (voml-line 0 (vector-ref v 0) 0 (modulo %0 10) (vector-ref v 1)
+                (voml-style (nth (modulo k 3) $2) 2 #f "margin" #f #f "butt")))
+            $1)
+        </ir-component>
+      </info-rendition>
+    </visual-object></body></voml>"#;
+    let vo = compile_text("order.voml", text);
+    assert!(vo.ir_components[0].phase1_native.is_some());
+    let trace = keyed_trace(4, 300);
+    let [(native, rounds), (scheme, _)] = both_ways(&vo, trace.as_bytes(), &["t", "n"]);
+    assert_eq!(native, scheme);
+    assert!(native.faults.is_empty(), "{:?}", native.faults);
+    assert!(rounds >= 300, "{rounds} rounds ran natively");
+    let inked = native.pixels[0]
+        .chunks(4)
+        .filter(|p| p[..3] != [255, 255, 255])
+        .count();
+    assert!(inked > 100, "{inked} pixels drawn");
+}
+
 /// A program that gives a name the forms call another meaning keeps its drawing in Scheme.
 #[test]
 fn a_program_that_redefines_a_primitive_keeps_its_drawing_in_scheme() {
