@@ -68,8 +68,24 @@ fn the_line_plot_draws_natively_what_scheme_draws() {
 /// Scheme), a thickness, a dash every other key, an alpha every third, the clip `clip` (a
 /// Scheme expression over the key `k`).
 fn styled_lines(colours: &str, clip: &str) -> CompiledVo {
+    over_entries(
+        colours,
+        &format!(
+            r#"(set! %0 (+ %0 1))
+               (voml-line 0 (- (vector-ref v 0) 1) (- (vector-ref v 1) (* 0.2 k)) $0 (vector-ref v 1)
+                 (voml-style (nth (modulo k (length $2)) $2) (+ (quotient k (length $2)) 1) #t {clip}
+                             (if (= (modulo k 2) 0) $3 #f) (if (= (modulo k 3) 0) 0.5 #f) "butt"))"#
+        ),
+    )
+}
+
+/// A visual object that keeps the latest time (`$0`) and, per key `k`, the latest
+/// `#(time y)` (`v`, in the association list `$1`), and whose drawing part runs `body` for
+/// every entry; `$2` is `colours` (a list written in Scheme), `$3` the dash `(3 2)`, `%0` a
+/// count from 0.
+fn over_entries(colours: &str, body: &str) -> CompiledVo {
     let text = format!(
-        r#"<voml><body><visual-object name="styled">
+        r#"<voml><body><visual-object name="entries">
           <event-declarations>
             <data-event name="e" rtype="entry" etype="1"><data-field name="ts" type="real"/><data-field name="k" type="int"/><data-field name="y" type="real"/></data-event>
           </event-declarations>
@@ -92,18 +108,12 @@ fn styled_lines(colours: &str, clip: &str) -> CompiledVo {
           </event-processing>
           <info-rendition>
             <ir-component name="draw" views="v" infos="t alist colours dash" controls="n">
-              (alist-for-each
-                (lambda (k v)
-                  (set! %0 (+ %0 1))
-                  (voml-line 0 (- (vector-ref v 0) 1) (- (vector-ref v 1) (* 0.2 k)) $0 (vector-ref v 1)
-                    (voml-style (nth (modulo k (length $2)) $2) (+ (quotient k (length $2)) 1) #t {clip}
-                                (if (= (modulo k 2) 0) $3 #f) (if (= (modulo k 3) 0) 0.5 #f) "butt")))
-                $1)
+              (alist-for-each (lambda (k v) {body}) $1)
             </ir-component>
           </info-rendition>
         </visual-object></body></voml>"#
     );
-    compile_text("styled.voml", &text)
+    compile_text("entries.voml", &text)
 }
 
 /// `n` records of up to `keys` keys, interleaved, a key more every 20 records, the values
@@ -182,39 +192,13 @@ fn styled_lines_draw_natively_what_scheme_draws() {
 /// same pixels and structures either way.
 #[test]
 fn a_style_that_assigns_is_worked_out_after_the_line() {
-    let text = r#"<voml><body><visual-object name="order">
-      <event-declarations>
-        <data-event name="e" rtype="entry" etype="1"><data-field name="ts" type="real"/><data-field name="k" type="int"/><data-field name="y" type="real"/></data-event>
-      </event-declarations>
-      <info-structures>
-        <variable name="t" type="real"/>
-        <variable name="alist" type="list"/>
-        <variable name="colours" type="list" init='("red" "blue" "green")'/>
-      </info-structures>
-      <control-structures>
-        <variable name="n" type="int" init="0"/>
-      </control-structures>
-      <view-initializations>
-        <view name="v" window="120 80" world="0 10 -5 5"/>
-      </view-initializations>
-      <event-processing>
-        <ep-component name="keep" inputs="e.ts.k.y" infos="t alist">
-          <input name="^0">(set! $0 ^0/0) (set! $1 (id-put $1 ^0/1 (vector ^0/0 ^0/2)))</input>
-        </ep-component>
-      </event-processing>
-      <info-rendition>
-        <ir-component name="draw" views="v" infos="t alist colours" controls="n">
-          (alist-for-each
-            (lambda (k v)
-              (voml-line 0 (modulo %0 10) (vector-ref v 1) (+ 1 (modulo %0 10)) (- (vector-ref v 1) 1)
-                (voml-style (begin (set! %0 (+ %0 3)) (nth (modulo k 3) $2)) 1 #f "margin" #f #f "butt"))
-              (voml-line 0 (vector-ref v 0) 0 (modulo %0 10) (vector-ref v 1)
-                (voml-style (nth (modulo k 3) $2) 2 #f "margin" #f #f "butt")))
-            $1)
-        </ir-component>
-      </info-rendition>
-    </visual-object></body></voml>"#;
-    let vo = compile_text("order.voml", text);
+    let vo = over_entries(
+        r#"("red" "blue" "green")"#,
+        r#"(voml-line 0 (modulo %0 10) (vector-ref v 1) (+ 1 (modulo %0 10)) (- (vector-ref v 1) 1)
+             (voml-style (begin (set! %0 (+ %0 3)) (nth (modulo k 3) $2)) 1 #f "margin" #f #f "butt"))
+           (voml-line 0 (vector-ref v 0) 0 (modulo %0 10) (vector-ref v 1)
+             (voml-style (nth (modulo k 3) $2) 2 #f "margin" #f #f "butt"))"#,
+    );
     assert!(vo.ir_components[0].phase1_native.is_some());
     let trace = keyed_trace(4, 300);
     let [(native, rounds), (scheme, _)] = both_ways(&vo, trace.as_bytes(), &["t", "n"]);
