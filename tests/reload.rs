@@ -181,3 +181,70 @@ fn an_edit_of_an_included_file_is_taken_too() {
     assert_eq!(&png.pixel(20, 10).unwrap()[..3], &[0, 0, 255], "{rest}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Takes `vo` over from a runtime that ran the first half of `trace` (the old runtime dropped
+/// at once, as a reload drops it), runs the second half: what the structures `names` ended
+/// with and the faults, beside a run of the whole trace without a reload.
+fn taken_over(vo: voml_ir::CompiledVo, trace: &str, names: &[&str]) -> [support::Ended; 2] {
+    let (first, second) = trace.split_at(trace[..trace.len() / 2].rfind('\n').unwrap() + 1);
+    let mut old = support::start_runtime(vo.clone(), false, 1000);
+    support::replay_bytes(&mut old, first.as_bytes(), "t.trf", false);
+    let mut new = support::start_runtime(vo.clone(), false, 1000);
+    let adopted = new.adopt(&old).unwrap();
+    assert!(adopted.reset.is_empty(), "{adopted:?}");
+    drop(old);
+    support::replay_bytes(&mut new, second.as_bytes(), "t.trf", false);
+    let ended = |rt: &voml_runtime::Runtime| support::Ended {
+        values: names.iter().map(|n| rt.variable(n)).collect(),
+        faults: support::fault_lines(rt),
+        beeps: Vec::new(),
+        pixels: Vec::new(),
+    };
+    let (whole, _) = support::run_to_end(vo, trace.as_bytes(), names);
+    [
+        ended(&new),
+        support::Ended {
+            beeps: Vec::new(),
+            pixels: Vec::new(),
+            ..whole
+        },
+    ]
+}
+
+/// Structures that hold vectors a program may change are carried over into the new engine's
+/// own heap: after the old engine is gone, the line plot's association list of vectors reads
+/// and grows as it would have without the reload, and a vector of counts that `vector-set!`
+/// changes goes on counting.
+#[test]
+fn vectors_are_carried_into_the_new_engine() {
+    let lineplot = support::compile_spec(Path::new("examples/paper/lineplot.voml"));
+    let trace = support::lineplot_trace(600);
+    // (Not `beepcount`: taking over draws once at once, which counts lines.)
+    let [reloaded, whole] = taken_over(lineplot, &trace, &["currenttime", "assoclist"]);
+    assert_eq!(reloaded, whole);
+    assert!(reloaded.faults.is_empty(), "{:?}", reloaded.faults);
+    assert!(reloaded.values[1].as_deref().unwrap().contains("(2 . #("));
+
+    let counts = support::compile_text(
+        "counts.voml",
+        r#"<voml><body><visual-object name="counts">
+          <event-declarations>
+            <data-event name="e" rtype="entry" etype="1"><data-field name="ts" type="real"/><data-field name="k" type="int"/></data-event>
+          </event-declarations>
+          <info-structures>
+            <variable name="counts" type="vector" init="(0 0 0 0)"/>
+            <variable name="nested" type="list" init="()"/>
+          </info-structures>
+          <event-processing>
+            <ep-component name="count" inputs="e.ts.k" infos="counts nested">
+              <input name="^0">(vector-set! $0 ^0/1 (+ 1 (vector-ref $0 ^0/1)))
+                (if (null? $1) (set! $1 (list (cons 'counts $0))))</input>
+            </ep-component>
+          </event-processing>
+        </visual-object></body></voml>"#,
+    );
+    let trace: String = (0..400).map(|r| format!("-3 1 {r} {}\n", r % 4)).collect();
+    let [reloaded, whole] = taken_over(counts, &trace, &["counts", "nested"]);
+    assert_eq!(reloaded, whole);
+    assert_eq!(reloaded.values[0].as_deref(), Some("#(100 100 100 100)"));
+}

@@ -5,7 +5,9 @@
 //! counts, initialises its views, and draws once at once, so that its pictures show the state
 //! it took over.
 
+use steel::primitives::lists::cons;
 use steel::rvals::SteelVal;
+use steel::steel_vm::engine::Engine;
 use voml_ir::Variable;
 
 use crate::{Runtime, Stop};
@@ -22,9 +24,11 @@ pub struct Adopted {
 impl Runtime {
     /// Takes over from `old`, which stops being used: see the module's documentation. Values
     /// that are procedures belong to the old engine and are not carried (the structure is
-    /// reset).
+    /// reset); the vectors a value holds are made again in this runtime's engine (a vector
+    /// `vector-set!` may change lives in its engine's heap, which goes with the old one).
     pub fn adopt(&mut self, old: &Runtime) -> Result<Adopted, Stop> {
         let mut adopted = Adopted::default();
+        let mut made = Made::default();
         let declared: Vec<Variable> = self
             .vo
             .infos
@@ -43,7 +47,7 @@ impl Runtime {
             let value = before
                 .filter(|_| same)
                 .and_then(|b| old.engine.extract_value(&b.global).ok())
-                .filter(is_data);
+                .and_then(|v| carried(&mut self.engine, &v, &mut made, 0));
             self.scheme_runs += 1;
             match value.and_then(|v| self.engine.update_value(&var.global, v)) {
                 Some(_) => adopted.kept.push(var.name),
@@ -82,9 +86,80 @@ impl Runtime {
     }
 }
 
-/// A value made of data only (numbers, strings, lists, vectors, hash tables ...), which means
-/// the same in another engine.
-fn is_data(value: &SteelVal) -> bool {
+/// How deep a value is read for [`carried`] (deeper values are not carried).
+const CARRIED_DEPTH: usize = 256;
+
+/// The vectors [`carried`] made again: kept alive through a collection a later one may run,
+/// and found again by the old vector they copy, so that a vector two structures (or two
+/// places of one) share is still one vector.
+#[derive(Default)]
+struct Made {
+    kept: Vec<SteelVal>,
+    by_old: std::collections::HashMap<usize, SteelVal>,
+}
+
+/// `value` for `engine`, when it is made of data only (numbers, strings, lists, vectors, hash
+/// tables ...), which means the same in another engine: as it is, or with the vectors a
+/// program may change (steel's mutable vectors, which live in their engine's heap) made again
+/// in `engine` (see [`Made`]). `None` for anything else, a value nested deeper
+/// than [`CARRIED_DEPTH`] (a vector that holds itself), and hash tables or immutable
+/// vectors that hold mutable vectors.
+fn carried(
+    engine: &mut Engine,
+    value: &SteelVal,
+    made: &mut Made,
+    depth: usize,
+) -> Option<SteelVal> {
+    if depth > CARRIED_DEPTH {
+        return None;
+    }
+    if !data(value, depth)? {
+        return Some(value.clone());
+    }
+    let mut again = |v: &SteelVal, made: &mut Made| carried(engine, v, made, depth + 1);
+    match value {
+        SteelVal::MutableVector(v) => {
+            if let Some(vector) = made.by_old.get(&v.as_ptr_usize()) {
+                return Some(vector.clone());
+            }
+            let items = v
+                .get()
+                .iter()
+                .map(|item| again(item, made))
+                .collect::<Option<Vec<_>>>()?;
+            let vector = engine.make_mutable_vector(items, || made.kept.clone());
+            made.kept.push(vector.clone());
+            made.by_old.insert(v.as_ptr_usize(), vector.clone());
+            Some(vector)
+        }
+        SteelVal::ListV(items) => Some(SteelVal::ListV(
+            items
+                .iter()
+                .map(|item| again(item, made))
+                .collect::<Option<_>>()?,
+        )),
+        SteelVal::Pair(p) => {
+            let mut car = again(p.car_ref(), made)?;
+            let mut cdr = again(p.cdr_ref(), made)?;
+            cons(&mut car, &mut cdr).ok()
+        }
+        _ => None,
+    }
+}
+
+/// Whether `value` (read at `depth`) holds a mutable vector, when it is data only (see
+/// [`carried`]); `None` when it is not, or is nested too deep.
+fn data(value: &SteelVal, depth: usize) -> Option<bool> {
+    if depth > CARRIED_DEPTH {
+        return None;
+    }
+    let any = |mut items: &mut dyn Iterator<Item = &SteelVal>| -> Option<bool> {
+        let mut holds = false;
+        for item in &mut items {
+            holds |= data(item, depth + 1)?;
+        }
+        Some(holds)
+    };
     match value {
         SteelVal::BoolV(_)
         | SteelVal::NumV(_)
@@ -94,13 +169,16 @@ fn is_data(value: &SteelVal) -> bool {
         | SteelVal::CharV(_)
         | SteelVal::StringV(_)
         | SteelVal::SymbolV(_)
-        | SteelVal::Void => true,
-        SteelVal::ListV(items) => items.iter().all(is_data),
-        SteelVal::VectorV(items) => items.iter().all(is_data),
-        SteelVal::MutableVector(v) => v.get().iter().all(is_data),
-        SteelVal::HashMapV(map) => map.iter().all(|(k, v)| is_data(k) && is_data(v)),
-        SteelVal::HashSetV(set) => set.iter().all(is_data),
-        SteelVal::Pair(p) => is_data(p.car_ref()) && is_data(p.cdr_ref()),
-        _ => false,
+        | SteelVal::Void => Some(false),
+        SteelVal::ListV(items) => any(&mut items.iter()),
+        SteelVal::VectorV(items) => any(&mut items.iter()),
+        SteelVal::MutableVector(v) => {
+            any(&mut v.get().iter())?;
+            Some(true)
+        }
+        SteelVal::HashMapV(map) => any(&mut map.iter().flat_map(|(k, v)| [k, v])),
+        SteelVal::HashSetV(set) => any(&mut set.iter()),
+        SteelVal::Pair(p) => any(&mut [p.car_ref(), p.cdr_ref()].into_iter()),
+        _ => None,
     }
 }
