@@ -47,7 +47,7 @@ impl Runtime {
             let value = before
                 .filter(|_| same)
                 .and_then(|b| old.engine.extract_value(&b.global).ok())
-                .and_then(|v| carried(&mut self.engine, &v, &mut made, 0));
+                .and_then(|v| Some(carried(&mut self.engine, &v, &mut made, 0)?.unwrap_or(v)));
             self.scheme_runs += 1;
             match value.and_then(|v| self.engine.update_value(&var.global, v)) {
                 Some(_) => adopted.kept.push(var.name),
@@ -99,66 +99,22 @@ struct Made {
 }
 
 /// `value` for `engine`, when it is made of data only (numbers, strings, lists, vectors, hash
-/// tables ...), which means the same in another engine: as it is, or with the vectors a
-/// program may change (steel's mutable vectors, which live in their engine's heap) made again
-/// in `engine` (see [`Made`]). `None` for anything else, a value nested deeper
-/// than [`CARRIED_DEPTH`] (a vector that holds itself), and hash tables or immutable
-/// vectors that hold mutable vectors.
+/// tables ...), which means the same in another engine: `Some(None)` when it can be taken as
+/// it is, `Some(Some(copy))` when it holds vectors a program may change (steel's mutable
+/// vectors, which live in their engine's heap), made again in `engine` (see [`Made`]).
+/// `None` for anything else, a value nested deeper than [`CARRIED_DEPTH`] (a vector that
+/// holds itself), and hash tables or immutable vectors that hold mutable vectors.
 fn carried(
     engine: &mut Engine,
     value: &SteelVal,
     made: &mut Made,
     depth: usize,
-) -> Option<SteelVal> {
+) -> Option<Option<SteelVal>> {
     if depth > CARRIED_DEPTH {
         return None;
     }
-    if !data(value, depth)? {
-        return Some(value.clone());
-    }
-    let mut again = |v: &SteelVal, made: &mut Made| carried(engine, v, made, depth + 1);
-    match value {
-        SteelVal::MutableVector(v) => {
-            if let Some(vector) = made.by_old.get(&v.as_ptr_usize()) {
-                return Some(vector.clone());
-            }
-            let items = v
-                .get()
-                .iter()
-                .map(|item| again(item, made))
-                .collect::<Option<Vec<_>>>()?;
-            let vector = engine.make_mutable_vector(items, || made.kept.clone());
-            made.kept.push(vector.clone());
-            made.by_old.insert(v.as_ptr_usize(), vector.clone());
-            Some(vector)
-        }
-        SteelVal::ListV(items) => Some(SteelVal::ListV(
-            items
-                .iter()
-                .map(|item| again(item, made))
-                .collect::<Option<_>>()?,
-        )),
-        SteelVal::Pair(p) => {
-            let mut car = again(p.car_ref(), made)?;
-            let mut cdr = again(p.cdr_ref(), made)?;
-            cons(&mut car, &mut cdr).ok()
-        }
-        _ => None,
-    }
-}
-
-/// Whether `value` (read at `depth`) holds a mutable vector, when it is data only (see
-/// [`carried`]); `None` when it is not, or is nested too deep.
-fn data(value: &SteelVal, depth: usize) -> Option<bool> {
-    if depth > CARRIED_DEPTH {
-        return None;
-    }
-    let any = |mut items: &mut dyn Iterator<Item = &SteelVal>| -> Option<bool> {
-        let mut holds = false;
-        for item in &mut items {
-            holds |= data(item, depth + 1)?;
-        }
-        Some(holds)
+    let mut all = |items: &mut dyn Iterator<Item = &SteelVal>, made: &mut Made| {
+        carried_all(engine, items, made, depth + 1)
     };
     match value {
         SteelVal::BoolV(_)
@@ -169,16 +125,57 @@ fn data(value: &SteelVal, depth: usize) -> Option<bool> {
         | SteelVal::CharV(_)
         | SteelVal::StringV(_)
         | SteelVal::SymbolV(_)
-        | SteelVal::Void => Some(false),
-        SteelVal::ListV(items) => any(&mut items.iter()),
-        SteelVal::VectorV(items) => any(&mut items.iter()),
+        | SteelVal::Void => Some(None),
         SteelVal::MutableVector(v) => {
-            any(&mut v.get().iter())?;
-            Some(true)
+            if let Some(vector) = made.by_old.get(&v.as_ptr_usize()) {
+                return Some(Some(vector.clone()));
+            }
+            let items = v.get();
+            let items = all(&mut items.iter(), made)?.unwrap_or(items);
+            let vector = engine.make_mutable_vector(items, || made.kept.clone());
+            made.kept.push(vector.clone());
+            made.by_old.insert(v.as_ptr_usize(), vector.clone());
+            Some(Some(vector))
         }
-        SteelVal::HashMapV(map) => any(&mut map.iter().flat_map(|(k, v)| [k, v])),
-        SteelVal::HashSetV(set) => any(&mut set.iter()),
-        SteelVal::Pair(p) => any(&mut [p.car_ref(), p.cdr_ref()].into_iter()),
+        SteelVal::ListV(items) => {
+            let copy = all(&mut items.iter(), made)?;
+            Some(copy.map(|c| SteelVal::ListV(c.into_iter().collect())))
+        }
+        SteelVal::Pair(p) => match all(&mut [p.car_ref(), p.cdr_ref()].into_iter(), made)? {
+            None => Some(None),
+            Some(parts) => {
+                let [mut car, mut cdr] = <[SteelVal; 2]>::try_from(parts).ok()?;
+                Some(Some(cons(&mut car, &mut cdr).ok()?))
+            }
+        },
+        // (Taken as they are, unless they hold what must be made again.)
+        SteelVal::VectorV(items) => all(&mut items.iter(), made)?.is_none().then_some(None),
+        SteelVal::HashMapV(map) => all(&mut map.iter().flat_map(|(k, v)| [k, v]), made)?
+            .is_none()
+            .then_some(None),
+        SteelVal::HashSetV(set) => all(&mut set.iter(), made)?.is_none().then_some(None),
         _ => None,
     }
+}
+
+/// [`carried`] of every one of `items`: `Some(None)` when all are taken as they are, else
+/// all of them, those made again in place of the others.
+fn carried_all(
+    engine: &mut Engine,
+    items: &mut dyn Iterator<Item = &SteelVal>,
+    made: &mut Made,
+    depth: usize,
+) -> Option<Option<Vec<SteelVal>>> {
+    let mut read: Vec<(&SteelVal, Option<SteelVal>)> = Vec::new();
+    for item in items {
+        read.push((item, carried(engine, item, made, depth)?));
+    }
+    if read.iter().all(|(_, again)| again.is_none()) {
+        return Some(None);
+    }
+    Some(Some(
+        read.into_iter()
+            .map(|(item, again)| again.unwrap_or_else(|| item.clone()))
+            .collect(),
+    ))
 }
