@@ -49,12 +49,11 @@ pub(crate) struct Prepared {
 /// [`Prepared`]), read where it is, not copied (nothing an instruction reads changes while it
 /// works). A structure's slot holds it as the forms see it this round: as read when the round
 /// began, then as assigned.
-#[derive(Clone, Copy, PartialEq, Debug)]
+#[derive(Clone, Copy, PartialEq)]
 struct Src(u32);
 
 /// One instruction. The forms' control (`if`, `begin`, `and`, `or`) becomes jumps within the
 /// code; a loop's body is the code after its [`Instr::ForEach`], up to `end`.
-#[derive(Debug)]
 enum Instr {
     Move {
         dst: u32,
@@ -140,7 +139,6 @@ enum Instr {
 }
 
 /// The operands of an [`Instr::StyledLine`].
-#[derive(Debug)]
 struct StyledLine {
     /// `view x0 y0 x1 y1`.
     line: [Src; 5],
@@ -1099,15 +1097,11 @@ impl<'r> Round<'r> {
                 }
                 Instr::Set { global, src } => {
                     let v = self.get(*src).clone();
-                    let g = *global as usize;
-                    *self.known(g) = v.clone();
-                    self.effects.push(Effect::Set(g, v));
+                    self.assign(*global as usize, v);
                 }
                 Instr::SetBinary { op, global, a, b } => {
                     let v = self.worked_out(*op, *a, *b)?;
-                    let g = *global as usize;
-                    *self.known(g) = v.clone();
-                    self.effects.push(Effect::Set(g, v));
+                    self.assign(*global as usize, v);
                 }
                 Instr::UnlessElement {
                     op,
@@ -1189,8 +1183,7 @@ impl<'r> Round<'r> {
                     let g = *global as usize;
                     let (key, value) = (copy(self.get(*key)), copy(self.get(*value)));
                     let list = self.put_entry(g, key, value)?;
-                    *self.known(g) = list.clone();
-                    self.effects.push(Effect::Set(g, list));
+                    self.assign(g, list);
                 }
                 Instr::StyledLine(line) => {
                     let host = memory::uncharged(|| self.styled_line(line));
@@ -1210,6 +1203,13 @@ impl<'r> Round<'r> {
     #[inline(always)]
     fn put(&mut self, d: u32, v: SteelVal) {
         release(std::mem::replace(&mut self.slots[d as usize], v));
+    }
+
+    /// Structure `g` assigned `v`: the forms see it from now on, and the engine when the
+    /// round's changes are made.
+    fn assign(&mut self, g: usize, v: SteelVal) {
+        *self.known(g) = v.clone();
+        self.effects.push(Effect::Set(g, v));
     }
 
     /// The structure `g` as the forms see it.
