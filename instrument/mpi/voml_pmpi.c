@@ -86,13 +86,22 @@ static int silent_looks = 0;
 /* Flushed at least this often (seconds of MPI_Wtime), so that a live view follows. */
 #define FLUSH_EVERY 0.05
 
+/* One line to standard error, written whole in one write: the ranks share the stream, and a
+ * line written in pieces could be cut by another rank's. */
 static void say(const char *fmt, ...) {
+    char line[1024];
+    int n = snprintf(line, sizeof line - 1, "voml-pmpi (rank %d): ", world_rank);
+    if (n < 0) return;
+    if ((size_t)n > sizeof line - 2) n = (int)sizeof line - 2;
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "voml-pmpi (rank %d): ", world_rank);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    int m = vsnprintf(line + n, sizeof line - 1 - (size_t)n, fmt, ap);
     va_end(ap);
+    if (m > 0) n += m;
+    if ((size_t)n > sizeof line - 2) n = (int)sizeof line - 2;
+    line[n++] = '\n';
+    fflush(stderr);
+    (void)!write(2, line, (size_t)n);
 }
 
 #ifdef VOML_WITH_NATS
