@@ -213,8 +213,8 @@ fn taken_over(vo: voml_ir::CompiledVo, trace: &str, names: &[&str]) -> [support:
 
 /// Structures that hold vectors a program may change are carried over into the new engine's
 /// own heap: after the old engine is gone, the line plot's association list of vectors reads
-/// and grows as it would have without the reload, and a vector of counts that `vector-set!`
-/// changes goes on counting.
+/// and grows as it would have without the reload, and vectors of counts that `vector-set!`
+/// changes, alone or as a hash table's values, go on counting.
 #[test]
 fn vectors_are_carried_into_the_new_engine() {
     let lineplot = support::compile_spec(Path::new("examples/paper/lineplot.voml"));
@@ -247,4 +247,32 @@ fn vectors_are_carried_into_the_new_engine() {
     let [reloaded, whole] = taken_over(counts, &trace, &["counts", "nested"]);
     assert_eq!(reloaded, whole);
     assert_eq!(reloaded.values[0].as_deref(), Some("#(100 100 100 100)"));
+
+    // A hash table whose values are vectors of counts.
+    let table = support::compile_text(
+        "table.voml",
+        r##"<voml><body><visual-object name="table">
+          <event-declarations>
+            <data-event name="e" rtype="entry" etype="1"><data-field name="ts" type="real"/><data-field name="k" type="int"/></data-event>
+          </event-declarations>
+          <info-structures>
+            <variable name="table" type="any" init="#f"/>
+          </info-structures>
+          <event-processing>
+            <ep-component name="count" inputs="e.ts.k" infos="table">
+              <input name="^0">(if (not $0) (set! $0 (hash 'even (vector 0 0) 'odd (vector 0))))
+                (let ((counts (hash-ref $0 (if (even? ^0/1) 'even 'odd))))
+                  (vector-set! counts 0 (+ 1 (vector-ref counts 0))))</input>
+            </ep-component>
+          </event-processing>
+        </visual-object></body></voml>"##,
+    );
+    let [reloaded, whole] = taken_over(table, &trace, &["table"]);
+    assert_eq!(reloaded, whole);
+    assert!(reloaded.faults.is_empty(), "{:?}", reloaded.faults);
+    let shown = reloaded.values[0].as_deref().unwrap();
+    assert!(
+        shown.contains("#(200 0)") && shown.contains("#(200)"),
+        "{shown}"
+    );
 }

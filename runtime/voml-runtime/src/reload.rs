@@ -5,8 +5,9 @@
 //! counts, initialises its views, and draws once at once, so that its pictures show the state
 //! it took over.
 
+use steel::primitives::hashmaps::hm_construct;
 use steel::primitives::lists::cons;
-use steel::rvals::SteelVal;
+use steel::rvals::{SteelVal, SteelVector};
 use steel::steel_vm::engine::Engine;
 use voml_ir::Variable;
 
@@ -103,7 +104,8 @@ struct Made {
 /// it is, `Some(Some(copy))` when it holds vectors a program may change (steel's mutable
 /// vectors, which live in their engine's heap), made again in `engine` (see [`Made`]).
 /// `None` for anything else, a value nested deeper than [`CARRIED_DEPTH`] (a vector that
-/// holds itself), and hash tables or immutable vectors that hold mutable vectors.
+/// holds itself), and hash tables whose keys, or sets whose elements, are or hold mutable
+/// vectors.
 fn carried(
     engine: &mut Engine,
     value: &SteelVal,
@@ -148,11 +150,31 @@ fn carried(
                 Some(Some(cons(&mut car, &mut cdr).ok()?))
             }
         },
-        // (Taken as they are, unless they hold what must be made again.)
-        SteelVal::VectorV(items) => all(&mut items.iter(), made)?.is_none().then_some(None),
-        SteelVal::HashMapV(map) => all(&mut map.iter().flat_map(|(k, v)| [k, v]), made)?
-            .is_none()
-            .then_some(None),
+        SteelVal::VectorV(items) => {
+            let copy = all(&mut items.iter(), made)?;
+            Some(copy.map(|c| SteelVal::VectorV(c.into_iter().collect::<SteelVector>())))
+        }
+        // A table's values are made again where they must be; a key or a set's element that
+        // must be is not carried (a table finds its keys by what they are, and a vector made
+        // again is another vector).
+        SteelVal::HashMapV(map) => {
+            if all(&mut map.iter().map(|(k, _)| k), made)?.is_some() {
+                return None;
+            }
+            let values = all(&mut map.iter().map(|(_, v)| v), made)?;
+            Some(match values {
+                None => None,
+                Some(values) => {
+                    let pairs: Vec<SteelVal> = map
+                        .iter()
+                        .map(|(k, _)| k)
+                        .zip(values)
+                        .flat_map(|(k, v)| [k.clone(), v])
+                        .collect();
+                    Some(hm_construct(&pairs).ok()?)
+                }
+            })
+        }
         SteelVal::HashSetV(set) => all(&mut set.iter(), made)?.is_none().then_some(None),
         _ => None,
     }
