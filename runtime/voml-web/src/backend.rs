@@ -390,8 +390,11 @@ impl Backend for WebBackend {
         }
     }
 
-    /// The answer goes to the page that asked, alone.
+    /// The answer goes to the page that asked, alone, after what was drawn before it: a page
+    /// that has the answer has what the run drew until then (a zoom or a pan the page sent
+    /// before its command, say).
     fn answer(&mut self, to: u64, outcome: Result<(), &str>) {
+        self.publish();
         self.hub().answer(to, outcome);
     }
 
@@ -514,6 +517,41 @@ mod tests {
             let text = hub.lock().unwrap().join().0.concat();
             assert!(text.contains("\"op\":\"add-image\",\"image\":0"), "{limit}");
         }
+    }
+
+    /// What was drawn before a command was answered reaches the page that asked before the
+    /// answer does, though nothing was presented between them.
+    #[test]
+    fn an_answer_comes_after_what_was_drawn_before_it() {
+        let hub = Arc::new(Mutex::new(Hub::new(usize::MAX)));
+        let mut web = WebBackend::new(hub.clone());
+        web.create_surface(ViewId(0), "v", 64, 32, Color::WHITE)
+            .unwrap();
+        web.present(ViewId(0)).unwrap();
+        let (page, (_, inbox)) = hub.lock().unwrap().join_page();
+        hub.lock()
+            .unwrap()
+            .push_command(page, 5, "step".into())
+            .unwrap();
+        let Some(BackendEvent::Command { from, .. }) = web.poll_events().pop() else {
+            panic!("the command is not among the events");
+        };
+        let clear = DrawCmd::Clear {
+            rect: PxRect::new(0, 0, 8, 8),
+            color: Color::rgb(200, 10, 10),
+        };
+        web.draw(ViewId(0), &clear).unwrap();
+        web.answer(from, Ok(()));
+        let mut lines = Vec::new();
+        while let Ok(batch) = inbox.try_recv() {
+            lines.extend(batch.lines().map(str::to_string));
+        }
+        let drawn = lines.iter().position(|l| l.contains("\"op\":\"draw\""));
+        let answer = lines.iter().position(|l| l.contains("\"op\":\"answer\""));
+        assert!(
+            matches!((drawn, answer), (Some(d), Some(a)) if d < a),
+            "{lines:?}"
+        );
     }
 
     #[test]
