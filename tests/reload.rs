@@ -268,11 +268,22 @@ fn vectors_are_carried_into_the_new_engine() {
         </visual-object></body></voml>"##,
     );
     let [reloaded, whole] = taken_over(table, &trace, &["table"]);
-    assert_eq!(reloaded, whole);
     assert!(reloaded.faults.is_empty(), "{:?}", reloaded.faults);
-    let shown = reloaded.values[0].as_deref().unwrap();
+    // (A table shows its entries in an order of its own: they are compared as a set.)
+    let entries = |ended: &support::Ended| {
+        let mut lines: Vec<String> = ended.values[0]
+            .as_deref()
+            .unwrap_or_default()
+            .lines()
+            .map(|l| l.trim().trim_end_matches(',').to_string())
+            .collect();
+        lines.sort();
+        lines
+    };
+    assert_eq!(entries(&reloaded), entries(&whole));
+    let shown = entries(&reloaded).join(" ");
     assert!(
-        shown.contains("#(200 0)") && shown.contains("#(200)"),
+        shown.contains("'even: #(200 0)") && shown.contains("'odd: #(200)"),
         "{shown}"
     );
 }
