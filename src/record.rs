@@ -51,9 +51,13 @@ impl Sink for RecordSink {
         let last = (outcome.records > 0).then_some(outcome.last_ts);
         let mut recording = self.recording.borrow_mut();
         recording.mark(last.or(Some(runtime.trace_time())));
-        let page = recording.page(&self.title, runtime.stats().first_ts);
-        std::fs::write(&self.path, page)
-            .map_err(|e| format!("cannot write `{}`: {e}", self.path.display()))?;
+        let origin = runtime.stats().first_ts;
+        let written = std::fs::File::create(&self.path).and_then(|file| {
+            let mut out = std::io::BufWriter::new(file);
+            recording.write_page(&self.title, origin, &mut out)?;
+            std::io::Write::flush(&mut out)
+        });
+        written.map_err(|e| format!("cannot write `{}`: {e}", self.path.display()))?;
         let mut notes = vec![format!("wrote {}", self.path.display())];
         if let Some(cut) = recording.cut() {
             notes.push(format!(

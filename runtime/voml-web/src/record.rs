@@ -6,6 +6,7 @@
 //! recording are all inside the file.
 
 use std::cell::RefCell;
+use std::io::{self, Write};
 use std::rc::Rc;
 
 use voml_llvo::{Backend, Command, Recorder};
@@ -110,20 +111,62 @@ impl Recording {
     /// The self-contained page that replays the recording, titled `title`; `origin` is the
     /// first record's time, where the sound's output time begins.
     pub fn page(&self, title: &str, origin: Option<f64>) -> String {
-        let moments: Vec<serde_json::Value> = self
-            .moments
-            .iter()
-            .map(|(at, lines)| serde_json::json!([at, lines]))
-            .collect();
-        let data = serde_json::json!({
-            "title": title,
-            "origin": origin,
-            "cut": self.cut(),
-            "moments": moments,
-        });
+        let mut page = Vec::new();
+        // (Writing into memory fails on nothing; the JSON is UTF-8.)
+        let _ = self.write_page(title, origin, &mut page);
+        String::from_utf8(page).unwrap_or_default()
+    }
+
+    /// Writes [`Recording::page`] to `out` as it goes: the recording is not copied (a big
+    /// one is hundreds of megabytes).
+    pub fn write_page(
+        &self,
+        title: &str,
+        origin: Option<f64>,
+        out: &mut impl Write,
+    ) -> io::Result<()> {
+        let (before, after) = crate::server::recorded_page_around();
+        out.write_all(before.as_bytes())?;
         // Inside a script element, `<` must not open a tag (`</script>` in a text drawn).
-        let data = data.to_string().replace('<', "\\u003c");
-        crate::server::recorded_page(&data)
+        let mut json = NoTags(&mut *out);
+        let json = &mut json;
+        // (The keys in order, as a JSON object of them is written.)
+        json.write_all(b"{\"cut\":")?;
+        serde_json::to_writer(&mut *json, &self.cut())?;
+        json.write_all(b",\"moments\":[")?;
+        for (k, moment) in self.moments.iter().enumerate() {
+            if k > 0 {
+                json.write_all(b",")?;
+            }
+            serde_json::to_writer(&mut *json, moment)?;
+        }
+        json.write_all(b"],\"origin\":")?;
+        serde_json::to_writer(&mut *json, &origin)?;
+        json.write_all(b",\"title\":")?;
+        serde_json::to_writer(&mut *json, title)?;
+        json.write_all(b"}")?;
+        out.write_all(after.as_bytes())
+    }
+}
+
+/// A writer that writes JSON with every `<` as `\u003c` (the same JSON, which cannot open a
+/// tag). (`<` is one byte in UTF-8, never part of another character.)
+struct NoTags<W: Write>(W);
+
+impl<W: Write> Write for NoTags<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let mut rest = buf;
+        while let Some(at) = rest.iter().position(|&b| b == b'<') {
+            self.0.write_all(&rest[..at])?;
+            self.0.write_all(b"\\u003c")?;
+            rest = &rest[at + 1..];
+        }
+        self.0.write_all(rest)?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.0.flush()
     }
 }
 
@@ -160,6 +203,63 @@ mod tests {
         assert!(!page.contains("</script><b>"), "a title closed the script");
         assert!(page.contains(r#"\u003c/script>\u003cb>"#));
         assert!(!page.contains("http://") && !page.contains("https://"));
+    }
+
+    /// The page is written as it goes into any writer: the same bytes as in memory, every
+    /// `<` of the recording escaped however the writes cut it, and a writer's failure told.
+    #[test]
+    fn the_page_is_written_as_it_goes_and_its_failures_told() {
+        let recording = Recording::new(usize::MAX);
+        let mut backend = Recording::backend(&recording, LazyRaster::new());
+        backend
+            .create_surface(ViewId(0), "<<a<", 10, 10, Color::WHITE)
+            .unwrap();
+        recording.borrow_mut().mark(Some(0.5));
+        let r = recording.borrow();
+        let page = r.page("t<", Some(0.25));
+        let json = page
+            .split_once(r#"id="recording">"#)
+            .and_then(|(_, rest)| rest.split_once("</script>"))
+            .map(|(json, _)| json)
+            .expect("the recording's script");
+        assert!(!json.contains('<'), "{json}");
+        let data: serde_json::Value = serde_json::from_str(json).unwrap();
+        assert_eq!(data["title"], "t<");
+        assert_eq!(data["origin"], 0.25);
+        assert!(data["moments"][0][1].as_str().unwrap().contains("<<a<"));
+
+        // A writer that takes a few bytes at a time.
+        struct Dribble(Vec<u8>);
+        impl Write for Dribble {
+            fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+                let n = buf.len().min(3);
+                self.0.extend_from_slice(&buf[..n]);
+                Ok(n)
+            }
+            fn flush(&mut self) -> io::Result<()> {
+                Ok(())
+            }
+        }
+        let mut dribble = Dribble(Vec::new());
+        r.write_page("t<", Some(0.25), &mut dribble).unwrap();
+        assert_eq!(String::from_utf8(dribble.0).unwrap(), page);
+
+        // A disk that fills up.
+        struct Full(usize);
+        impl Write for Full {
+            fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+                if self.0 + buf.len() > 1000 {
+                    return Err(io::Error::new(io::ErrorKind::StorageFull, "disk full"));
+                }
+                self.0 += buf.len();
+                Ok(buf.len())
+            }
+            fn flush(&mut self) -> io::Result<()> {
+                Ok(())
+            }
+        }
+        let failed = r.write_page("t", None, &mut Full(0)).unwrap_err();
+        assert_eq!(failed.kind(), io::ErrorKind::StorageFull);
     }
 
     #[test]

@@ -46,19 +46,23 @@ fn page() -> String {
 /// The page replaying a recording (`data`: JSON in which `<` is escaped), for a file opened
 /// from disk: its policy, which a server would send as a header, is in the page, and the
 /// recording is put in last, so that nothing in it is taken for a place holder.
-pub(crate) fn recorded_page(data: &str) -> String {
-    include_str!("page/index.html")
+/// The recorded page around its recording: what goes before the recording's JSON, and what
+/// after (the JSON is written between them, so that a big recording is never copied whole).
+pub(crate) fn recorded_page_around() -> (String, String) {
+    let page = include_str!("page/index.html")
         .replace("/*STYLE*/", include_str!("page/page.css"))
         .replace("//SCRIPT", SCRIPT)
         .replace(
             "<!--HEAD-->",
             &format!(r#"<meta http-equiv="Content-Security-Policy" content="{CSP}">"#),
-        )
-        .replacen(
-            "<!--RECORDING-->",
-            &format!(r#"<script type="application/json" id="recording">{data}</script>"#),
-            1,
-        )
+        );
+    let (before, after) = page
+        .split_once("<!--RECORDING-->")
+        .unwrap_or((page.as_str(), ""));
+    (
+        format!(r#"{before}<script type="application/json" id="recording">"#),
+        format!("</script>{after}"),
+    )
 }
 
 /// The page's script: its sound, then the rest.
