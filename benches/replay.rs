@@ -10,7 +10,9 @@
 //! - `big.trf`: `mpicl-trace3-bcast10.trf` (from `../shared`) ten times over with shifted
 //!   timestamps, about 38 MB and 1.2 M records; without `../shared`, the cases on it are skipped;
 //! - `lineplot-1m-inside.trf`: one million samples of three scalars for the paper's line plot;
-//! - `counter-100k.trf`: 100,000 records for an asynchronous counter shown as text.
+//! - `counter-100k.trf`: 100,000 records for an asynchronous counter shown as text;
+//! - `lineplot-100k.trf`: the first 100,000 of the line plot's samples, recorded with
+//!   `--record` (peak memory against the page's size).
 //!
 //! `VOML_BENCH_QUICK=1` runs each case once instead of taking the best of three;
 //! `VOML_BENCH_ONLY=flat` runs only the memory cases (records fed to standard input).
@@ -415,6 +417,28 @@ fn main() {
                     &format!("{:.1}x", (back.wall - v.wall) / straight.wall),
                 ),
                 (b, s) => println!("seek: {b:?} {s:?}"),
+            }
+            // `--record` of 100 k samples: the page's size against the run's peak memory
+            // (the page is written as it goes; the recording is held once).
+            let samples = work.join("lineplot-100k.trf");
+            lineplot_trace(&samples, 100_000).unwrap();
+            let page = work.join("lineplot-100k.html");
+            match run(
+                Path::new("examples/paper/lineplot.voml"),
+                &samples,
+                &["--record", page.to_str().unwrap()],
+            ) {
+                Ok(r) => {
+                    let kb = std::fs::metadata(&page).map_or(0, |m| m.len() / 1024);
+                    row(
+                        "line plot, 100 k samples, --record",
+                        "peak memory",
+                        &mib(r.peak_kb),
+                        &format!("page {}", mib(kb)),
+                        &format!("{:.1}x", r.peak_kb as f64 / kb.max(1) as f64),
+                    );
+                }
+                Err(e) => println!("record: {e}"),
             }
         }
         Err(e) => println!("lineplot: {e}"),
