@@ -161,19 +161,15 @@ fn carried(
             if all(&mut map.iter().map(|(k, _)| k), made)?.is_some() {
                 return None;
             }
-            let values = all(&mut map.iter().map(|(_, v)| v), made)?;
-            Some(match values {
-                None => None,
-                Some(values) => {
-                    let pairs: Vec<SteelVal> = map
-                        .iter()
-                        .map(|(k, _)| k)
-                        .zip(values)
-                        .flat_map(|(k, v)| [k.clone(), v])
-                        .collect();
-                    Some(hm_construct(&pairs).ok()?)
-                }
-            })
+            let Some(values) = all(&mut map.iter().map(|(_, v)| v), made)? else {
+                return Some(None);
+            };
+            let pairs: Vec<SteelVal> = map
+                .iter()
+                .zip(values)
+                .flat_map(|((k, _), v)| [k.clone(), v])
+                .collect();
+            Some(Some(hm_construct(&pairs).ok()?))
         }
         SteelVal::HashSetV(set) => all(&mut set.iter(), made)?.is_none().then_some(None),
         _ => None,

@@ -108,17 +108,9 @@ impl Recording {
         self.cut.filter(|_| self.dropping)
     }
 
-    /// The self-contained page that replays the recording, titled `title`; `origin` is the
-    /// first record's time, where the sound's output time begins.
-    pub fn page(&self, title: &str, origin: Option<f64>) -> String {
-        let mut page = Vec::new();
-        // (Writing into memory fails on nothing; the JSON is UTF-8.)
-        let _ = self.write_page(title, origin, &mut page);
-        String::from_utf8(page).unwrap_or_default()
-    }
-
-    /// Writes [`Recording::page`] to `out` as it goes: the recording is not copied (a big
-    /// one is hundreds of megabytes).
+    /// Writes the self-contained page that replays the recording, titled `title`, to `out`
+    /// as it goes: the recording is not copied (a big one is hundreds of megabytes).
+    /// `origin` is the first record's time, where the sound's output time begins.
     pub fn write_page(
         &self,
         title: &str,
@@ -175,6 +167,13 @@ mod tests {
     use super::*;
     use voml_llvo::{Color, DrawCmd, LazyRaster, PxRect, ViewId};
 
+    /// The page [`Recording::write_page`] writes, in memory.
+    fn page(r: &Recording, title: &str, origin: Option<f64>) -> String {
+        let mut page = Vec::new();
+        r.write_page(title, origin, &mut page).unwrap();
+        String::from_utf8(page).unwrap()
+    }
+
     #[test]
     fn commands_are_grouped_by_moment_and_the_page_holds_them_safely() {
         let recording = Recording::new(usize::MAX);
@@ -199,7 +198,7 @@ mod tests {
         assert_eq!(times, [None, Some(1.0), Some(2.0)]);
         assert_eq!(r.moments[1].1.lines().count(), 2, "two draws at t = 1");
         assert!(!r.moments[1].1.contains("present"));
-        let page = r.page("a <title>", None);
+        let page = page(&r, "a <title>", None);
         assert!(!page.contains("</script><b>"), "a title closed the script");
         assert!(page.contains(r#"\u003c/script>\u003cb>"#));
         assert!(!page.contains("http://") && !page.contains("https://"));
@@ -216,7 +215,7 @@ mod tests {
             .unwrap();
         recording.borrow_mut().mark(Some(0.5));
         let r = recording.borrow();
-        let page = r.page("t<", Some(0.25));
+        let page = page(&r, "t<", Some(0.25));
         let json = page
             .split_once(r#"id="recording">"#)
             .and_then(|(_, rest)| rest.split_once("</script>"))

@@ -43,11 +43,10 @@ fn page() -> String {
         .replace("<!--RECORDING-->", "")
 }
 
-/// The page replaying a recording (`data`: JSON in which `<` is escaped), for a file opened
-/// from disk: its policy, which a server would send as a header, is in the page, and the
-/// recording is put in last, so that nothing in it is taken for a place holder.
-/// The recorded page around its recording: what goes before the recording's JSON, and what
-/// after (the JSON is written between them, so that a big recording is never copied whole).
+/// The page replaying a recording, for a file opened from disk, around its recording: what
+/// goes before the recording's JSON (in which `<` is escaped), and what after. Its policy,
+/// which a server would send as a header, is in the page; the JSON is written between the
+/// two, so that a big recording is never copied whole, nor taken for a place holder.
 pub(crate) fn recorded_page_around() -> (String, String) {
     let page = include_str!("page/index.html")
         .replace("/*STYLE*/", include_str!("page/page.css"))
