@@ -211,6 +211,29 @@ fn taken_over(vo: voml_ir::CompiledVo, trace: &str, names: &[&str]) -> [support:
     ]
 }
 
+/// A visual object whose one input part, `body`, sees records `-3 1 TS K` (`^0/1` is K) and
+/// the info structures `structures` declares as `$0 ...` (`infos`).
+fn counting(structures: &str, infos: &str, body: &str) -> voml_ir::CompiledVo {
+    support::compile_text(
+        "counting.voml",
+        &format!(
+            r#"<voml><body><visual-object name="counting">
+          <event-declarations>
+            <data-event name="e" rtype="entry" etype="1"><data-field name="ts" type="real"/><data-field name="k" type="int"/></data-event>
+          </event-declarations>
+          <info-structures>
+            {structures}
+          </info-structures>
+          <event-processing>
+            <ep-component name="count" inputs="e.ts.k" infos="{infos}">
+              <input name="^0">{body}</input>
+            </ep-component>
+          </event-processing>
+        </visual-object></body></voml>"#
+        ),
+    )
+}
+
 /// Structures that hold vectors a program may change are carried over into the new engine's
 /// own heap: after the old engine is gone, the line plot's association list of vectors reads
 /// and grows as it would have without the reload, and vectors of counts that `vector-set!`
@@ -225,23 +248,12 @@ fn vectors_are_carried_into_the_new_engine() {
     assert!(reloaded.faults.is_empty(), "{:?}", reloaded.faults);
     assert!(reloaded.values[1].as_deref().unwrap().contains("(2 . #("));
 
-    let counts = support::compile_text(
-        "counts.voml",
-        r#"<voml><body><visual-object name="counts">
-          <event-declarations>
-            <data-event name="e" rtype="entry" etype="1"><data-field name="ts" type="real"/><data-field name="k" type="int"/></data-event>
-          </event-declarations>
-          <info-structures>
-            <variable name="counts" type="vector" init="(0 0 0 0)"/>
-            <variable name="nested" type="list" init="()"/>
-          </info-structures>
-          <event-processing>
-            <ep-component name="count" inputs="e.ts.k" infos="counts nested">
-              <input name="^0">(vector-set! $0 ^0/1 (+ 1 (vector-ref $0 ^0/1)))
-                (if (null? $1) (set! $1 (list (cons 'counts $0))))</input>
-            </ep-component>
-          </event-processing>
-        </visual-object></body></voml>"#,
+    let counts = counting(
+        r#"<variable name="counts" type="vector" init="(0 0 0 0)"/>
+            <variable name="nested" type="list" init="()"/>"#,
+        "counts nested",
+        "(vector-set! $0 ^0/1 (+ 1 (vector-ref $0 ^0/1)))
+                (if (null? $1) (set! $1 (list (cons 'counts $0))))",
     );
     let trace: String = (0..400).map(|r| format!("-3 1 {r} {}\n", r % 4)).collect();
     let [reloaded, whole] = taken_over(counts, &trace, &["counts", "nested"]);
@@ -249,23 +261,12 @@ fn vectors_are_carried_into_the_new_engine() {
     assert_eq!(reloaded.values[0].as_deref(), Some("#(100 100 100 100)"));
 
     // A hash table whose values are vectors of counts.
-    let table = support::compile_text(
-        "table.voml",
-        r##"<voml><body><visual-object name="table">
-          <event-declarations>
-            <data-event name="e" rtype="entry" etype="1"><data-field name="ts" type="real"/><data-field name="k" type="int"/></data-event>
-          </event-declarations>
-          <info-structures>
-            <variable name="table" type="any" init="#f"/>
-          </info-structures>
-          <event-processing>
-            <ep-component name="count" inputs="e.ts.k" infos="table">
-              <input name="^0">(if (not $0) (set! $0 (hash 'even (vector 0 0) 'odd (vector 0))))
+    let table = counting(
+        r##"<variable name="table" type="any" init="#f"/>"##,
+        "table",
+        "(if (not $0) (set! $0 (hash 'even (vector 0 0) 'odd (vector 0))))
                 (let ((counts (hash-ref $0 (if (even? ^0/1) 'even 'odd))))
-                  (vector-set! counts 0 (+ 1 (vector-ref counts 0))))</input>
-            </ep-component>
-          </event-processing>
-        </visual-object></body></voml>"##,
+                  (vector-set! counts 0 (+ 1 (vector-ref counts 0))))",
     );
     let [reloaded, whole] = taken_over(table, &trace, &["table"]);
     assert!(reloaded.faults.is_empty(), "{:?}", reloaded.faults);
