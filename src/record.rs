@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use voml_driver::{Outcome, Sink};
 use voml_runtime::{Runtime, TimedSound};
-use voml_web::SharedRecording;
+use voml_web::{Recording, SharedRecording};
 
 /// The sink that marks the recording's moments and writes the page at the end.
 pub struct RecordSink {
@@ -19,7 +19,7 @@ impl RecordSink {
     /// Writes `recording` to `path` at the end, titled `title`. What the visual object drew
     /// before now (its views made) belongs before any record.
     pub fn new(recording: SharedRecording, path: PathBuf, title: String) -> RecordSink {
-        recording.borrow_mut().mark(None);
+        Recording::lock(&recording).mark(None);
         RecordSink {
             recording,
             path,
@@ -33,23 +33,32 @@ impl Sink for RecordSink {
         true
     }
 
-    fn after_record(&mut self, _runtime: &mut Runtime, ts: f64) -> Result<(), String> {
-        self.recording.borrow_mut().mark(Some(ts));
+    fn after_record(&mut self, runtime: &mut Runtime, ts: f64) -> Result<(), String> {
+        // The moment ends after the commands the record made, which the drawing layer's
+        // thread may still be giving the back end.
+        let recording = self.recording.clone();
+        runtime.after_drawing(move || Recording::lock(&recording).mark(Some(ts)));
         Ok(())
     }
 
-    fn sounds(&mut self, _runtime: &mut Runtime, sounds: &[TimedSound]) -> Result<(), String> {
-        let mut recording = self.recording.borrow_mut();
-        for sound in sounds {
-            recording.sound(sound.at, &sound.command);
-        }
+    fn sounds(&mut self, runtime: &mut Runtime, sounds: &[TimedSound]) -> Result<(), String> {
+        // In their place among the drawing commands.
+        let recording = self.recording.clone();
+        let sounds = sounds.to_vec();
+        runtime.after_drawing(move || {
+            let mut recording = Recording::lock(&recording);
+            for sound in sounds {
+                recording.sound(sound.at, &sound.command);
+            }
+        });
         Ok(())
     }
 
     fn end(&mut self, runtime: &mut Runtime, outcome: &Outcome) -> Result<Vec<String>, String> {
         // What the end of the input drew belongs to the last moment.
         let last = (outcome.records > 0).then_some(outcome.last_ts);
-        let mut recording = self.recording.borrow_mut();
+        runtime.catch_up_drawing();
+        let mut recording = Recording::lock(&self.recording);
         recording.mark(last.or(Some(runtime.trace_time())));
         let origin = runtime.stats().first_ts;
         let written = std::fs::File::create(&self.path).and_then(|file| {

@@ -8,7 +8,7 @@ use voml_driver::audio::WavSink;
 use voml_driver::sink::file_name;
 use voml_driver::{Hooks, Pictures, Profiler, Sink, Source, StateDump, Terminal};
 use voml_ir::CompiledVo;
-use voml_llvo::{Backend, LazyRaster, Threaded};
+use voml_llvo::{Backend, LazyRaster};
 use voml_runtime::{Config, Runtime};
 use voml_trace::ReadOptions;
 
@@ -143,7 +143,7 @@ pub(crate) fn headless(
         .map(|_| voml_web::Recording::new(voml_web::DEFAULT_RECORD_LIMIT));
     let backend: Box<dyn Backend> = match &recording {
         Some(r) => Box::new(voml_web::Recording::backend(r, LazyRaster::new())),
-        None => Box::new(Threaded::new(LazyRaster::new())),
+        None => Box::new(LazyRaster::new()),
     };
     let reload: Option<Box<dyn voml_driver::Reload>> = args.watch.then(|| {
         let sources = db.as_ref().map(crate::watch::sources).unwrap_or_default();
@@ -181,7 +181,7 @@ pub(crate) fn headless(
     // A backwards seek runs the visual object again from the start of the trace file.
     let vo_again = runtime.vo().clone();
     let mut restart = |_: &mut Runtime| -> Option<(Runtime, Source)> {
-        let backend = Box::new(Threaded::new(LazyRaster::new()));
+        let backend = Box::new(LazyRaster::new());
         let runtime = load_runtime(args, vo_again.clone(), backend).ok()?;
         Some((runtime, reopen(args)?))
     };

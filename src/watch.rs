@@ -8,7 +8,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use voml_driver::report::Reporter;
 use voml_ir::CompiledVo;
-use voml_llvo::{LazyRaster, Threaded};
+use voml_llvo::LazyRaster;
 use voml_runtime::Runtime;
 
 use crate::run::{compile_spec, load_runtime, Compiled, RunArgs};
@@ -109,8 +109,7 @@ impl voml_driver::Reload for Watch {
             }
             current.take_backend()
         } else {
-            // (Drawn on a thread of its own, as the first one was.)
-            Box::new(Threaded::new(LazyRaster::new()))
+            Box::new(LazyRaster::new())
         };
         match load_runtime(&self.args, vo, backend) {
             Ok(rt) => Some(rt),

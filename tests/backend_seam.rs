@@ -5,10 +5,8 @@
 
 mod support;
 
-use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::Path;
-use std::rc::Rc;
 
 use support::{compile_spec, replay_file, root};
 use voml_llvo::{Backend, Command, DrawCmd, Mark, RasterBackend, Recorder, ViewId};
@@ -18,10 +16,11 @@ use voml_runtime::{Config, Runtime};
 /// returns the runtime and the commands as JSON lines.
 fn recorded_run(spec: &Path, trace: &Path) -> (Runtime, Vec<String>) {
     support::quiet_steel();
-    let lines = Rc::new(RefCell::new(Vec::new()));
+    let lines = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
     let sink = lines.clone();
     let backend = Recorder::new(RasterBackend::new(), move |c: &Command| {
-        sink.borrow_mut()
+        sink.lock()
+            .unwrap()
             .push(serde_json::to_string(c).expect("a command serialises"));
     });
     // Every round drawn, as for a recorded page: the stream of each frame.
@@ -33,7 +32,7 @@ fn recorded_run(spec: &Path, trace: &Path) -> (Runtime, Vec<String>) {
         .expect("the visual object loads");
     let replayed = replay_file(&mut rt, trace);
     assert!(!replayed.summary.stopped, "{:?}", rt.faults());
-    let lines = lines.borrow().clone();
+    let lines = lines.lock().unwrap().clone();
     (rt, lines)
 }
 

@@ -263,14 +263,14 @@ struct FakeUser {
     inner: voml_llvo::LazyRaster,
     view: Option<voml_llvo::ViewId>,
     finished: bool,
-    script: Box<dyn FnMut(voml_llvo::ViewId) -> Vec<voml_llvo::BackendEvent>>,
-    on_status: Box<dyn FnMut(&voml_llvo::Status)>,
+    script: Box<dyn FnMut(voml_llvo::ViewId) -> Vec<voml_llvo::BackendEvent> + Send>,
+    on_status: Box<dyn FnMut(&voml_llvo::Status) + Send>,
 }
 
 impl FakeUser {
     fn new(
-        script: impl FnMut(voml_llvo::ViewId) -> Vec<voml_llvo::BackendEvent> + 'static,
-        on_status: impl FnMut(&voml_llvo::Status) + 'static,
+        script: impl FnMut(voml_llvo::ViewId) -> Vec<voml_llvo::BackendEvent> + Send + 'static,
+        on_status: impl FnMut(&voml_llvo::Status) + Send + 'static,
     ) -> FakeUser {
         FakeUser {
             inner: voml_llvo::LazyRaster::new(),
@@ -439,7 +439,7 @@ fn window_keys_pause_step_and_seek_back() {
     let spec = support::root().join("examples/mpicl/count-events.voml");
     let vo = support::compile_spec(&spec);
     let trace = support::root().join("examples/mpicl/ring.trf");
-    let paused_at = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+    let paused_at = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
     // Pause (at the first look), step, back to the start, three steps, back one moment
     // (the first eight records share their time: to the start), then play to the end; one
     // key a look. The record count is noted each time the replay shows as paused anew.
@@ -469,7 +469,7 @@ fn window_keys_pause_step_and_seek_back() {
         move |status| {
             let now = (status.paused, status.records);
             if status.paused && last != Some(now) {
-                noted.borrow_mut().push(status.records);
+                noted.lock().unwrap().push(status.records);
             }
             last = Some(now);
         },
@@ -493,7 +493,7 @@ fn window_keys_pause_step_and_seek_back() {
         &mut Collect::default(),
     );
     // The first pause comes at the first look, wherever the reader has got to.
-    let paused_at = paused_at.borrow().clone();
+    let paused_at = paused_at.lock().unwrap().clone();
     let p = paused_at[0];
     assert_eq!(paused_at, [p, p + 1, 0, 1, 2, 3, 0]);
     assert_eq!(outcome.records, 1360);

@@ -307,6 +307,24 @@ fn bandwidth_shows_the_switch_the_nodes_and_their_utilisation() {
 // ---------------------------------------------------------------------------------------
 // The line-plot visual object (Figures 4b and 5).
 
+/// The line plot's segments go to the drawing layer's thread: every one but the first (which
+/// finds out that its view and component keep nothing of them) is handed over, and the run
+/// waits for that thread once, when its input has ended.
+#[test]
+fn the_line_plot_hands_its_segments_to_the_drawing_layers_thread() {
+    let trace = support::lineplot_trace(3000);
+    let mut rt = start_runtime(compile_spec(&paper("lineplot.voml")), false, BUDGET_MS);
+    let replayed = support::replay_bytes(&mut rt, trace.as_bytes(), "lineplot", false);
+    assert!(!replayed.summary.stopped);
+    assert!(rt.faults().is_empty(), "{:?}", rt.faults());
+    // Three scalars, a timestamp every three records: one segment after the first, two
+    // after the second, three after the third; the round after the end of input draws the
+    // last three again.
+    let host = rt.host();
+    assert_eq!(host.drawing.handed_over(), 6000 + 3 - 1);
+    assert_eq!(host.drawing.waits(), 1);
+}
+
 fn is_hue(c: [u8; 3], main: usize) -> bool {
     let others: Vec<u8> = (0..3).filter(|&i| i != main).map(|i| c[i]).collect();
     let min_other = *others.iter().min().unwrap();

@@ -13,13 +13,11 @@
 
 mod support;
 
-use std::cell::RefCell;
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::path::Path;
 use std::process::{Child, Command as Process, Stdio};
-use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -185,11 +183,11 @@ fn until_finished(socket: &mut Socket) -> Vec<String> {
 /// (the presents apart: a page shows what it has at its next frame).
 fn recorded() -> (Runtime, Vec<String>) {
     support::quiet_steel();
-    let lines = Rc::new(RefCell::new(Vec::new()));
+    let lines = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
     let sink = lines.clone();
     let backend = Recorder::new(RasterBackend::new(), move |c: &Command| {
         if !matches!(c, Command::Present { .. } | Command::Status { .. }) {
-            sink.borrow_mut().push(serde_json::to_string(c).unwrap());
+            sink.lock().unwrap().push(serde_json::to_string(c).unwrap());
         }
     });
     let mut rt = Runtime::new(
@@ -202,7 +200,7 @@ fn recorded() -> (Runtime, Vec<String>) {
     )
     .expect("the visual object loads");
     replay_file(&mut rt, &root().join(TRACE));
-    let lines = lines.borrow().clone();
+    let lines = lines.lock().unwrap().clone();
     (rt, lines)
 }
 

@@ -476,7 +476,11 @@ pub fn view_pixels(runtime: &mut voml_runtime::Runtime, index: usize) -> voml_ll
 pub fn world_to_px(runtime: &voml_runtime::Runtime, index: usize, wx: f64, wy: f64) -> (f64, f64) {
     let host = runtime.host();
     let id = host.views[index];
-    let map = host.llvo.mapping(id).expect("the view has a mapping");
+    let map = host
+        .drawing
+        .llvo()
+        .mapping(id)
+        .expect("the view has a mapping");
     map.to_px(voml_llvo::Point { x: wx, y: wy })
 }
 

@@ -620,10 +620,13 @@ pub struct Status {
 /// [`LlvoError::UnknownView`]; the core never makes them, but a back end
 /// must not panic on them either.
 ///
+/// A back end is `Send`: the LLVO that drives it may work on a thread of its own
+/// ([`crate::LlvoThread`]).
+///
 /// Every call is also a value ([`crate::Command`]), so that what the core
 /// asks of a back end can be recorded, sent to another thread or process,
 /// and replayed into another back end ([`crate::Command::apply`]).
-pub trait Backend {
+pub trait Backend: Send {
     /// Creates a surface of `width` x `height` pixels filled with `background`.
     fn create_surface(
         &mut self,

@@ -325,12 +325,12 @@ macro_rules! calls_as_commands {
 /// listener: for recording a run's drawing, streaming it to a page, or tests.
 pub struct Recorder<B: Backend> {
     inner: B,
-    listener: Box<dyn FnMut(&Command)>,
+    listener: Box<dyn FnMut(&Command) + Send>,
 }
 
 impl<B: Backend> Recorder<B> {
     /// Forwards to `inner`, telling `listener` of every command first.
-    pub fn new(inner: B, listener: impl FnMut(&Command) + 'static) -> Recorder<B> {
+    pub fn new(inner: B, listener: impl FnMut(&Command) + Send + 'static) -> Recorder<B> {
         Recorder {
             inner,
             listener: Box::new(listener),

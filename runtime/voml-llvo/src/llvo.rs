@@ -26,6 +26,9 @@ pub const DEFAULT_RECORD_CAP: usize = 250_000;
 pub const DEFAULT_SHOWN_CAP: usize = 250_000;
 /// Warnings kept until [`Llvo::take_warnings`]; the rest are only counted.
 const MAX_WARNINGS: usize = 256;
+/// An ordinary coordinate or world edge is at most this far from 0, an ordinary world at
+/// least its inverse wide and high: mapped to pixels, ordinary points stay finite.
+pub const ORDINARY: f64 = 1e100;
 /// What a window size beyond the limit becomes, for the warning.
 static WINDOW_CLAMPED: std::sync::LazyLock<String> =
     std::sync::LazyLock::new(|| format!("clamped to 1..{MAX_WINDOW}"));
@@ -788,6 +791,29 @@ impl<B: Backend> Llvo<B> {
         self.owners
             .get(owner.0 as usize - 1)
             .map_or(0, |o| o.current.items.len() + o.last.items.len())
+    }
+
+    /// Whether every solid line of an ordinary style ([`Style::draws_as_given`]) and ordinary
+    /// ends ([`ORDINARY`]) that `owner` draws in `view` leaves nothing to report and nothing
+    /// to keep until some other call: the view exists, keeps no exact list of what it shows,
+    /// and its world and base world are of an ordinary size (such lines map to finite
+    /// pixels whatever the view scrolls and rescales to), and the owner records nothing to
+    /// undraw. Such lines may be drawn later, elsewhere ([`crate::LlvoThread`]).
+    pub fn draws_lines_unkept(&self, view: ViewId, owner: OwnerId) -> bool {
+        let Ok(v) = self.view(view) else {
+            return false;
+        };
+        let recording = owner != OwnerId::NONE
+            && self
+                .owners
+                .get(owner.0 as usize - 1)
+                .is_none_or(|o| o.undrawable);
+        let ordinary = |[x0, x1, y0, y1]: [f64; 4]| {
+            [x0, x1, y0, y1].iter().all(|e| e.abs() <= ORDINARY)
+                && (x1 - x0).abs() >= 1.0 / ORDINARY
+                && (y1 - y0).abs() >= 1.0 / ORDINARY
+        };
+        v.shown.is_none() && !recording && ordinary(v.spec.world) && ordinary(v.adapt.base)
     }
 
     /// Draws one primitive in a view on behalf of `owner`.

@@ -251,6 +251,16 @@ pub struct Style {
     pub adapt: bool,
 }
 
+impl Style {
+    /// Whether the style is drawn as it is, with nothing clamped or reported: solid, its
+    /// thickness in 0..=[`crate::MAX_THICK`] and its alpha in 0..=1.
+    pub fn draws_as_given(&self) -> bool {
+        self.dash.is_empty()
+            && (0.0..=crate::MAX_THICK).contains(&self.thick)
+            && (0.0..=1.0).contains(&self.alpha)
+    }
+}
+
 impl Default for Style {
     fn default() -> Self {
         Style {

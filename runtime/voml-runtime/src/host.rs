@@ -19,13 +19,15 @@ use voml_ir::vocabulary::limits::{MAX_WINDOW, SOUND_CHANNELS};
 use voml_ir::vocabulary::schema::{CAP, CLIP, HALIGN, VALIGN};
 use voml_llvo::{
     Backend, ClipMode, Color, FontFamily, FontSpec, HAlign, ImageId, InfoItem, LineCap, Llvo,
-    OwnerId, Point, Primitive, RgbaPixels, Style, VAlign, ViewId,
+    LlvoThread, OwnerId, Point, Primitive, RgbaPixels, Style, VAlign, ViewId,
 };
 use voml_sound::Voice;
 
 /// What the native procedures act on.
 pub struct Host {
-    pub llvo: Llvo<Box<dyn Backend>>,
+    /// The drawing layer, on a thread of its own: lines are handed over, everything else
+    /// reaches it ([`LlvoThread::llvo`]) once what was handed over is drawn.
+    pub drawing: LlvoThread<Box<dyn Backend>>,
     /// VO view index → LLVO view.
     pub views: Vec<ViewId>,
     /// Who is drawing now (the running IR component, or the general owner).
@@ -85,7 +87,7 @@ pub struct Snapshot {
 impl Host {
     pub fn new(llvo: Llvo<Box<dyn Backend>>) -> Host {
         Host {
-            llvo,
+            drawing: LlvoThread::new(llvo),
             views: Vec::new(),
             owner: OwnerId(0),
             assets: HashMap::new(),
@@ -383,7 +385,8 @@ impl Host {
                 .ok_or_else(|| fail(name, format!("no view number {i}"))),
             other => match text_of(other) {
                 Some(n) => self
-                    .llvo
+                    .drawing
+                    .llvo()
                     .view_by_name(&n)
                     .ok_or_else(|| fail(name, format!("no view named `{n}`"))),
                 None => Err(fail(name, format!("expected a view, found {other}"))),
@@ -505,7 +508,7 @@ impl Host {
         prim: Primitive,
         style: &Style,
     ) -> Result<SteelVal, SteelErr> {
-        self.llvo
+        self.drawing
             .draw(view, self.owner, &prim, style)
             .map_err(|e| fail(name, e.to_string()))?;
         Ok(SteelVal::Void)
@@ -519,7 +522,8 @@ impl Host {
             fail(name, format!("figure file `{file}` is not part of the compiled visual object (only file names written literally in `filename` are embedded)"))
         })?;
         let id = self
-            .llvo
+            .drawing
+            .llvo()
             .load_image(bytes)
             .map_err(|e| fail(name, format!("`{file}`: {e}")))?;
         self.images.insert(file.to_string(), id);
@@ -778,7 +782,8 @@ native!(figure, "voml-figure", 11, |h, a| {
 native!(view_info, "voml-view-info", 1, |h, a| {
     let view = h.view("view-info", &a[0])?;
     let info = h
-        .llvo
+        .drawing
+        .llvo()
         .view_info(view)
         .map_err(|e| fail("view-info", e.to_string()))?;
     let items: Vec<SteelVal> = info
@@ -795,7 +800,8 @@ native!(view_info, "voml-view-info", 1, |h, a| {
 
 native!(scroll, "voml-scroll", 3, |h, a| {
     let view = h.view("scroll", &a[0])?;
-    h.llvo
+    h.drawing
+        .llvo()
         .scroll(
             view,
             num("scroll", "dx", &a[1])?,
@@ -816,7 +822,8 @@ native!(resize, "voml-resize", 3, |h, a| {
             format!("size {w}x{hh} is out of range (1 to {MAX_WINDOW} pixels)"),
         ));
     }
-    h.llvo
+    h.drawing
+        .llvo()
         .resize(view, w as u32, hh as u32)
         .map_err(|e| fail("resize", e.to_string()))?;
     Ok(SteelVal::Void)
@@ -828,7 +835,8 @@ native!(rescale, "voml-rescale", 5, |h, a| {
     for (i, w) in world.iter_mut().enumerate() {
         *w = num("rescale", "world", &a[i + 1])?;
     }
-    h.llvo
+    h.drawing
+        .llvo()
         .rescale(view, world)
         .map_err(|e| fail("rescale", e.to_string()))?;
     Ok(SteelVal::Void)
@@ -855,11 +863,13 @@ native!(snapshot, "voml-snapshot", 2, |h, a| {
         ));
     }
     let pixels = h
-        .llvo
+        .drawing
+        .llvo()
         .pixels(view)
         .map_err(|e| fail("snapshot", e.to_string()))?;
     let view_name = h
-        .llvo
+        .drawing
+        .llvo()
         .view_spec(view)
         .map(|s| s.name.clone())
         .unwrap_or_default();

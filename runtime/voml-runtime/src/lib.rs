@@ -44,7 +44,7 @@ use steel::SteelErr;
 use voml_ir::{CompiledVo, FieldType, RenderMode, Span};
 use voml_llvo::{
     AdaptMode, Adaptation, Backend, BackendEvent, Color, LazyRaster, Llvo, OwnerId, Status,
-    Threaded, ViewSpec,
+    ViewSpec,
 };
 use voml_trace::{Record, Value};
 
@@ -340,6 +340,11 @@ pub struct Runtime {
     /// set from outside), so that native parts know when to read them again.
     scheme_runs: u64,
     has_conditions: bool,
+    /// Whether anything hears of a resized or rescaled view: a condition part, an input of
+    /// the resize callback, a component with `refresh="resize"` or `"rescale"` (when nothing
+    /// does, a round does not ask the drawing layer, which would wait for every line handed
+    /// over to it).
+    resizes_heard: bool,
     /// When the record's types alone decide every condition part ([`decided_by_type`]): per
     /// (record type, event type) seen, sorted, whether every condition fails for them.
     conditions_by_type: Option<Vec<((i64, i64), bool)>>,
@@ -379,10 +384,10 @@ pub struct Runtime {
 
 impl Runtime {
     /// Loads a compiled visual object into a fresh sandboxed engine drawing in memory (the
-    /// headless raster back end, rasterising only when a picture is taken, on a thread of
-    /// its own).
+    /// headless raster back end, rasterising only when a picture is taken; like every back
+    /// end, driven by the drawing layer on a thread of its own).
     pub fn headless(vo: CompiledVo, config: Config) -> Result<Runtime, LoadError> {
-        Runtime::new(vo, Box::new(Threaded::new(LazyRaster::new())), config)
+        Runtime::new(vo, Box::new(LazyRaster::new()), config)
     }
 
     /// Loads a compiled visual object into a fresh sandboxed engine drawing through `backend`.
@@ -535,6 +540,13 @@ impl Runtime {
         let config_profile = config.profile;
         let event_visible = has_conditions || reads_current_event(&vo);
         let conditions_by_type = (has_conditions && decided_by_type(&vo)).then(Vec::new);
+        let dispatch = Dispatch::new(dispatch);
+        let resizes_heard = has_conditions
+            || dispatch.get(CALLBACK_RTYPE, callback::RESIZE).is_some()
+            || vo
+                .ir_components
+                .iter()
+                .any(|c| c.refresh.resize || c.refresh.rescale);
         Ok(Runtime {
             vo,
             engine,
@@ -542,7 +554,7 @@ impl Runtime {
             eps,
             irs,
             changes,
-            dispatch: Dispatch::new(dispatch),
+            dispatch,
             args: Vec::new(),
             trampolines,
             call_args: Vec::new(),
@@ -551,6 +563,7 @@ impl Runtime {
             render_lists: Default::default(),
             scheme_runs: 0,
             has_conditions,
+            resizes_heard,
             conditions_by_type,
             skipping: Box::new([None; SKIPPING]),
             event_visible,
@@ -601,6 +614,18 @@ impl Runtime {
 
     pub fn stats(&self) -> &Stats {
         &self.stats
+    }
+
+    /// Calls `f` once everything drawn so far has reached the back end (the drawing layer
+    /// works on a thread of its own): for what follows the back end's commands from the
+    /// side, in their order.
+    pub fn after_drawing(&self, f: impl FnOnce() + Send + 'static) {
+        self.host.borrow().drawing.then(f);
+    }
+
+    /// Waits until everything drawn so far has reached the back end.
+    pub fn catch_up_drawing(&self) {
+        self.host.borrow().drawing.catch_up();
     }
 
     /// The shared host: the low-level layer and what VO code asked of it.
@@ -758,7 +783,8 @@ impl Runtime {
         !all_fail
     }
 
-    /// Ends the run: the end-of-input callback and a final render.
+    /// Ends the run: the end-of-input callback and a final render; returns once everything
+    /// drawn has reached the back end.
     pub fn finish(&mut self, ts: f64, bad_lines: u64) -> Result<(), Stop> {
         if !self.started {
             self.start(ts)?;
@@ -768,7 +794,10 @@ impl Runtime {
         if self.next_tick.is_some() {
             self.guarded(|rt| rt.render(None))?;
         }
-        self.settle()
+        let settled = self.settle();
+        // What was drawn reaches the back end before the run is over.
+        self.catch_up_drawing();
+        settled
     }
 
     /// Draws the displays that skipped rounds to draw when a picture is needed (see
@@ -1074,7 +1103,7 @@ impl Runtime {
         if let (Some(profile), Some(t)) = (&mut self.profile, timed) {
             profile.add(&(Target::Ir(i), Part::Phase1, true), t.elapsed());
         }
-        let adjusted = self.host.borrow_mut().llvo.take_warnings();
+        let adjusted = self.host.borrow_mut().drawing.take_warnings();
         if !adjusted.is_empty() {
             self.note_drawing(adjusted, who, event);
         }
@@ -1323,7 +1352,11 @@ impl Runtime {
         let host = self.host.borrow();
         comp.views
             .iter()
-            .map(|&v| host.views.get(v).map_or(0, |&id| host.llvo.changes(id)))
+            .map(|&v| {
+                host.views
+                    .get(v)
+                    .map_or(0, |&id| host.drawing.llvo().changes(id))
+            })
             .collect()
     }
 
@@ -1337,14 +1370,14 @@ impl Runtime {
             let mut host = self.host.borrow_mut();
             // begin_update starts a new frame and erases the previous one.
             let _ = if comp.refresh.update {
-                host.llvo.begin_update(owner)
+                host.drawing.llvo().begin_update(owner)
             } else {
-                host.llvo.begin_frame(owner)
+                host.drawing.begin_frame(owner)
             };
             if comp.buffer {
                 for &v in &comp.views {
                     if let Some(&id) = host.views.get(v) {
-                        let _ = host.llvo.begin_buffer(id);
+                        let _ = host.drawing.llvo().begin_buffer(id);
                     }
                 }
             }
@@ -1374,7 +1407,7 @@ impl Runtime {
             if comp.buffer {
                 for &v in &comp.views {
                     if let Some(&id) = host.views.get(v) {
-                        let _ = host.llvo.flush(id);
+                        let _ = host.drawing.llvo().flush(id);
                     }
                 }
             }
@@ -1393,13 +1426,21 @@ impl Runtime {
     /// Components with `refresh="resize"`/`"rescale"` redraw in views that were resized or
     /// rescaled (raster content cannot be scaled without loss).
     fn redraw_resized(&mut self, event: Option<At<'_>>) -> Result<(), Stop> {
+        if !self.resizes_heard {
+            return Ok(());
+        }
         let changed: Vec<usize> = {
             let host = &mut *self.host.borrow_mut();
             if host.views.is_empty() {
                 return Ok(());
             }
             (0..host.views.len())
-                .filter(|&i| host.llvo.take_redraw(host.views[i]).unwrap_or(false))
+                .filter(|&i| {
+                    host.drawing
+                        .llvo()
+                        .take_redraw(host.views[i])
+                        .unwrap_or(false)
+                })
                 .collect()
         };
         if changed.is_empty() {
@@ -1412,7 +1453,7 @@ impl Runtime {
                 let info = host
                     .views
                     .get(v)
-                    .and_then(|id| host.llvo.view_info(*id).ok());
+                    .and_then(|id| host.drawing.llvo().view_info(*id).ok());
                 (host.now, info.map_or((0, 0), |i| (i.width, i.height)))
             };
             let extra = [
@@ -1493,7 +1534,7 @@ impl Runtime {
         }
         // What the drawing layer adjusted while this code drew is noted; the run goes on as
         // drawn.
-        let adjusted = self.host.borrow_mut().llvo.take_warnings();
+        let adjusted = self.host.borrow_mut().drawing.take_warnings();
         if !adjusted.is_empty() {
             self.note_drawing(adjusted, who, event);
         }
@@ -1783,11 +1824,12 @@ impl Runtime {
         // The user changes the picture they see.
         self.settle()?;
         let changed = {
-            let mut host = self.host.borrow_mut();
+            let host = self.host.borrow();
             let Some(&id) = host.views.get(view) else {
                 return Ok(());
             };
-            change(&mut host.llvo, id)
+            let changed = change(&mut host.drawing.llvo(), id);
+            changed
         };
         if !changed {
             return Ok(());
@@ -1798,9 +1840,10 @@ impl Runtime {
     /// The pixels of view `view` (RGBA, straight alpha) for a window back end.
     pub fn view_pixels(&mut self, view: usize) -> Option<voml_llvo::RgbaPixels> {
         let _ = self.settle();
-        let mut host = self.host.borrow_mut();
+        let host = self.host.borrow();
         let id = *host.views.get(view)?;
-        host.llvo.pixels(id).ok()
+        let pixels = host.drawing.llvo().pixels(id).ok();
+        pixels
     }
 
     /// What the user did in the back end's windows or pages since the last call, after
@@ -1810,9 +1853,10 @@ impl Runtime {
     /// (quit, keys).
     pub fn poll_input(&mut self) -> Result<Vec<BackendEvent>, Stop> {
         let events = {
-            let mut host = self.host.borrow_mut();
+            let host = self.host.borrow();
             // The low-level layer applies resizes to its views itself.
-            host.llvo.poll_events()
+            let events = host.drawing.llvo().poll_events();
+            events
         };
         let mut result = Ok(());
         for event in &events {
@@ -1864,7 +1908,7 @@ impl Runtime {
             let host = self.host.borrow();
             host.views
                 .get(view)
-                .and_then(|id| host.llvo.mapping(*id).ok())
+                .and_then(|id| host.drawing.llvo().mapping(*id).ok())
                 .map(|map| map.to_world(px, py))
         };
         let Some(w) = world else {
@@ -1913,15 +1957,20 @@ impl Runtime {
     pub fn present(&mut self) {
         // A fault is recorded as any other (the driver reports new faults as it goes).
         let _ = self.settle();
-        let mut host = self.host.borrow_mut();
+        let host = self.host.borrow();
         for id in host.views.clone() {
-            let _ = host.llvo.present(id);
+            let _ = host.drawing.llvo().present(id);
         }
     }
 
     /// Tells the back end where the run stands.
     pub fn show_status(&mut self, status: &Status) {
-        self.host.borrow_mut().llvo.backend_mut().status(status);
+        self.host
+            .borrow_mut()
+            .drawing
+            .llvo()
+            .backend_mut()
+            .status(status);
     }
 
     /// Tells the back end what became of the user's command `to`
@@ -1929,7 +1978,8 @@ impl Runtime {
     pub fn answer(&mut self, to: u64, outcome: Result<(), &str>) {
         self.host
             .borrow_mut()
-            .llvo
+            .drawing
+            .llvo()
             .backend_mut()
             .answer(to, outcome);
     }
@@ -1937,7 +1987,7 @@ impl Runtime {
     /// True when someone looks at the back end's pictures (a window, a page), so that a
     /// run stays alive after its input ends until the user quits.
     pub fn interactive(&self) -> bool {
-        self.host.borrow().llvo.backend().interactive()
+        self.host.borrow().drawing.llvo().backend().interactive()
     }
 
     /// Whether the visual object asked the replay to pause (`<pause>`, a trigger) while it
@@ -1973,13 +2023,18 @@ impl Runtime {
     /// PNG bytes of every view, by view name.
     pub fn pngs(&mut self) -> Vec<(String, Result<Vec<u8>, String>)> {
         let _ = self.settle();
-        let mut host = self.host.borrow_mut();
+        let host = self.host.borrow();
         let ids = host.views.clone();
         self.vo
             .views
             .iter()
             .zip(ids)
-            .map(|(v, id)| (v.name.clone(), host.llvo.png(id).map_err(|e| e.to_string())))
+            .map(|(v, id)| {
+                (
+                    v.name.clone(),
+                    host.drawing.llvo().png(id).map_err(|e| e.to_string()),
+                )
+            })
             .collect()
     }
 }

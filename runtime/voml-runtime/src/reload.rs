@@ -76,14 +76,12 @@ impl Runtime {
     /// Hands over the back end (a window's) to a successor, closing this visual object's
     /// surfaces first; this one keeps drawing into nothing.
     pub fn take_backend(&mut self) -> Box<dyn voml_llvo::Backend> {
-        let mut host = self.host.borrow_mut();
-        for id in host.views.clone() {
-            host.llvo.backend_mut().destroy_surface(id);
+        let host = self.host.borrow();
+        let mut llvo = host.drawing.llvo();
+        for &id in &host.views {
+            llvo.backend_mut().destroy_surface(id);
         }
-        std::mem::replace(
-            host.llvo.backend_mut(),
-            Box::new(voml_llvo::NullBackend::new()),
-        )
+        std::mem::replace(llvo.backend_mut(), Box::new(voml_llvo::NullBackend::new()))
     }
 }
 

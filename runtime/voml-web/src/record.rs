@@ -5,9 +5,8 @@
 //! step, back, seek, speed). Nothing is fetched: the page, its script and style and the
 //! recording are all inside the file.
 
-use std::cell::RefCell;
 use std::io::{self, Write};
-use std::rc::Rc;
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use voml_llvo::{Backend, Command, Recorder};
 
@@ -32,12 +31,12 @@ pub struct Recording {
 
 /// A recording shared between the back end that copies commands into it and the sink that
 /// marks moments and writes it.
-pub type SharedRecording = Rc<RefCell<Recording>>;
+pub type SharedRecording = Arc<Mutex<Recording>>;
 
 impl Recording {
     /// A recording that keeps at most `limit` bytes of commands.
     pub fn new(limit: usize) -> SharedRecording {
-        Rc::new(RefCell::new(Recording {
+        Arc::new(Mutex::new(Recording {
             moments: Vec::new(),
             pending: String::new(),
             bytes: 0,
@@ -47,10 +46,18 @@ impl Recording {
         }))
     }
 
+    /// The recording, to mark or write (a back end that copied a command into it and
+    /// panicked left it whole: a command is copied in one piece).
+    pub fn lock(recording: &SharedRecording) -> MutexGuard<'_, Recording> {
+        recording.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     /// `inner`, with every command it is given copied into `recording`.
     pub fn backend<B: Backend>(recording: &SharedRecording, inner: B) -> Recorder<B> {
         let into = recording.clone();
-        Recorder::new(inner, move |command| into.borrow_mut().command(command))
+        Recorder::new(inner, move |command| {
+            Recording::lock(&into).command(command)
+        })
     }
 
     fn command(&mut self, command: &Command) {
@@ -181,7 +188,7 @@ mod tests {
         backend
             .create_surface(ViewId(0), "</script><b>", 10, 10, Color::WHITE)
             .unwrap();
-        recording.borrow_mut().mark(None);
+        Recording::lock(&recording).mark(None);
         let clear = DrawCmd::Clear {
             rect: PxRect::new(0, 0, 5, 5),
             color: Color::rgb(1, 2, 3),
@@ -189,11 +196,11 @@ mod tests {
         for t in [1.0, 1.0, 2.0] {
             backend.draw(ViewId(0), &clear).unwrap();
             backend.present(ViewId(0)).unwrap();
-            recording.borrow_mut().mark(Some(t));
+            Recording::lock(&recording).mark(Some(t));
         }
         // Nothing drawn: no moment.
-        recording.borrow_mut().mark(Some(3.0));
-        let r = recording.borrow();
+        Recording::lock(&recording).mark(Some(3.0));
+        let r = Recording::lock(&recording);
         let times: Vec<Option<f64>> = r.moments.iter().map(|(t, _)| *t).collect();
         assert_eq!(times, [None, Some(1.0), Some(2.0)]);
         assert_eq!(r.moments[1].1.lines().count(), 2, "two draws at t = 1");
@@ -213,8 +220,8 @@ mod tests {
         backend
             .create_surface(ViewId(0), "<<a<", 10, 10, Color::WHITE)
             .unwrap();
-        recording.borrow_mut().mark(Some(0.5));
-        let r = recording.borrow();
+        Recording::lock(&recording).mark(Some(0.5));
+        let r = Recording::lock(&recording);
         let page = page(&r, "t<", Some(0.25));
         let json = page
             .split_once(r#"id="recording">"#)
@@ -274,9 +281,9 @@ mod tests {
         };
         for t in 0..20 {
             backend.draw(ViewId(0), &clear).unwrap();
-            recording.borrow_mut().mark(Some(f64::from(t)));
+            Recording::lock(&recording).mark(Some(f64::from(t)));
         }
-        let r = recording.borrow();
+        let r = Recording::lock(&recording);
         let cut = r.cut().expect("cut");
         assert!(cut < 19.0);
         assert!(r.bytes() < 400, "{} bytes kept", r.bytes());
