@@ -678,23 +678,6 @@ pub trait Backend: Send {
         self.draw(view, cmd)
     }
 
-    /// Whether the back end works out the bounds of what it is given itself, on a thread of
-    /// its own: the core then hands it the lines it draws with [`Backend::draw_unbounded`]
-    /// instead of working their bounds out first. The default says no.
-    fn bounds_later(&self) -> bool {
-        false
-    }
-
-    /// Like [`Backend::draw_bounded`], the bounds not worked out yet: a command that can
-    /// change no pixel is dropped. The default works them out and draws.
-    fn draw_unbounded(&mut self, view: ViewId, cmd: DrawCmd) -> Result<(), LlvoError> {
-        let bounds = cmd.bounds();
-        if bounds.is_empty() {
-            return Ok(());
-        }
-        self.draw_bounded(view, cmd, bounds)
-    }
-
     /// Removes frame `mark` of an owner: everything drawn with
     /// [`Backend::draw_owned`] under that mark. A back end that keeps what
     /// was drawn removes exactly those commands (anything else drawn on the
@@ -818,12 +801,6 @@ impl<B: Backend + ?Sized> Backend for Box<B> {
     }
     fn draw_owned(&mut self, view: ViewId, mark: Mark, cmd: &DrawCmd) -> Result<(), LlvoError> {
         (**self).draw_owned(view, mark, cmd)
-    }
-    fn bounds_later(&self) -> bool {
-        (**self).bounds_later()
-    }
-    fn draw_unbounded(&mut self, view: ViewId, cmd: DrawCmd) -> Result<(), LlvoError> {
-        (**self).draw_unbounded(view, cmd)
     }
     fn undraw(&mut self, mark: Mark, erase: &[(ViewId, DrawCmd)]) -> Result<(), LlvoError> {
         (**self).undraw(mark, erase)

@@ -109,7 +109,6 @@ mod primitive;
 mod raster;
 mod scroll;
 mod shown;
-mod threaded;
 mod view;
 
 use serde::{Deserialize, Serialize};
@@ -129,7 +128,6 @@ pub use llvo_thread::{LlvoThread, Reached};
 pub use lower::MAX_THICK;
 pub use primitive::{ClipMode, HAlign, LineCap, LineJoin, Primitive, Style, VAlign};
 pub use raster::RasterBackend;
-pub use threaded::Threaded;
 pub use view::{AdaptMode, Adaptation, InfoItem, Undraw, ViewInfo, ViewSpec, DEFAULT_QUALITY};
 
 /// A view (one window). Ids are never reused, so a stale id stays invalid.

@@ -893,8 +893,6 @@ impl<B: Backend> Llvo<B> {
             background: v.spec.background,
             want_erase: recording,
             line_px,
-            // (What a view keeps exactly, or an owner records, is bounded here.)
-            bounds_later: !recording && !exact && self.backend.bounds_later(),
             image_size: &image_size,
             warnings: &mut warnings,
         };
@@ -913,9 +911,7 @@ impl<B: Backend> Llvo<B> {
             self.warn(w);
         }
         result?;
-        // (A command whose bounds the back end works out may change no pixel after all: the
-        // view's changes only say that something may have changed.)
-        if !self.lowered.draw.is_empty() || !self.lowered.later.is_empty() {
+        if !self.lowered.draw.is_empty() {
             self.touch(view);
         }
         let lowered = &mut self.lowered;
@@ -923,9 +919,6 @@ impl<B: Backend> Llvo<B> {
             // Nothing else needs the commands: the back end takes them.
             for (cmd, &bounds) in lowered.draw.drain(..).zip(&lowered.bounds) {
                 self.backend.draw_bounded(view, cmd, bounds)?;
-            }
-            for cmd in lowered.later.drain(..) {
-                self.backend.draw_unbounded(view, cmd)?;
             }
             return Ok(());
         }

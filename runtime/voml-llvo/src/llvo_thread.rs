@@ -50,6 +50,9 @@ pub struct LlvoThread<B: Backend + 'static> {
     handed_over: Cell<u64>,
     waits: Cell<u64>,
     to_thread: Option<SyncSender<Msg>>,
+    /// Whether the LLVO's thread was found gone (it panicked): from then on everything is
+    /// drawn at once, on the caller's thread.
+    gone: Cell<bool>,
     /// Batches the LLVO's thread emptied, to fill again.
     spare: Receiver<Vec<Job>>,
     thread: Option<JoinHandle<()>>,
@@ -126,6 +129,7 @@ impl<B: Backend + 'static> LlvoThread<B> {
             handed_over: Cell::new(0),
             waits: Cell::new(0),
             to_thread: thread.as_ref().map(|_| to_thread),
+            gone: Cell::new(false),
             spare,
             thread,
         }
@@ -146,6 +150,11 @@ impl<B: Backend + 'static> LlvoThread<B> {
         }
     }
 
+    /// Whether lines can be handed over: there is a thread to draw them.
+    fn draws_away(&self) -> bool {
+        self.to_thread.is_some() && !self.gone.get()
+    }
+
     /// Waits until everything handed over is drawn.
     pub fn catch_up(&self) {
         if !self.batch.borrow().is_empty() {
@@ -162,6 +171,8 @@ impl<B: Backend + 'static> LlvoThread<B> {
             .is_some_and(|to| to.send(Msg::Fence(done)).is_ok())
             && wait.recv().is_ok();
         if !answered {
+            self.gone.set(true);
+            self.unkept.borrow_mut().clear();
             lock(&self.shared).failed.get_or_insert_with(|| {
                 LlvoError::Backend(
                     "the drawing layer's thread stopped; what it was given last may be missing"
@@ -235,7 +246,7 @@ impl<B: Backend + 'static> LlvoThread<B> {
         }
         let drawn = reached.draw(view, owner, prim, style);
         if drawn.is_ok()
-            && self.to_thread.is_some()
+            && self.draws_away()
             && matches!(prim, Primitive::Line { .. })
             && reached.draws_lines_unkept(view, owner)
         {
@@ -248,7 +259,7 @@ impl<B: Backend + 'static> LlvoThread<B> {
     /// when nothing waits to be drawn): for what follows the drawing from the side, as a
     /// recording of the back end's commands marks its moments.
     pub fn then(&self, f: impl FnOnce() + Send + 'static) {
-        if self.to_thread.is_none() || (!self.behind.get() && self.batch.borrow().is_empty()) {
+        if !self.draws_away() || (!self.behind.get() && self.batch.borrow().is_empty()) {
             f();
         } else {
             self.hand_over(Job::Call(Box::new(f)));

@@ -31,10 +31,6 @@ pub(crate) struct Ctx<'a> {
     /// A line's ends in pixels when the caller has them ([`WorldMap::line_px`]): what
     /// [`to_px`] gives for them.
     pub line_px: Option<[(f64, f64); 2]>,
-    /// Whether a plain line's bounds are left to the back end ([`Lowered::later`]; see
-    /// [`crate::Backend::bounds_later`]). Never with `want_erase`: an erasure is worked out
-    /// from what is drawn.
-    pub bounds_later: bool,
     pub image_size: &'a dyn Fn(ImageId) -> Option<(u32, u32)>,
     pub warnings: &'a mut Vec<LlvoError>,
 }
@@ -47,9 +43,6 @@ pub(crate) struct Lowered {
     /// a pixel: the back end is given them.
     pub bounds: Vec<PxRect>,
     pub erase: Vec<DrawCmd>,
-    /// Drawing commands whose bounds the back end works out (see [`Ctx::bounds_later`]),
-    /// drawn after those of `draw`.
-    pub later: Vec<DrawCmd>,
 }
 
 impl Lowered {
@@ -271,7 +264,6 @@ pub(crate) fn lower(
     out.draw.clear();
     out.bounds.clear();
     out.erase.clear();
-    out.later.clear();
     match prim {
         Primitive::Line { from, to } => {
             let ink = ink(style, ctx);
@@ -298,11 +290,7 @@ pub(crate) fn lower(
                         PathSeg::LineTo(b.0 as f32, b.1 as f32),
                     ]),
                 };
-                if ctx.bounds_later {
-                    out.later.push(stroke(ctx, &ink, path));
-                } else {
-                    push_stroke(out, ctx, &ink, path, true);
-                }
+                push_stroke(out, ctx, &ink, path, true);
             }
         }
         Primitive::Polyline { points } => {
@@ -1095,7 +1083,6 @@ mod tests {
                     background: Color::WHITE,
                     want_erase: i % 2 == 0,
                     line_px,
-                    bounds_later: false,
                     image_size: &images,
                     warnings: &mut warnings,
                 };

@@ -2,14 +2,13 @@
 //! which scrolls through a scroll store, exactly what a raster that moves the pixels of the
 //! area paints: random streams of drawing, owned frames and their undrawing, clears,
 //! scrolling (by a few pixels, past the stores' slack, and past the area), rescaling, buffers
-//! and resizes, with the pictures compared byte for byte at random moments. The lazy raster
-//! on a drawing thread of its own ([`Threaded`]) is held to the same pixels.
+//! and resizes, with the pictures compared byte for byte at random moments.
 
 use std::collections::HashMap;
 
 use voml_llvo::{
     Backend, Color, DrawCmd, FontFamily, FontSpec, LazyRaster, LineCap, LineJoin, Mark, OwnerId,
-    PaintMode, PathSeg, PxPath, PxRect, PxRemap, RasterBackend, StrokeStyle, Threaded, ViewId,
+    PaintMode, PathSeg, PxPath, PxRect, PxRemap, RasterBackend, StrokeStyle, ViewId,
 };
 
 /// Per owner: its current frame number, and the view and bounds of what it drew in it.
@@ -143,14 +142,12 @@ fn segment(a: (f32, f32), b: (f32, f32), width: f32, color: Color, clip: PxRect)
     }
 }
 
-/// Applies every operation to the three back ends.
-/// The raster, and the back ends that must paint what it paints: the lazy raster, the raster
-/// that moves its pixels, and the lazy raster on a drawing thread of its own.
+/// The raster, and the back ends that must paint what it paints: the lazy raster and the
+/// raster that moves its pixels. Every operation is applied to the three.
 struct Pair {
     raster: RasterBackend,
     lazy: LazyRaster,
     moving: RasterBackend,
-    threaded: Threaded<LazyRaster>,
 }
 
 impl Pair {
@@ -159,7 +156,6 @@ impl Pair {
             raster: RasterBackend::new(),
             lazy: LazyRaster::new(),
             moving: RasterBackend::moving_pixels(),
-            threaded: Threaded::new(LazyRaster::new()),
         }
     }
 
@@ -167,7 +163,6 @@ impl Pair {
         f(&mut self.raster);
         f(&mut self.lazy);
         f(&mut self.moving);
-        f(&mut self.threaded);
     }
 
     fn same(&mut self, view: ViewId, case: &str) {
@@ -175,10 +170,6 @@ impl Pair {
         for (name, other) in [
             ("lazy raster", self.lazy.snapshot(view).unwrap()),
             ("raster moving pixels", self.moving.snapshot(view).unwrap()),
-            (
-                "lazy raster on a thread",
-                self.threaded.snapshot(view).unwrap(),
-            ),
         ] {
             let differing = a
                 .data
@@ -367,13 +358,7 @@ fn the_lazy_raster_paints_what_the_raster_paints() {
                     if std::env::var_os("LAZY_TRACE").is_some() {
                         eprintln!("{cmd:?}");
                     }
-                    // Also as the low-level layer hands a line to a back end that works its
-                    // bounds out itself.
-                    if op % 2 == 0 {
-                        pair.both(|b| b.draw(view, &cmd).unwrap());
-                    } else {
-                        pair.both(|b| b.draw_unbounded(view, cmd.clone()).unwrap());
-                    }
+                    pair.both(|b| b.draw(view, &cmd).unwrap());
                 }
                 9..=12 => {
                     let owner = 1 + rng.below(3) as u32;
@@ -779,123 +764,4 @@ fn a_steady_stream_keeps_what_the_area_shows_at_every_step() {
     // wait.
     assert!(most <= 34, "{most} commands waited at once");
     pair.same(view, "the steady stream at its end");
-}
-
-/// A command handed to the drawing thread that its back end refuses is reported by the next
-/// call that waits for the drawing (or by `finish`), once; what was handed over after it is
-/// still drawn.
-#[test]
-fn a_refusal_on_the_drawing_thread_is_reported_by_the_next_call_that_waits() {
-    let bg = Color::rgb(255, 255, 255);
-    let ink = Color::rgb(200, 0, 0);
-    let mut threaded = Threaded::new(LazyRaster::new());
-    threaded
-        .create_surface(ViewId(0), "t", 40, 30, bg)
-        .expect("surface");
-    let area = PxRect::new(0, 0, 40, 30);
-    let line = segment((2.0, 5.0), (38.0, 5.0), 2.0, ink, area);
-    // Handed over, not drawn yet: nothing to refuse here.
-    threaded
-        .draw_unbounded(ViewId(7), line.clone())
-        .expect("handed over");
-    threaded
-        .draw_unbounded(ViewId(0), line.clone())
-        .expect("handed over");
-    let refused = threaded.snapshot(ViewId(0)).expect_err("the unknown view");
-    assert!(
-        refused.to_string().contains('7'),
-        "names the view: {refused}"
-    );
-    // Reported once; the line after the refused one was drawn.
-    let pixels = threaded.snapshot(ViewId(0)).expect("picture");
-    assert_eq!(pixels.pixel(20, 5), Some([200, 0, 0, 255]));
-    assert!(threaded.finish().is_ok());
-    threaded.draw(ViewId(3), &line).expect("handed over");
-    assert!(threaded.finish().is_err(), "finish reports it too");
-}
-
-/// A lazy raster that panics on one colour of clear: a bug in a back end.
-struct Fragile(LazyRaster);
-
-const FATAL: Color = Color::rgb(1, 2, 3);
-
-impl Backend for Fragile {
-    fn create_surface(
-        &mut self,
-        view: ViewId,
-        title: &str,
-        width: u32,
-        height: u32,
-        background: Color,
-    ) -> Result<(), voml_llvo::LlvoError> {
-        self.0
-            .create_surface(view, title, width, height, background)
-    }
-    fn resize_surface(
-        &mut self,
-        view: ViewId,
-        width: u32,
-        height: u32,
-        background: Color,
-    ) -> Result<(), voml_llvo::LlvoError> {
-        self.0.resize_surface(view, width, height, background)
-    }
-    fn destroy_surface(&mut self, view: ViewId) {
-        self.0.destroy_surface(view);
-    }
-    fn add_image(
-        &mut self,
-        image: voml_llvo::ImageId,
-        pixels: &voml_llvo::RgbaPixels,
-    ) -> Result<(), voml_llvo::LlvoError> {
-        self.0.add_image(image, pixels)
-    }
-    fn draw(&mut self, view: ViewId, cmd: &DrawCmd) -> Result<(), voml_llvo::LlvoError> {
-        if matches!(cmd, DrawCmd::Clear { color, .. } if *color == FATAL) {
-            panic!("a bug in the back end");
-        }
-        self.0.draw(view, cmd)
-    }
-    fn begin_buffer(&mut self, view: ViewId) -> Result<(), voml_llvo::LlvoError> {
-        self.0.begin_buffer(view)
-    }
-    fn flush(&mut self, view: ViewId) -> Result<(), voml_llvo::LlvoError> {
-        self.0.flush(view)
-    }
-    fn present(&mut self, view: ViewId) -> Result<(), voml_llvo::LlvoError> {
-        self.0.present(view)
-    }
-    fn snapshot(&mut self, view: ViewId) -> Result<voml_llvo::RgbaPixels, voml_llvo::LlvoError> {
-        self.0.snapshot(view)
-    }
-}
-
-/// A drawing thread that panics (a bug in the back end it draws through) is reported by
-/// every call that waits for it from then on, as an error that says so; the LLVO's thread
-/// does not panic, and its calls end.
-#[test]
-fn a_drawing_thread_that_panics_is_reported_not_repeated() {
-    let bg = Color::rgb(255, 255, 255);
-    let mut threaded = Threaded::new(Fragile(LazyRaster::new()));
-    threaded
-        .create_surface(ViewId(0), "t", 40, 30, bg)
-        .expect("surface");
-    let fatal = DrawCmd::Clear {
-        rect: PxRect::new(0, 0, 4, 4),
-        color: FATAL,
-    };
-    threaded.draw(ViewId(0), &fatal).expect("handed over");
-    let stopped = threaded
-        .snapshot(ViewId(0))
-        .expect_err("the thread is gone");
-    assert!(
-        stopped.to_string().contains("drawing thread stopped"),
-        "{stopped}"
-    );
-    // What is handed over later has no thread to draw it: said again, not lost in silence.
-    let line = segment((2.0, 5.0), (38.0, 5.0), 2.0, bg, PxRect::new(0, 0, 40, 30));
-    threaded
-        .draw_unbounded(ViewId(0), line)
-        .expect("handed over");
-    assert!(threaded.finish().is_err());
 }

@@ -6,8 +6,9 @@
 use std::sync::{Arc, Mutex};
 
 use voml_llvo::{
-    Adaptation, ClipMode, Color, Command, FontFamily, FontSpec, HAlign, LazyRaster, LineCap, Llvo,
-    LlvoThread, OwnerId, Point, Primitive, Recorder, Style, VAlign, ViewSpec,
+    Adaptation, Backend, ClipMode, Color, Command, DrawCmd, FontFamily, FontSpec, HAlign,
+    LazyRaster, LineCap, Llvo, LlvoError, LlvoThread, OwnerId, Point, Primitive, Recorder, Style,
+    VAlign, ViewId, ViewSpec,
 };
 
 struct Rng(u64);
@@ -284,4 +285,174 @@ fn a_call_after_lines_comes_after_their_commands() {
         assert_eq!(chunk[..5], ["line"; 5], "batch {batch}");
         assert_eq!(chunk[5], format!("mark {batch}"));
     }
+}
+
+/// A lazy raster that refuses lines of one colour and panics on lines of another: a back
+/// end's own refusal, and a bug in a back end.
+struct Fragile(LazyRaster);
+
+const REFUSED: Color = Color::rgb(1, 2, 3);
+const FATAL: Color = Color::rgb(3, 2, 1);
+
+impl Backend for Fragile {
+    fn create_surface(
+        &mut self,
+        view: ViewId,
+        title: &str,
+        width: u32,
+        height: u32,
+        background: Color,
+    ) -> Result<(), LlvoError> {
+        self.0
+            .create_surface(view, title, width, height, background)
+    }
+    fn resize_surface(
+        &mut self,
+        view: ViewId,
+        width: u32,
+        height: u32,
+        background: Color,
+    ) -> Result<(), LlvoError> {
+        self.0.resize_surface(view, width, height, background)
+    }
+    fn destroy_surface(&mut self, view: ViewId) {
+        self.0.destroy_surface(view);
+    }
+    fn add_image(
+        &mut self,
+        image: voml_llvo::ImageId,
+        pixels: &voml_llvo::RgbaPixels,
+    ) -> Result<(), LlvoError> {
+        self.0.add_image(image, pixels)
+    }
+    fn draw(&mut self, view: ViewId, cmd: &DrawCmd) -> Result<(), LlvoError> {
+        match cmd {
+            DrawCmd::Stroke { color, .. } if *color == REFUSED => {
+                Err(LlvoError::Backend("this colour is refused".into()))
+            }
+            DrawCmd::Stroke { color, .. } if *color == FATAL => panic!("a bug in the back end"),
+            _ => self.0.draw(view, cmd),
+        }
+    }
+    fn begin_buffer(&mut self, view: ViewId) -> Result<(), LlvoError> {
+        self.0.begin_buffer(view)
+    }
+    fn flush(&mut self, view: ViewId) -> Result<(), LlvoError> {
+        self.0.flush(view)
+    }
+    fn present(&mut self, view: ViewId) -> Result<(), LlvoError> {
+        self.0.present(view)
+    }
+    fn snapshot(&mut self, view: ViewId) -> Result<voml_llvo::RgbaPixels, LlvoError> {
+        self.0.snapshot(view)
+    }
+}
+
+/// A layer on its own thread over the fragile back end, with a view and an owner whose
+/// lines are handed over (its first line, drawn at once, found that out); and a line in
+/// `colour`.
+fn fragile() -> (LlvoThread<Fragile>, ViewId, impl Fn(Color) -> Style) {
+    let away = LlvoThread::new(Llvo::new(Fragile(LazyRaster::new())));
+    let view = away
+        .llvo()
+        .create_view(
+            ViewSpec::new("v")
+                .window(100, 100)
+                .world(0.0, 10.0, 0.0, 10.0),
+        )
+        .unwrap();
+    let style = |color| Style {
+        color,
+        ..Style::default()
+    };
+    away.draw(view, OwnerId::NONE, &line(1.0), &style(Color::BLACK))
+        .unwrap();
+    (away, view, style)
+}
+
+fn line(x: f64) -> Primitive {
+    Primitive::Line {
+        from: Point::new(x, 1.0),
+        to: Point::new(x, 9.0),
+    }
+}
+
+/// A line the back end refuses on the layer's thread is reported, once, by the next
+/// primitive drawn at once (or by `take_failure`); what was handed over after it is drawn.
+#[test]
+fn a_line_refused_on_the_layers_thread_is_reported_by_the_next_drawn_at_once() {
+    let (away, view, style) = fragile();
+    away.draw(view, OwnerId::NONE, &line(2.0), &style(REFUSED))
+        .expect("handed over");
+    away.draw(
+        view,
+        OwnerId::NONE,
+        &line(5.0),
+        &style(Color::rgb(200, 0, 0)),
+    )
+    .expect("handed over");
+    assert_eq!(away.handed_over(), 2);
+    let text = Primitive::Text {
+        at: Point::new(1.0, 1.0),
+        content: "t".into(),
+        font: FontSpec {
+            family: FontFamily::Sans,
+            bold: false,
+            size_px: 10.0,
+        },
+        halign: HAlign::Left,
+        valign: VAlign::Baseline,
+    };
+    let refused = away
+        .draw(view, OwnerId::NONE, &text, &Style::default())
+        .expect_err("the refusal comes first");
+    assert!(refused.to_string().contains("refused"), "{refused}");
+    // Reported once; the line after the refused one was drawn.
+    assert!(away.take_failure().is_none());
+    let pixels = away.llvo().pixels(view).unwrap();
+    let red = pixels
+        .data
+        .chunks_exact(4)
+        .filter(|p| p[..3] == [200, 0, 0])
+        .count();
+    assert!(red > 10, "{red} red pixels");
+    // (Reaching the layer made it ask again whether the owner's lines can be handed over.)
+    away.draw(view, OwnerId::NONE, &line(3.0), &style(Color::BLACK))
+        .unwrap();
+    away.draw(view, OwnerId::NONE, &line(4.0), &style(REFUSED))
+        .expect("handed over");
+    assert_eq!(away.handed_over(), 3);
+    assert!(away.take_failure().is_some(), "take_failure reports it too");
+}
+
+/// A layer's thread that panics (a bug in the back end it draws through) is reported, once,
+/// as an error that says so; the caller does not panic, and from then on draws everything
+/// itself, so that nothing more is lost.
+#[test]
+fn a_layers_thread_that_panics_is_reported_not_repeated() {
+    let (away, view, style) = fragile();
+    away.draw(view, OwnerId::NONE, &line(2.0), &style(FATAL))
+        .expect("handed over");
+    let stopped = away.take_failure().expect("the thread is gone");
+    assert!(stopped.to_string().contains("thread stopped"), "{stopped}");
+    assert!(away.take_failure().is_none(), "reported once");
+    let handed = away.handed_over();
+    for x in 3..8 {
+        away.draw(
+            view,
+            OwnerId::NONE,
+            &line(f64::from(x)),
+            &style(Color::rgb(200, 0, 0)),
+        )
+        .unwrap();
+    }
+    assert_eq!(away.handed_over(), handed, "drawn at once");
+    let pixels = away.llvo().pixels(view).unwrap();
+    let red = pixels
+        .data
+        .chunks_exact(4)
+        .filter(|p| p[..3] == [200, 0, 0])
+        .count();
+    assert!(red > 50, "{red} red pixels");
+    assert!(away.take_failure().is_none());
 }

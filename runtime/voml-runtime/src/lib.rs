@@ -795,8 +795,23 @@ impl Runtime {
             self.guarded(|rt| rt.render(None))?;
         }
         let settled = self.settle();
-        // What was drawn reaches the back end before the run is over.
-        self.catch_up_drawing();
+        // What was drawn reaches the back end before the run is over; a failure of the back
+        // end in drawing what was handed over, which no primitive drawn since reported, is
+        // noted.
+        let failed = self.host.borrow().drawing.take_failure();
+        if let Some(e) = failed {
+            if self.drawing_notes.len() < MAX_DRAWING_NOTES {
+                self.drawing_notes.push(DrawingNote {
+                    kind: e.kind(),
+                    message: e.to_string(),
+                    component: None,
+                    part: None,
+                    location: None,
+                    event: None,
+                    count: 1,
+                });
+            }
+        }
         settled
     }
 
