@@ -138,6 +138,38 @@ enum Instr {
     StyledLine(Box<StyledLine>),
 }
 
+impl Instr {
+    /// Whether `ok` holds for every slot of the row the instruction reads or writes (a
+    /// structure `g` lies at `global_base + g`).
+    fn places_all(&self, global_base: u32, ok: impl Fn(u32) -> bool) -> bool {
+        let global = |g: u32| global_base.checked_add(g).is_some_and(&ok);
+        match self {
+            Instr::Move { dst, src } => ok(*dst) && ok(src.0),
+            Instr::Unary { dst, a, .. } => ok(*dst) && ok(a.0),
+            Instr::Binary { dst, a, b, .. } => ok(*dst) && ok(a.0) && ok(b.0),
+            Instr::VectorRef { dst, v, k } => ok(*dst) && ok(v.0) && ok(k.0),
+            Instr::Call { dst, args, .. } => ok(*dst) && args.iter().all(|a| ok(a.0)),
+            Instr::Set { global: g, src } => global(*g) && ok(src.0),
+            Instr::SetBinary {
+                global: g, a, b, ..
+            } => global(*g) && ok(a.0) && ok(b.0),
+            Instr::UnlessElement { other, v, k, .. } => ok(other.0) && ok(v.0) && ok(k.0),
+            Instr::Here(at) | Instr::JumpIfFalse(at, _) | Instr::JumpIfTrue(at, _) => ok(at.0),
+            Instr::Jump(_) => true,
+            Instr::Unless { a, b, .. } => ok(a.0) && ok(b.0),
+            Instr::ForEach {
+                list, key, value, ..
+            } => ok(list.0) && ok(*key) && ok(*value),
+            Instr::PutEntry {
+                global: g,
+                key,
+                value,
+            } => global(*g) && ok(key.0) && ok(value.0),
+            Instr::StyledLine(l) => l.line.iter().chain(&l.style).all(|s| ok(s.0)),
+        }
+    }
+}
+
 /// The operands of an [`Instr::StyledLine`].
 struct StyledLine {
     /// `view x0 y0 x1 y1`.
@@ -210,6 +242,20 @@ impl Prepared {
         );
         let mut slots = vec![SteelVal::Void; literals as usize];
         slots.extend(c.consts);
+        // Every place the code names lies in the row, and every loop ends inside the code
+        // (the round reads them unchecked).
+        let inside = |at: u32| (at as usize) < slots.len();
+        let ends_inside = |i: &Instr| match i {
+            Instr::ForEach { end, .. } => *end as usize <= c.code.len(),
+            _ => true,
+        };
+        if !c
+            .code
+            .iter()
+            .all(|i| i.places_all(registers, inside) && ends_inside(i))
+        {
+            return None;
+        }
         Some(Prepared {
             code: c.code,
             slots,
@@ -1073,8 +1119,11 @@ impl<'r> Round<'r> {
     /// Runs the code from `pc` to `end`.
     fn run(&mut self, mut pc: usize, end: usize) -> Result<(), ToScheme> {
         let code = self.code;
+        // (`end` is the code's length or a loop's end, which lies inside it.)
+        debug_assert!(end <= code.len());
         while pc < end {
-            match &code[pc] {
+            // SAFETY: `pc < end <= code.len()`: a loop's end is checked in `Prepared::new`.
+            match unsafe { code.get_unchecked(pc) } {
                 Instr::Move { dst, src } => {
                     let v = copy(self.get(*src));
                     self.put(*dst, v);
@@ -1202,7 +1251,10 @@ impl<'r> Round<'r> {
     /// just written in parts, which stalls the processor.)
     #[inline(always)]
     fn put(&mut self, d: u32, v: SteelVal) {
-        release(std::mem::replace(&mut self.slots[d as usize], v));
+        // SAFETY: every place the code names lies in the row (checked in `Prepared::new`;
+        // the row's length never changes).
+        let slot = unsafe { self.slots.get_unchecked_mut(d as usize) };
+        release(std::mem::replace(slot, v));
     }
 
     /// Structure `g` assigned `v`: the forms see it from now on, and the engine when the
@@ -1214,7 +1266,8 @@ impl<'r> Round<'r> {
 
     /// The structure `g` as the forms see it.
     fn known(&mut self, g: usize) -> &mut SteelVal {
-        &mut self.slots[self.global_base + g]
+        // SAFETY: as in `put`.
+        unsafe { self.slots.get_unchecked_mut(self.global_base + g) }
     }
 
     /// What a styled line draws, where, how, as [`Host::line_parts`] works it out from the
@@ -1230,7 +1283,8 @@ impl<'r> Round<'r> {
             ..
         } = self;
         let slots = &slots[..];
-        let get = |src: Src| &slots[src.0 as usize];
+        // SAFETY: as in `put`.
+        let get = |src: Src| unsafe { slots.get_unchecked(src.0 as usize) };
         let [view, x0, y0, x1, y1] = line.line.map(get);
         let view = host.view("line", view)?;
         let style = styles[line.site as usize].style(host, line.style.map(get))?;
@@ -1349,7 +1403,8 @@ impl<'r> Round<'r> {
     /// The value `src` names.
     #[inline(always)]
     fn get(&self, src: Src) -> &SteelVal {
-        &self.slots[src.0 as usize]
+        // SAFETY: as in `put`.
+        unsafe { self.slots.get_unchecked(src.0 as usize) }
     }
 
     fn unary(&mut self, op: Op, a: Src) -> Result<SteelVal, ToScheme> {
@@ -1651,6 +1706,40 @@ mod tests {
         assert!(site.style(&mut host, clip.each_ref()).is_err());
         let after: Vec<Style> = site.kept.iter().map(|(_, s)| (**s).clone()).collect();
         assert_eq!(before, after);
+    }
+
+    /// The check that lets a round read its row unchecked refuses an instruction that names
+    /// a place outside the row: a register, an operand, a structure past the registers, one
+    /// whose place overflows.
+    #[test]
+    fn an_instruction_naming_a_place_outside_the_row_is_refused() {
+        // A row of 4: two registers, then the structures.
+        let inside = |at: u32| at < 4;
+        let add = |dst, a, b| Instr::Binary {
+            op: Op::Add,
+            dst,
+            a: Src(a),
+            b: Src(b),
+        };
+        assert!(add(0, 1, 3).places_all(2, inside));
+        assert!(!add(0, 1, 4).places_all(2, inside));
+        assert!(!add(4, 1, 3).places_all(2, inside));
+        let set = |global| Instr::Set {
+            global,
+            src: Src(0),
+        };
+        assert!(set(1).places_all(2, inside));
+        assert!(!set(2).places_all(2, inside));
+        assert!(!set(u32::MAX).places_all(2, inside));
+        let line = |last| {
+            Instr::StyledLine(Box::new(StyledLine {
+                line: [Src(0); 5],
+                style: [Src(0), Src(1), Src(2), Src(3), Src(0), Src(0), Src(last)],
+                site: 0,
+            }))
+        };
+        assert!(line(3).places_all(2, inside));
+        assert!(!line(9).places_all(2, inside));
     }
 
     /// Where [`plain`] answers, it answers what steel's primitive answers, value and kind,
