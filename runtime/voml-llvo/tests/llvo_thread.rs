@@ -112,17 +112,7 @@ fn lines_handed_to_the_layers_thread_answer_warn_and_draw_as_lines_drawn_here() 
                 _ => OwnerId::NONE,
             };
             let prim = match rng.below(150) {
-                0 => Primitive::Text {
-                    at: point(&mut rng, t),
-                    content: format!("{step}"),
-                    font: FontSpec {
-                        family: FontFamily::Sans,
-                        bold: false,
-                        size_px: 10.0,
-                    },
-                    halign: HAlign::Left,
-                    valign: VAlign::Baseline,
-                },
+                0 => text(point(&mut rng, t), format!("{step}")),
                 _ => Primitive::Line {
                     from: point(&mut rng, t),
                     to: point(&mut rng, t),
@@ -251,18 +241,7 @@ fn a_call_after_lines_comes_after_their_commands() {
         }
     });
     let away = LlvoThread::new(Llvo::new(backend));
-    let view = away
-        .llvo()
-        .create_view(
-            ViewSpec::new("v")
-                .window(100, 100)
-                .world(0.0, 10.0, 0.0, 10.0),
-        )
-        .unwrap();
-    let line = |x: f64| Primitive::Line {
-        from: Point::new(x, 1.0),
-        to: Point::new(x + 0.5, 9.0),
-    };
+    let view = square_view(&away);
     let style = Style::default();
     for batch in 0..300 {
         for i in 0..5 {
@@ -353,14 +332,7 @@ impl Backend for Fragile {
 /// `colour`.
 fn fragile() -> (LlvoThread<Fragile>, ViewId, impl Fn(Color) -> Style) {
     let away = LlvoThread::new(Llvo::new(Fragile(LazyRaster::new())));
-    let view = away
-        .llvo()
-        .create_view(
-            ViewSpec::new("v")
-                .window(100, 100)
-                .world(0.0, 10.0, 0.0, 10.0),
-        )
-        .unwrap();
+    let view = square_view(&away);
     let style = |color| Style {
         color,
         ..Style::default()
@@ -370,6 +342,43 @@ fn fragile() -> (LlvoThread<Fragile>, ViewId, impl Fn(Color) -> Style) {
     (away, view, style)
 }
 
+/// A view of 100 × 100 pixels showing 0..10 × 0..10.
+fn square_view<B: Backend>(away: &LlvoThread<B>) -> ViewId {
+    away.llvo()
+        .create_view(
+            ViewSpec::new("v")
+                .window(100, 100)
+                .world(0.0, 10.0, 0.0, 10.0),
+        )
+        .unwrap()
+}
+
+/// A text at `at`.
+fn text(at: Point, content: String) -> Primitive {
+    Primitive::Text {
+        at,
+        content,
+        font: FontSpec {
+            family: FontFamily::Sans,
+            bold: false,
+            size_px: 10.0,
+        },
+        halign: HAlign::Left,
+        valign: VAlign::Baseline,
+    }
+}
+
+/// How many pixels of `view` are the red the tests draw in.
+fn red_pixels<B: Backend>(away: &LlvoThread<B>, view: ViewId) -> usize {
+    let pixels = away.llvo().pixels(view).unwrap();
+    pixels
+        .data
+        .chunks_exact(4)
+        .filter(|p| p[..3] == [200, 0, 0])
+        .count()
+}
+
+/// A vertical line at `x`.
 fn line(x: f64) -> Primitive {
     Primitive::Line {
         from: Point::new(x, 1.0),
@@ -392,29 +401,14 @@ fn a_line_refused_on_the_layers_thread_is_reported_by_the_next_drawn_at_once() {
     )
     .expect("handed over");
     assert_eq!(away.handed_over(), 2);
-    let text = Primitive::Text {
-        at: Point::new(1.0, 1.0),
-        content: "t".into(),
-        font: FontSpec {
-            family: FontFamily::Sans,
-            bold: false,
-            size_px: 10.0,
-        },
-        halign: HAlign::Left,
-        valign: VAlign::Baseline,
-    };
+    let text = text(Point::new(1.0, 1.0), "t".into());
     let refused = away
         .draw(view, OwnerId::NONE, &text, &Style::default())
         .expect_err("the refusal comes first");
     assert!(refused.to_string().contains("refused"), "{refused}");
     // Reported once; the line after the refused one was drawn.
     assert!(away.take_failure().is_none());
-    let pixels = away.llvo().pixels(view).unwrap();
-    let red = pixels
-        .data
-        .chunks_exact(4)
-        .filter(|p| p[..3] == [200, 0, 0])
-        .count();
+    let red = red_pixels(&away, view);
     assert!(red > 10, "{red} red pixels");
     // (Reaching the layer made it ask again whether the owner's lines can be handed over.)
     away.draw(view, OwnerId::NONE, &line(3.0), &style(Color::BLACK))
@@ -447,12 +441,7 @@ fn a_layers_thread_that_panics_is_reported_not_repeated() {
         .unwrap();
     }
     assert_eq!(away.handed_over(), handed, "drawn at once");
-    let pixels = away.llvo().pixels(view).unwrap();
-    let red = pixels
-        .data
-        .chunks_exact(4)
-        .filter(|p| p[..3] == [200, 0, 0])
-        .count();
+    let red = red_pixels(&away, view);
     assert!(red > 50, "{red} red pixels");
     assert!(away.take_failure().is_none());
 }
