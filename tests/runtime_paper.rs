@@ -325,6 +325,63 @@ fn the_line_plot_hands_its_segments_to_the_drawing_layers_thread() {
     assert_eq!(host.drawing.waits(), 1);
 }
 
+/// A lazy raster that refuses blue strokes.
+struct RefusesBlue(voml_llvo::LazyRaster);
+
+impl RefusesBlue {
+    fn take_command(&mut self, command: voml_llvo::Command) -> Result<(), voml_llvo::LlvoError> {
+        if let voml_llvo::Command::Draw {
+            cmd: voml_llvo::DrawCmd::Stroke { color, .. },
+            ..
+        } = &command
+        {
+            if *color == voml_llvo::Color::rgb(0, 0, 255) {
+                return Err(voml_llvo::LlvoError::Backend("blue is refused".into()));
+            }
+        }
+        command.apply(&mut self.0)
+    }
+}
+
+impl voml_llvo::Backend for RefusesBlue {
+    voml_llvo::calls_as_commands!();
+
+    fn present(&mut self, view: voml_llvo::ViewId) -> Result<(), voml_llvo::LlvoError> {
+        self.0.present(view)
+    }
+    fn snapshot(&mut self, view: voml_llvo::ViewId) -> Result<RgbaPixels, voml_llvo::LlvoError> {
+        self.0.snapshot(view)
+    }
+}
+
+/// A segment the back end refuses on the drawing layer's thread, which no primitive drawn
+/// since reported, is noted when the run finishes; the other segments are drawn.
+#[test]
+fn a_segment_the_back_end_refuses_on_the_layers_thread_is_noted_at_the_end() {
+    let vo = compile_spec(&paper("lineplot.voml"));
+    let config = voml_runtime::Config {
+        budget: std::time::Duration::from_millis(BUDGET_MS),
+        ..Default::default()
+    };
+    let backend = Box::new(RefusesBlue(voml_llvo::LazyRaster::new()));
+    let mut rt = Runtime::new(vo, backend, config).expect("the visual object loads");
+    let trace = support::lineplot_trace(300);
+    let replayed = support::replay_bytes(&mut rt, trace.as_bytes(), "lineplot", false);
+    assert!(!replayed.summary.stopped);
+    assert!(rt.host().drawing.handed_over() > 500);
+    let (notes, _) = rt.drawing_notes();
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert!(notes[0].message.contains("blue is refused"), "{}", notes[0]);
+    // Red (key 0) is drawn.
+    let p = view_pixels(&mut rt, 0);
+    let red = p
+        .data
+        .chunks_exact(4)
+        .filter(|c| is_hue([c[0], c[1], c[2]], 0))
+        .count();
+    assert!(red > 100, "{red} red pixels");
+}
+
 fn is_hue(c: [u8; 3], main: usize) -> bool {
     let others: Vec<u8> = (0..3).filter(|&i| i != main).map(|i| c[i]).collect();
     let min_other = *others.iter().min().unwrap();

@@ -273,52 +273,27 @@ struct Fragile(LazyRaster);
 const REFUSED: Color = Color::rgb(1, 2, 3);
 const FATAL: Color = Color::rgb(3, 2, 1);
 
-impl Backend for Fragile {
-    fn create_surface(
-        &mut self,
-        view: ViewId,
-        title: &str,
-        width: u32,
-        height: u32,
-        background: Color,
-    ) -> Result<(), LlvoError> {
-        self.0
-            .create_surface(view, title, width, height, background)
-    }
-    fn resize_surface(
-        &mut self,
-        view: ViewId,
-        width: u32,
-        height: u32,
-        background: Color,
-    ) -> Result<(), LlvoError> {
-        self.0.resize_surface(view, width, height, background)
-    }
-    fn destroy_surface(&mut self, view: ViewId) {
-        self.0.destroy_surface(view);
-    }
-    fn add_image(
-        &mut self,
-        image: voml_llvo::ImageId,
-        pixels: &voml_llvo::RgbaPixels,
-    ) -> Result<(), LlvoError> {
-        self.0.add_image(image, pixels)
-    }
-    fn draw(&mut self, view: ViewId, cmd: &DrawCmd) -> Result<(), LlvoError> {
-        match cmd {
-            DrawCmd::Stroke { color, .. } if *color == REFUSED => {
-                Err(LlvoError::Backend("this colour is refused".into()))
+impl Fragile {
+    fn take_command(&mut self, command: Command) -> Result<(), LlvoError> {
+        if let Command::Draw {
+            cmd: DrawCmd::Stroke { color, .. },
+            ..
+        } = &command
+        {
+            if *color == REFUSED {
+                return Err(LlvoError::Backend("this colour is refused".into()));
             }
-            DrawCmd::Stroke { color, .. } if *color == FATAL => panic!("a bug in the back end"),
-            _ => self.0.draw(view, cmd),
+            if *color == FATAL {
+                panic!("a bug in the back end");
+            }
         }
+        command.apply(&mut self.0)
     }
-    fn begin_buffer(&mut self, view: ViewId) -> Result<(), LlvoError> {
-        self.0.begin_buffer(view)
-    }
-    fn flush(&mut self, view: ViewId) -> Result<(), LlvoError> {
-        self.0.flush(view)
-    }
+}
+
+impl Backend for Fragile {
+    voml_llvo::calls_as_commands!();
+
     fn present(&mut self, view: ViewId) -> Result<(), LlvoError> {
         self.0.present(view)
     }
