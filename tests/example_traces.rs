@@ -544,7 +544,7 @@ fn misdrawn(
     let pixels = support::view_pixels(rt, index);
     let area = {
         let host = rt.host();
-        let area = host.drawing.llvo().mapping(host.views[index]).unwrap().area;
+        let area = host.drawing.read().mapping(host.views[index]).unwrap().area;
         area
     };
     let is_data = |x: u32, y: u32| -> bool {

@@ -239,7 +239,7 @@ fn a_resize_reaches_ep_components_and_redraws_refresh_resize_components() {
     let png = rt.pngs().remove(0).1.unwrap();
     assert!(png.len() > 100);
     let host = rt.host();
-    let info = host.drawing.llvo().view_info(host.views[0]).unwrap();
+    let info = host.drawing.read().view_info(host.views[0]).unwrap();
     assert_eq!((info.width, info.height), (200, 160));
 }
 

@@ -124,7 +124,7 @@ pub use font::{FontFamily, FontSpec, LineMetrics, MAX_FONT_SIZE};
 pub use geom::{Point, PxRect, WorldMap};
 pub use lazy::LazyRaster;
 pub use llvo::{encode_png, Llvo, DEFAULT_RECORD_CAP, MAX_WINDOW, ORDINARY};
-pub use llvo_thread::{LlvoThread, Reached};
+pub use llvo_thread::{LlvoThread, Reached, Read};
 pub use lower::MAX_THICK;
 pub use primitive::{ClipMode, HAlign, LineCap, LineJoin, Primitive, Style, VAlign};
 pub use raster::RasterBackend;

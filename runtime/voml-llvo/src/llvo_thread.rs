@@ -100,6 +100,18 @@ impl<B: Backend> Deref for Reached<'_, B> {
     }
 }
 
+/// The LLVO to read, once everything handed over is drawn (see [`LlvoThread::read`]).
+pub struct Read<'a, B: Backend> {
+    guard: MutexGuard<'a, Shared<B>>,
+}
+
+impl<B: Backend> Deref for Read<'_, B> {
+    type Target = Llvo<B>;
+    fn deref(&self) -> &Llvo<B> {
+        &self.guard.llvo
+    }
+}
+
 impl<B: Backend> DerefMut for Reached<'_, B> {
     fn deref_mut(&mut self) -> &mut Llvo<B> {
         &mut self.guard.llvo
@@ -140,6 +152,15 @@ impl<B: Backend + 'static> LlvoThread<B> {
     pub fn llvo(&self) -> Reached<'_, B> {
         self.unkept.borrow_mut().clear();
         self.reach()
+    }
+
+    /// The LLVO to read, once everything handed over is drawn: as [`LlvoThread::llvo`], for
+    /// what changes nothing (the views and owners whose lines are handed over stay known).
+    pub fn read(&self) -> Read<'_, B> {
+        self.catch_up();
+        Read {
+            guard: lock(&self.shared),
+        }
     }
 
     fn reach(&self) -> Reached<'_, B> {

@@ -386,7 +386,7 @@ impl Host {
             other => match text_of(other) {
                 Some(n) => self
                     .drawing
-                    .llvo()
+                    .read()
                     .view_by_name(&n)
                     .ok_or_else(|| fail(name, format!("no view named `{n}`"))),
                 None => Err(fail(name, format!("expected a view, found {other}"))),
@@ -783,7 +783,7 @@ native!(view_info, "voml-view-info", 1, |h, a| {
     let view = h.view("view-info", &a[0])?;
     let info = h
         .drawing
-        .llvo()
+        .read()
         .view_info(view)
         .map_err(|e| fail("view-info", e.to_string()))?;
     let items: Vec<SteelVal> = info
@@ -869,7 +869,7 @@ native!(snapshot, "voml-snapshot", 2, |h, a| {
         .map_err(|e| fail("snapshot", e.to_string()))?;
     let view_name = h
         .drawing
-        .llvo()
+        .read()
         .view_spec(view)
         .map(|s| s.name.clone())
         .unwrap_or_default();

@@ -800,17 +800,15 @@ impl Runtime {
         // noted.
         let failed = self.host.borrow().drawing.take_failure();
         if let Some(e) = failed {
-            if self.drawing_notes.len() < MAX_DRAWING_NOTES {
-                self.drawing_notes.push(DrawingNote {
-                    kind: e.kind(),
-                    message: e.to_string(),
-                    component: None,
-                    part: None,
-                    location: None,
-                    event: None,
-                    count: 1,
-                });
-            }
+            self.add_drawing_note(DrawingNote {
+                kind: e.kind(),
+                message: e.to_string(),
+                component: None,
+                part: None,
+                location: None,
+                event: None,
+                count: 1,
+            });
         }
         settled
     }
@@ -1365,13 +1363,10 @@ impl Runtime {
     /// Where each view of `comp` stands ([`voml_llvo::Llvo::changes`]).
     fn view_changes(&self, comp: &voml_ir::IrComponent) -> Vec<u64> {
         let host = self.host.borrow();
+        let llvo = host.drawing.read();
         comp.views
             .iter()
-            .map(|&v| {
-                host.views
-                    .get(v)
-                    .map_or(0, |&id| host.drawing.llvo().changes(id))
-            })
+            .map(|&v| host.views.get(v).map_or(0, |&id| llvo.changes(id)))
             .collect()
     }
 
@@ -1390,9 +1385,10 @@ impl Runtime {
                 host.drawing.begin_frame(owner)
             };
             if comp.buffer {
+                let mut llvo = host.drawing.llvo();
                 for &v in &comp.views {
                     if let Some(&id) = host.views.get(v) {
-                        let _ = host.drawing.llvo().begin_buffer(id);
+                        let _ = llvo.begin_buffer(id);
                     }
                 }
             }
@@ -1420,9 +1416,10 @@ impl Runtime {
         {
             let mut host = self.host.borrow_mut();
             if comp.buffer {
+                let mut llvo = host.drawing.llvo();
                 for &v in &comp.views {
                     if let Some(&id) = host.views.get(v) {
-                        let _ = host.drawing.llvo().flush(id);
+                        let _ = llvo.flush(id);
                     }
                 }
             }
@@ -1449,13 +1446,9 @@ impl Runtime {
             if host.views.is_empty() {
                 return Ok(());
             }
+            let mut llvo = host.drawing.llvo();
             (0..host.views.len())
-                .filter(|&i| {
-                    host.drawing
-                        .llvo()
-                        .take_redraw(host.views[i])
-                        .unwrap_or(false)
-                })
+                .filter(|&i| llvo.take_redraw(host.views[i]).unwrap_or(false))
                 .collect()
         };
         if changed.is_empty() {
@@ -1468,7 +1461,7 @@ impl Runtime {
                 let info = host
                     .views
                     .get(v)
-                    .and_then(|id| host.drawing.llvo().view_info(*id).ok());
+                    .and_then(|id| host.drawing.read().view_info(*id).ok());
                 (host.now, info.map_or((0, 0), |i| (i.width, i.height)))
             };
             let extra = [
@@ -1707,28 +1700,30 @@ impl Runtime {
     ) {
         let (component, part) = self.describe(who);
         for w in adjusted {
-            let (kind, message) = (w.kind(), w.to_string());
-            if let Some(n) = self
-                .drawing_notes
-                .iter_mut()
-                .find(|n| n.kind == kind && n.component == component)
-            {
-                n.count += 1;
-                continue;
-            }
-            if self.drawing_notes.len() >= MAX_DRAWING_NOTES {
-                self.drawing_notes_dropped += 1;
-                continue;
-            }
-            self.drawing_notes.push(DrawingNote {
-                kind,
-                message,
+            self.add_drawing_note(DrawingNote {
+                kind: w.kind(),
+                message: w.to_string(),
                 component: component.clone(),
                 part: Some(part.clone()),
                 location: Some(self.vo.locate(who.span)),
                 event: event.map(At::owned),
                 count: 1,
             });
+        }
+    }
+
+    /// Notes `note`, or counts it with the note of its kind and component.
+    fn add_drawing_note(&mut self, note: DrawingNote) {
+        if let Some(n) = self
+            .drawing_notes
+            .iter_mut()
+            .find(|n| n.kind == note.kind && n.component == note.component)
+        {
+            n.count += 1;
+        } else if self.drawing_notes.len() >= MAX_DRAWING_NOTES {
+            self.drawing_notes_dropped += 1;
+        } else {
+            self.drawing_notes.push(note);
         }
     }
 
@@ -1923,7 +1918,7 @@ impl Runtime {
             let host = self.host.borrow();
             host.views
                 .get(view)
-                .and_then(|id| host.drawing.llvo().mapping(*id).ok())
+                .and_then(|id| host.drawing.read().mapping(*id).ok())
                 .map(|map| map.to_world(px, py))
         };
         let Some(w) = world else {
@@ -1973,8 +1968,9 @@ impl Runtime {
         // A fault is recorded as any other (the driver reports new faults as it goes).
         let _ = self.settle();
         let host = self.host.borrow();
-        for id in host.views.clone() {
-            let _ = host.drawing.llvo().present(id);
+        let mut llvo = host.drawing.llvo();
+        for &id in &host.views {
+            let _ = llvo.present(id);
         }
     }
 
@@ -2002,7 +1998,7 @@ impl Runtime {
     /// True when someone looks at the back end's pictures (a window, a page), so that a
     /// run stays alive after its input ends until the user quits.
     pub fn interactive(&self) -> bool {
-        self.host.borrow().drawing.llvo().backend().interactive()
+        self.host.borrow().drawing.read().backend().interactive()
     }
 
     /// Whether the visual object asked the replay to pause (`<pause>`, a trigger) while it
